@@ -1,0 +1,46 @@
+# Developer tasks. `make test` and `make serve` work on a fresh clone with only Python 3.11,
+# gcc and make: they create .venv, build the Cython extension and install the package.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
+
+.PHONY: help venv build test lint typecheck check serve bench proto proto-check clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+$(STAMP): $(SOURCES)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "setuptools>=68" "Cython>=3.0"
+	# --no-build-isolation: build with the venv's Cython, so a rebuild takes seconds.
+	$(PY) -m pip install --quiet --no-build-isolation --editable '.[dev]'
+	touch $@
+
+venv: $(STAMP)  ## create .venv and install the package with its dev tools
+
+build: $(STAMP)  ## rebuild the Cython extension in place
+	$(PY) setup.py --quiet build_ext --inplace
+
+test: $(STAMP)  ## the whole test suite
+	$(PY) -m pytest
+
+lint: $(STAMP)  ## ruff
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)  ## mypy --strict on the package
+	$(VENV)/bin/mypy --strict pricing
+
+check: lint typecheck test  ## everything CI runs
+
+serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464)
+	$(PY) server.py
+
+bench: $(STAMP)  ## every benchmark in bench/, ratios against their baselines
+	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:  ## remove build products and the venv
+	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

@@ -1,0 +1,58 @@
+"""The pay rule of a dynamic bet: RTP in basis points and the clamp in hundredths.
+
+The rule itself (RULES.md §1: ``RTP × total / wins − 1``, rounded down to a hundredth, clamped)
+is implemented once, in the Cython module ``pricing._payout``; every dynamic bet of every game
+prices through it.
+
+>>> rule = PayRule(rtp_bp=9600, min_hundredths=52, max_hundredths=264)
+>>> rule.price("LOW", wins=24, total=38).payout_hundredths
+52
+>>> PayRule(rtp_bp=0, min_hundredths=0, max_hundredths=1)
+Traceback (most recent call last):
+...
+pricing.errors.InvalidOption: rtp_bp must be in (0, 10000] basis points, got 0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pricing._payout import BetPrice, price_bet, raw_payout_hundredths
+from pricing.errors import InvalidOption
+
+__all__ = ["BetPrice", "PayRule", "raw_payout_hundredths"]
+
+_MAX_HUNDREDTHS = 10**9  # 10,000,000 : 1 — far beyond any paytable, well inside int64
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class PayRule:
+    """How one dynamic bet is paid: return to player and the published payout range."""
+
+    rtp_bp: int
+    min_hundredths: int
+    max_hundredths: int
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.rtp_bp) or not 0 < self.rtp_bp <= 10_000:
+            raise InvalidOption(f"rtp_bp must be in (0, 10000] basis points, got {self.rtp_bp!r}")
+        for name in ("min_hundredths", "max_hundredths"):
+            value = getattr(self, name)
+            if not _is_int(value) or not 0 <= value <= _MAX_HUNDREDTHS:
+                raise InvalidOption(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.min_hundredths > self.max_hundredths:
+            raise InvalidOption(
+                f"min_hundredths {self.min_hundredths} is above "
+                f"max_hundredths {self.max_hundredths}"
+            )
+
+    def as_tuple(self) -> tuple[int, int, int]:
+        return (self.rtp_bp, self.min_hundredths, self.max_hundredths)
+
+    def price(self, bet: str, wins: int, total: int) -> BetPrice:
+        """Price ``bet`` that wins on ``wins`` of ``total`` equally likely outcomes."""
+        return price_bet(bet, wins, total, *self.as_tuple())

@@ -13,6 +13,7 @@ gRFC A66 (DEVELOPERS.md): a card's whole trip through the service is well under 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -175,6 +176,10 @@ class MetricsInterceptor(_Interceptor):
         return wrapped
 
     def _stream(self, behaviour: _Behaviour, labels: tuple[str, str, str]) -> _Behaviour:
+        if not inspect.isasyncgenfunction(behaviour):
+            # A streaming handler may also be a coroutine that calls context.write() (the
+            # health service's Watch): time it as a whole like a unary call.
+            return self._unary(behaviour, labels)
         m = self._m
         started = m.started.labels(*labels)
         handling = m.handling.labels(*labels)

@@ -370,9 +370,11 @@ class Settlement:
 
 @dataclass(frozen=True, slots=True)
 class _PricePoint:
+    """What settlement needs of one version: its round, and each bet's payout if open."""
+
     round_id: int
     betting: bool
-    prices: Mapping[str, BetPrice]
+    payouts: Mapping[str, int | None]  # None: the bet was closed
 
 
 K = TypeVar("K")
@@ -392,11 +394,11 @@ class _Bounded(OrderedDict[K, V], Generic[K, V]):
             self.popitem(last=False)
 
 
-#: Defaults of the bounded histories: enough for any retry and any bet settled within a day of
-#: play at one table (a Hi-Lo deck is 16 versions), small enough to hold thousands of tables.
-SEQ_HISTORY: Final = 1024
-PRICE_HISTORY: Final = 8192
-ROUND_HISTORY: Final = 8192
+#: Defaults of the bounded histories: enough for any retry, and for settling any bet of the last
+#: ~250 Hi-Lo decks (16 versions each); a few MB per table at most.
+SEQ_HISTORY: Final = 256
+PRICE_HISTORY: Final = 4096
+ROUND_HISTORY: Final = 4096
 
 
 # ---------------------------------------------------------------------------------------------
@@ -504,7 +506,11 @@ class Table:
         view = snapshot.view
         self._prices.put(
             snapshot.version,
-            _PricePoint(view.round_id, snapshot.phase is TablePhase.BETTING, view.prices),
+            _PricePoint(
+                view.round_id,
+                snapshot.phase is TablePhase.BETTING,
+                {b: p.payout_hundredths if p.open else None for b, p in view.prices.items()},
+            ),
         )
         if view.ended is not None:
             self._rounds.put(view.ended.round_id, view.ended)
@@ -530,11 +536,10 @@ class Table:
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
                 f"the last {self._prices.limit} versions are kept (current version {current})"
             )
-        price = point.prices.get(bet)
-        if price is None:
+        if bet not in point.payouts:
             raise InvalidInput(
                 f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
-                f"{', '.join(point.prices)}"
+                f"{', '.join(point.payouts)}"
             )
         if not point.betting or point.round_id != round_id:
             open_round = f"round {point.round_id} was" if point.betting else "no round was"
@@ -542,12 +547,12 @@ class Table:
                 f"bet {bet} on round {round_id} at version {version} of table "
                 f"{self.table_id!r} is not valid: {open_round} open for betting at that version"
             )
-        if not price.open:
+        payout = point.payouts[bet]
+        if payout is None:
             raise IllegalMove(
                 f"bet {bet} on round {round_id} at version {version} of table "
                 f"{self.table_id!r} is not valid: the bet was closed at that version"
             )
-        payout = price.payout_hundredths
         ended = self._rounds.get(round_id)
         if ended is None:
             if round_id == self.snapshot.view.round_id and not self.closed:

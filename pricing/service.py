@@ -172,12 +172,19 @@ def status_code(exc: BaseException) -> grpc.StatusCode | None:
 
 
 R = TypeVar("R")
+_DEALER_METHODS: Final = frozenset(
+    {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable"}
+)
 
 
 def _rpc(
     method: Callable[[Any, Any, Context], Awaitable[R]],
 ) -> Callable[[Any, Any, Context], Awaitable[R]]:
     """Turn the domain errors a unary handler raises into gRPC statuses."""
+
+    # Rejected feed events matter to an operator (a card reader out of step); rejected reads
+    # are the caller's business.
+    level = logging.INFO if method.__name__ in _DEALER_METHODS else logging.DEBUG
 
     @functools.wraps(method)
     async def wrapped(self: Any, request: Any, context: Context) -> R:
@@ -187,6 +194,7 @@ def _rpc(
             code = status_code(exc)
             if code is None:
                 raise
+            log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
             await context.abort(code, str(exc))
             raise AssertionError("unreachable: abort raises") from exc
 
@@ -331,9 +339,24 @@ class PricingService:
         snapshot, new = table.apply(seq, event)
         accepted = time.perf_counter()
         if not new:
+            log.info(
+                "table %r: seq %d repeated, answered with version %d",
+                table_id,
+                seq,
+                snapshot.version,
+            )
             return snapshot_to_proto(snapshot).SerializeToString()
         game = snapshot.game.name
         self.metrics.compute.labels(game).observe(accepted - t0)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "table %r seq %d: %s -> version %d, %s",
+                table_id,
+                seq,
+                event,
+                snapshot.version,
+                snapshot.phase.name,
+            )
         if isinstance(event, ExposeCard):
             self.metrics.cards.labels(game, event.role.name).inc()
         payload = self._publish(table, snapshot)

@@ -75,6 +75,7 @@ __all__ = [
     "adapter_for",
     "register_adapter",
     "replay",
+    "standard_view",
 ]
 
 
@@ -222,21 +223,80 @@ class GameView:
 # Game adapters: the one place a game plugs into the tables
 
 
-class GameState(Protocol):
-    """The shape every engine state has (``pricing.hilo.HiLoDeck`` is the model): immutable,
-    ``apply`` returns the next state or raises a ``ValueError`` and changes nothing."""
+class RoundOutcome(Protocol):
+    """How the round the last event ended went (``pricing.hilo.RoundOutcome`` is the model):
+    ``result`` is the card (or cards) that decided it, ``None`` when it was void."""
 
+    @property
+    def round_id(self) -> int: ...
+    @property
+    def result_index(self) -> int: ...
+    @property
+    def result(self) -> Card | tuple[Card, ...] | None: ...
+
+
+class GameState(Protocol):
+    """The shape every engine state has (``pricing.hilo.HiLoDeck`` is the model): immutable;
+    ``apply`` returns the next state, or raises a ``ValueError`` and changes nothing;
+    ``outcome`` is the round the last event ended, if it ended one. A state may also have a
+    ``result_index`` (Hi-Lo: which result of the deck the open round decides)."""
+
+    @property
+    def shoe(self) -> int: ...
+    @property
+    def round_id(self) -> int: ...
+    @property
+    def exposed(self) -> tuple[Card, ...]: ...
+    @property
+    def cards_remaining(self) -> int: ...
+    @property
+    def prices(self) -> Mapping[str, BetPrice]: ...
+    @property
+    def phase(self) -> Enum: ...  # named OPENING, BETTING or SHOE_COMPLETE
+    @property
+    def outcome(self) -> RoundOutcome | None: ...
     def apply(self, event: Event) -> GameState: ...
 
 
+def standard_view(
+    state: GameState,
+    *,
+    side_bets: tuple[SideBetView, ...] = (),
+    insurance: InsuranceView | None = None,
+    dealer_outcomes: DealerOutcomesView | None = None,
+) -> GameView:
+    """The ``GameView`` of any engine state of the shape above; a game adds its extras."""
+    outcome = state.outcome
+    ended = None
+    if outcome is not None:
+        result = outcome.result
+        cards = () if result is None else (result,) if isinstance(result, Card) else result
+        ended = EndedRound(outcome.round_id, outcome.result_index, tuple(cards))
+    return GameView(
+        phase=TablePhase[state.phase.name],
+        shoe=state.shoe,
+        round_id=state.round_id,
+        result_index=int(getattr(state, "result_index", 0)),
+        exposed=tuple(state.exposed),
+        cards_remaining=state.cards_remaining,
+        prices=state.prices,
+        ended=ended,
+        side_bets=side_bets,
+        insurance=insurance,
+        dealer_outcomes=dealer_outcomes,
+    )
+
+
 class GameAdapter(Protocol):
-    """What a game implements to get live tables, quotes and settlement.
+    """What a game implements to get live tables, quotes and settlement (then
+    ``register_adapter`` it, and map its rules message in ``pricing.messages``):
 
     - ``configure`` fills in defaults and validates (``InvalidOption``: INVALID_ARGUMENT);
     - ``new_state`` is the state of a freshly opened table;
-    - ``view`` turns a state into the neutral ``GameView`` (no game rule in the tables);
+    - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
+      game's side bets, insurance and dealer outcomes);
     - ``quote`` is the view of a state with ``exposed`` seen, with no table;
-    - ``bet_wins`` decides a dynamic bet from how its round ended (settlement).
+    - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement).
     """
 
     game: Game
@@ -271,22 +331,7 @@ class HiLoAdapter:
         return hilo.HiLoDeck(paytable=config.rules)
 
     def view(self, state: GameState) -> GameView:
-        assert isinstance(state, hilo.HiLoDeck)
-        outcome = state.outcome
-        ended = None
-        if outcome is not None:
-            result = () if outcome.result is None else (outcome.result,)
-            ended = EndedRound(outcome.round_id, outcome.result_index, result)
-        return GameView(
-            phase=TablePhase[state.phase.name],
-            shoe=state.shoe,
-            round_id=state.round_id,
-            result_index=state.result_index,
-            exposed=state.exposed,
-            cards_remaining=state.cards_remaining,
-            prices=state.prices,
-            ended=ended,
-        )
+        return standard_view(state)
 
     def quote(
         self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None

@@ -3,30 +3,41 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pricing import hilo
-from pricing.cards import DECK, parse_card
+from pricing import tables as tables_module
+from pricing.cards import DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.payout import PayRule
+from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
     CloseTable,
+    EndedRound,
     FeedEvent,
     Game,
+    GameState,
     GameUnavailable,
+    GameView,
     SeqConflict,
     SettleStatus,
+    SideBetOutcomeView,
+    SideBetView,
     Table,
     TableConfig,
     TableExists,
     TableNotFound,
     TablePhase,
     Tables,
+    register_adapter,
     replay,
+    standard_view,
 )
 from pricing.v1 import pricing_pb2 as pb
 
@@ -224,3 +235,116 @@ def test_a_table_is_a_pure_fold_of_its_journal(events: list[FeedEvent]) -> None:
     again = replay(table.journal)
     assert again.snapshot == table.snapshot
     assert again.journal == table.journal
+
+
+# ---------------------------------------------------------------------------------------------
+# A new game plugs in with one adapter: a toy engine of the HiLoDeck shape
+
+
+class _ToyPhase(Enum):
+    OPENING = "OPENING"
+    BETTING = "BETTING"
+    SHOE_COMPLETE = "SHOE_COMPLETE"
+
+
+@dataclass(frozen=True)
+class _ToyOutcome:
+    round_id: int
+    result_index: int
+    result: tuple[Card, ...] | None
+
+
+@dataclass(frozen=True)
+class _ToyState:
+    """RED or BLACK on the next card; one burn opens betting; 3 results per deck."""
+
+    shoe: int = 1
+    round_id: int = 0
+    exposed: tuple[Card, ...] = ()
+    phase: _ToyPhase = _ToyPhase.OPENING
+    outcome: _ToyOutcome | None = None
+
+    @property
+    def cards_remaining(self) -> int:
+        return 52 - len(self.exposed)
+
+    @property
+    def prices(self) -> dict[str, BetPrice]:
+        left = [c for c in DECK if c not in self.exposed]
+        rule = PayRule(9500, 10, 500)
+        out = {}
+        for bet, red in (("RED", True), ("BLACK", False)):
+            p = rule.price(bet, sum(c.suit.is_red == red for c in left), len(left))
+            betting = self.phase is _ToyPhase.BETTING
+            out[bet] = p if betting else BetPrice(bet, p.wins, p.remaining, 0, False, False)
+        return out
+
+    def apply(self, event: object) -> _ToyState:
+        if not isinstance(event, ExposeCard):
+            raise IllegalMove(f"{type(event).__name__} is not part of the toy game")
+        if event.card in self.exposed:
+            raise CardNotInShoe(f"{event.card} is gone")
+        exposed = (*self.exposed, event.card)
+        if self.phase is _ToyPhase.OPENING:
+            return replace(self, exposed=exposed, phase=_ToyPhase.BETTING, round_id=1)
+        outcome = _ToyOutcome(self.round_id, self.round_id, (event.card,))
+        done = self.round_id == 3
+        return replace(
+            self,
+            exposed=exposed,
+            round_id=self.round_id + (not done),
+            phase=_ToyPhase.SHOE_COMPLETE if done else _ToyPhase.BETTING,
+            outcome=outcome,
+        )
+
+
+class _ToyAdapter:
+    game = Game.GOA_GAE  # standing in for a game whose engine lands later
+
+    def configure(self, config: TableConfig) -> TableConfig:
+        return TableConfig(self.game, 1, None)
+
+    def new_state(self, config: TableConfig) -> _ToyState:
+        return _ToyState()
+
+    def view(self, state: GameState) -> GameView:
+        return standard_view(
+            state,
+            side_bets=(SideBetView("TOY", (SideBetOutcomeView("X", 1, 52, 100),), 0.9, False),),
+        )
+
+    def quote(
+        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+    ) -> GameView:
+        return standard_view(
+            _ToyState(exposed=tuple(parse_card(c) for c in exposed), phase=_ToyPhase.BETTING)
+        )
+
+    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
+        return result[0].suit.is_red == (bet == "RED")
+
+
+@pytest.fixture
+def toy_game() -> Iterator[None]:
+    saved = dict(tables_module._ADAPTERS)
+    register_adapter(_ToyAdapter())
+    yield
+    tables_module._ADAPTERS.clear()
+    tables_module._ADAPTERS.update(saved)
+
+
+def test_a_new_game_plugs_in_with_one_adapter(toy_game: None) -> None:
+    tables = Tables()
+    tables.open("toy", TableConfig(Game.GOA_GAE))
+    table = tables.get("toy")
+    feed(table, expose("2C"))
+    bet_version = table.snapshot.version
+    assert table.snapshot.view.prices["RED"].open
+    feed(table, expose("KH", RESULT))
+    assert table.snapshot.view.ended == EndedRound(1, 1, (parse_card("KH"),))
+    assert table.snapshot.view.side_bets[0].bet == "TOY"
+    assert table.settle(1, bet_version, "RED", 100).status is SettleStatus.WIN
+    assert table.settle(1, bet_version, "BLACK", 100).status is SettleStatus.LOSE
+    with pytest.raises(IllegalMove, match="VoidRound"):
+        table.apply(3, VoidRound())
+    assert replay(table.journal).snapshot == table.snapshot

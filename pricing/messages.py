@@ -28,6 +28,7 @@ from pricing.tables import (
     Snapshot,
     TableConfig,
     VoidRound,
+    adapter_for,
 )
 from pricing.v1 import pricing_pb2 as pb
 
@@ -86,11 +87,14 @@ def config_from_proto(
 ) -> TableConfig:
     """The table config an OpenTable or Quote request asks for (defaults not filled in)."""
     game = game_from_proto(game_value)
+    adapter_for(game)  # UNIMPLEMENTED before anything else if the game is not in this build
     chosen = request.WhichOneof("rules")
     if chosen is None:
         return TableConfig(game, decks, None)
     if chosen != _RULES_FIELD[game]:
         raise InvalidOption(f"rules {chosen!r} were sent for a {game.name} table")
+    if game not in RULES_FROM_PROTO:
+        raise InvalidOption(f"{game.name} takes no {chosen!r} rules in this build")
     field, convert = RULES_FROM_PROTO[game]
     return TableConfig(game, decks, convert(getattr(request, field)))
 

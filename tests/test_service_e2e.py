@@ -594,6 +594,13 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
             "blackjack",
         ),
         (
+            pb.OpenTableRequest(
+                table_id=table_id, game=pb.BLACKJACK, blackjack=pb.BlackjackRules()
+            ),
+            grpc.StatusCode.UNIMPLEMENTED,
+            "blackjack",
+        ),
+        (
             pb.OpenTableRequest(table_id=table_id, game=pb.GOA_GAE),
             grpc.StatusCode.UNIMPLEMENTED,
             "Goa Gae",

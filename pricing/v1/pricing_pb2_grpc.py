@@ -76,7 +76,10 @@ class DealerServiceServicer:
     """
 
     def OpenTable(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Opens a table. The same id and config again returns the table as it is (a feed rejoining
+        it carries on from last_seq); another config is ALREADY_EXISTS. Ids are not reused: a
+        closed table stays closed and readable.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

@@ -45,6 +45,10 @@ class DealerServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> DealerServiceAsyncStub: ...
     OpenTable: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.OpenTableRequest, _pricing_pb2.TableState]
+    """Opens a table. The same id and config again returns the table as it is (a feed rejoining
+    it carries on from last_seq); another config is ALREADY_EXISTS. Ids are not reused: a
+    closed table stays closed and readable.
+    """
     ExposeCard: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ExposeCardRequest, _pricing_pb2.TableState]
     VoidRound: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.VoidRoundRequest, _pricing_pb2.TableState]
     EndRound: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.EndRoundRequest, _pricing_pb2.TableState]
@@ -60,6 +64,10 @@ class DealerServiceAsyncStub(DealerServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     OpenTable: _aio.UnaryUnaryMultiCallable[_pricing_pb2.OpenTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """Opens a table. The same id and config again returns the table as it is (a feed rejoining
+    it carries on from last_seq); another config is ALREADY_EXISTS. Ids are not reused: a
+    closed table stays closed and readable.
+    """
     ExposeCard: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ExposeCardRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     VoidRound: _aio.UnaryUnaryMultiCallable[_pricing_pb2.VoidRoundRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     EndRound: _aio.UnaryUnaryMultiCallable[_pricing_pb2.EndRoundRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
@@ -77,7 +85,11 @@ class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _pricing_pb2.OpenTableRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]: ...
+    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
+        """Opens a table. The same id and config again returns the table as it is (a feed rejoining
+        it carries on from last_seq); another config is ALREADY_EXISTS. Ids are not reused: a
+        closed table stays closed and readable.
+        """
 
     @_abc_1.abstractmethod
     def ExposeCard(

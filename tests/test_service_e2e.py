@@ -5,6 +5,8 @@ One server serves the whole module; each test has its own table ids.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -14,10 +16,16 @@ import grpc
 import pytest
 from conftest import ServerProcess, Watcher
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
 from pricing import hilo
-from pricing.cards import DECK
+from pricing.cards import DECK, parse_card
+from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.messages import snapshot_to_proto
+from pricing.service import status_code
+from pricing.tables import Game, OpenTable, Table, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 
@@ -362,6 +370,7 @@ def test_slow_watcher_is_conflated_and_never_holds_up_a_fast_one(
     assert len(seen) < (newest - 1) / 2, len(seen)
     slow.cancel()
     fast.cancel()
+    wait_for(lambda: metric(server, "pricing_watchers") == watchers_before)  # both let go
 
 
 # ---------------------------------------------------------------------------------------------
@@ -761,3 +770,94 @@ def test_reflection_lists_both_services(server: ServerProcess) -> None:
     )
     (described,) = list(stub.ServerReflectionInfo(iter([by_symbol])))
     assert described.file_descriptor_response.file_descriptor_proto
+
+
+# ---------------------------------------------------------------------------------------------
+# The service is the pure fold: whatever the feed sends, it agrees with a local Table
+
+
+_CARDS = st.sampled_from([str(c) for c in DECK] + ["1H", "ZZ"])
+_ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("expose"), _CARDS, st.sampled_from(["BURN", "RESULT", "DEALER"])),
+        st.tuples(st.just("void"), st.none(), st.none()),
+        st.tuples(st.just("new_shoe"), st.none(), st.none()),
+        st.tuples(st.just("end"), st.none(), st.none()),
+        st.tuples(st.just("retry"), st.none(), st.none()),
+    ),
+    max_size=40,
+)
+_model_ids = itertools.count(1)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(actions=_ACTIONS)
+def test_the_service_agrees_with_the_local_fold_of_its_events(
+    server: ServerProcess, actions: list[tuple[str, str | None, str | None]]
+) -> None:
+    table_id = f"model-{next(_model_ids)}"
+    feed = Feed(server, table_id)
+    feed.open()
+    model = Table(table_id, TableConfig(Game.HILO))
+    for kind, card, role in actions:
+        seq = model.snapshot.last_seq + 1
+        if kind == "retry":
+            if seq == 1:
+                continue
+            seq -= 1
+            event = model.journal[-1].event
+            assert not isinstance(event, OpenTable)
+            send = _resend(feed, seq, event)
+        elif kind == "expose":
+            assert card is not None and role is not None
+            request = pb.ExposeCardRequest(
+                table_id=table_id, seq=seq, card=card, role=pb.CardRole.Value(role)
+            )
+            send = functools.partial(feed.stub.ExposeCard, request)
+        else:
+            method, message = {
+                "void": (feed.stub.VoidRound, pb.VoidRoundRequest),
+                "new_shoe": (feed.stub.NewShoe, pb.NewShoeRequest),
+                "end": (feed.stub.EndRound, pb.EndRoundRequest),
+            }[kind]
+            send = functools.partial(method, message(table_id=table_id, seq=seq))
+        try:
+            local: Any = _model_apply(model, seq, kind, card, role)
+        except ValueError as exc:
+            local = status_code(exc)
+        try:
+            remote: Any = send()
+        except grpc.RpcError as exc:
+            remote = exc.code()
+        if isinstance(local, grpc.StatusCode):
+            assert remote == local
+        else:
+            assert remote.SerializeToString() == snapshot_to_proto(local).SerializeToString()
+    got = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
+    assert got.SerializeToString() == snapshot_to_proto(model.snapshot).SerializeToString()
+
+
+def _model_apply(model: Table, seq: int, kind: str, card: str | None, role: str | None) -> Any:
+    if kind == "retry":
+        return model.apply(seq, model.journal[-1].event)[0]  # type: ignore[arg-type]
+    if kind == "expose":
+        assert card is not None and role is not None
+        return model.apply(seq, ExposeCard(parse_card(card), CardRole[role]))[0]
+    event = {"void": VoidRound(), "new_shoe": NewShoe(), "end": EndRound()}[kind]
+    return model.apply(seq, event)[0]
+
+
+def _resend(feed: Feed, seq: int, event: object) -> Callable[[], pb.TableState]:
+    tid = feed.table_id
+    if isinstance(event, ExposeCard):
+        request = pb.ExposeCardRequest(
+            table_id=tid, seq=seq, card=str(event.card), role=pb.CardRole.Value(event.role.name)
+        )
+        return functools.partial(feed.stub.ExposeCard, request)
+    if isinstance(event, VoidRound):
+        return functools.partial(feed.stub.VoidRound, pb.VoidRoundRequest(table_id=tid, seq=seq))
+    if isinstance(event, NewShoe):
+        return functools.partial(feed.stub.NewShoe, pb.NewShoeRequest(table_id=tid, seq=seq))
+    raise AssertionError(event)

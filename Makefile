@@ -42,5 +42,23 @@ serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464)
 bench: $(STAMP)  ## every benchmark in bench/, ratios against their baselines
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
+# $(call PROTOC,outdir): the stubs of proto/pricing/v1/pricing.proto, importable as pricing.v1.
+PROTOC = $(PY) -m grpc_tools.protoc -Iproto \
+	--plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy \
+	--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
+	--python_out=$(1) --grpc_python_out=$(1) --mypy_out=$(1) --mypy_grpc_out=$(1) \
+	proto/pricing/v1/pricing.proto
+
+proto: $(STAMP)  ## regenerate the committed stubs in pricing/v1/ from proto/
+	$(call PROTOC,.)
+
+proto-check: $(STAMP)  ## fail if the committed stubs in pricing/v1/ differ from proto/
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(call PROTOC,$$tmp) && \
+	for f in pricing_pb2.py pricing_pb2.pyi pricing_pb2_grpc.py pricing_pb2_grpc.pyi; do \
+		diff -u "pricing/v1/$$f" "$$tmp/pricing/v1/$$f" || \
+		{ echo "pricing/v1/$$f is stale: run make proto" >&2; exit 1; }; \
+	done && echo "stubs match proto/"
+
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

@@ -1,14 +1,12 @@
-"""Entry point of the pricing service (the gRPC service lands with its own issue)."""
+"""Entry point of the pricing service: ``python server.py --help``.
+
+The code lives in ``pricing.server`` so that the installed console script (``pricing serve``)
+and this file run the same thing.
+"""
 
 import sys
 
-
-def main() -> int:
-    print(
-        "the gRPC pricing server is not there yet; the engines are in pricing.hilo", file=sys.stderr
-    )
-    return 1
-
+from pricing.server import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,26 +1,276 @@
-"""The ``pricing`` console script."""
+"""Live odds pricing: run the service, watch a table, play a demo dealer feed, quote, settle.
+
+    pricing serve                      # the gRPC service (same flags as server.py)
+    pricing simulate --pace 0.5        # a dealer feed playing shuffled decks at table "demo"
+    pricing watch demo                 # the prices of table "demo", live
+    pricing quote hilo 7H KS 2D        # prices after those cards (offline; --server to ask one)
+    pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
+    pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
+
+The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); the
+dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import random
 import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import grpc
 
 from pricing import hilo
+from pricing.cards import DECK
+from pricing.client import PricingClient, default_target
+from pricing.v1 import pricing_pb2 as pb
+
+__all__ = ["format_prices", "format_state", "main"]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pricing", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+def _odds(hundredths: int) -> str:
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def format_prices(prices: Sequence[pb.BetPrice]) -> str:
+    """One line of prices: payout to 1 and winning/remaining cards; ``--`` when closed.
+
+    >>> low = pb.BetPrice(bet="LOW", wins=24, remaining=47, payout_hundredths=96, open=True)
+    >>> format_prices([low, pb.BetPrice(bet="SEVEN", wins=0, remaining=47)])
+    'LOW  0.96 24/47  SEVEN    -- 0/47'
+    """
+    cells = []
+    for p in prices:
+        odds = _odds(p.payout_hundredths) if p.open else "--"
+        cells.append(f"{p.bet} {odds:>5} {p.wins}/{p.remaining}")
+    return "  ".join(cells)
+
+
+def format_state(state: pb.TableState) -> str:
+    """One line per version, for ``pricing watch``."""
+    phase = pb.Phase.Name(state.phase)
+    last = state.exposed[-1] if state.exposed else "--"
+    ended = ""
+    if state.HasField("ended_round"):
+        e = state.ended_round
+        ended = f"  [round {e.round_id}: {'VOID' if e.void else e.result_card}]"
+    head = (
+        f"v{state.version:<5} shoe {state.shoe:<3} round {state.round_id:<4} "
+        f"#{state.result_index:<2} {phase:<13} last {last:>3}  {state.cards_remaining:>2} left"
+    )
+    return f"{head}  |  {format_prices(state.prices)}{ended}"
+
+
+def _add_server(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--server",
+        default=None,
+        help=f"gRPC address of the service [PRICING_SERVER, default {default_target()}]",
+    )
+
+
+# ---- commands -------------------------------------------------------------------------------
+
+
+def _quote(args: argparse.Namespace, out: TextIO) -> int:
+    if args.server:
+        with PricingClient(args.server) as client:
+            prices = list(client.quote(args.game, args.cards).prices)
+    else:
+        prices = [
+            pb.BetPrice(
+                bet=p.bet,
+                wins=p.wins,
+                remaining=p.remaining,
+                probability=p.probability,
+                payout_hundredths=p.payout_hundredths,
+                open=p.open,
+                clamped=p.clamped,
+            )
+            for p in hilo.quote(args.cards).values()
+        ]
+    for p in prices:
+        odds = f"{_odds(p.payout_hundredths)} : 1" if p.open else "closed"
+        note = "  (clamped)" if p.clamped else ""
+        print(f"{p.bet:<6} {p.wins:>2}/{p.remaining:<2} {odds}{note}", file=out)
+    return 0
+
+
+_WAITABLE = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE)
+
+
+def _watch(args: argparse.Namespace, out: TextIO) -> int:
+    """Follow a table; wait for it to open (or for the server to come back) unless --no-wait."""
+    from_version = args.from_version
+    waiting = False
+    with PricingClient(args.server, timeout=None) as client:
+        while True:
+            try:
+                for state in client.watch_table(args.table, from_version):
+                    waiting = False
+                    print(format_state(state), file=out, flush=True)
+                    from_version = state.version + 1
+                print(f"table {args.table!r} closed", file=out)
+                return 0
+            except grpc.RpcError as exc:
+                if not args.wait or exc.code() not in _WAITABLE:
+                    raise
+                if exc.code() == grpc.StatusCode.NOT_FOUND:
+                    from_version = args.from_version  # (re)opened: start again
+                if not waiting:
+                    print(f"waiting for table {args.table!r} ({exc.code().name})", file=out)
+                    waiting = True
+                time.sleep(0.5)
+
+
+def _settle(args: argparse.Namespace, out: TextIO) -> int:
+    with PricingClient(args.server) as client:
+        s = client.settle(args.table, args.round, args.version, args.bet, args.stake_cents)
+    status = pb.Settlement.Status.Name(s.status)
+    print(
+        f"{status}: {s.bet} on round {s.round_id} at version {s.version}, stake "
+        f"{s.stake_cents} cents at {_odds(s.payout_hundredths)} : 1 -> returns "
+        f"{s.returned_cents} cents" + (f" (result {s.result_card})" if s.result_card else ""),
+        file=out,
+    )
+    return 0
+
+
+def _health(args: argparse.Namespace, out: TextIO) -> int:
+    with PricingClient(args.server, timeout=args.timeout) as client:
+        status = client.health(args.service)
+    print(status, file=out)
+    return 0 if status == "SERVING" else 1
+
+
+def _table(args: argparse.Namespace, out: TextIO) -> int:
+    with PricingClient(args.server) as client:
+        print(client.get_table(args.table), file=out, end="")
+    return 0
+
+
+def _simulate(args: argparse.Namespace, out: TextIO) -> int:
+    """Deal shuffled decks as a card reader would: 5 burns, 10 results, a new deck; now and
+    then a card shown during betting, which voids the round (RULES.md §1)."""
+    rng = random.Random(args.seed)
+    with PricingClient(args.server) as client:
+        feed = client.feed(args.table)
+        state = feed.open("HILO")
+        print(
+            f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
+        )
+        shoes = 0
+        while args.shoes == 0 or shoes < args.shoes:
+            if state.exposed or state.phase != pb.OPENING:
+                state = feed.new_shoe()
+            cards = [str(c) for c in DECK]
+            rng.shuffle(cards)
+            while state.phase != pb.SHOE_COMPLETE:
+                card = cards.pop()
+                role = "RESULT"
+                if state.phase == pb.OPENING or rng.random() < args.void_rate:
+                    role = "BURN"
+                state = feed.expose(card, role)
+                print(f"{role:<6} {card:>3}  " + format_state(state), file=out, flush=True)
+                if args.pace:
+                    time.sleep(args.pace)
+            shoes += 1
+        if args.close:
+            feed.close()
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pricing",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        epilog="Run 'pricing COMMAND --help' for each command's options.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    # 'serve' is handed to pricing.server before parsing (see main); listed here for --help.
+    sub.add_parser("serve", help="run the gRPC service ('pricing serve --help' for its flags)")
+
     q = sub.add_parser("quote", help="price the next card from the cards seen")
-    q.add_argument("game", choices=["hilo"])
-    q.add_argument("cards", nargs="*", help="cards seen, e.g. 7H KS 2D")
-    args = parser.parse_args(argv)
+    q.add_argument("game", choices=["hilo"], type=str.lower)
+    q.add_argument("cards", nargs="*", help="every card seen in this deck, e.g. 7H KS 2D")
+    q.add_argument(
+        "--server",
+        default=None,
+        help="ask this gRPC server instead of computing here (same numbers either way)",
+    )
+    q.set_defaults(run=_quote)
+
+    w = sub.add_parser("watch", help="print a table's prices each time they change")
+    w.add_argument("table", help="table id")
+    w.add_argument("--from-version", type=int, default=0, help="skip states before this one")
+    w.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_false",
+        help="fail at once if the table or server is not there (default: wait for them)",
+    )
+    _add_server(w)
+    w.set_defaults(run=_watch)
+
+    m = sub.add_parser("simulate", help="open a Hi-Lo table and deal shuffled decks into it")
+    m.add_argument("--table", default="demo", help="table id (default: demo)")
+    m.add_argument("--pace", type=float, default=1.0, help="seconds between cards (default 1)")
+    m.add_argument("--shoes", type=int, default=0, help="decks to deal; 0 = until Ctrl-C")
+    m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
+    m.add_argument(
+        "--void-rate",
+        type=float,
+        default=0.05,
+        help="chance a card during betting is a burn, voiding the round (default 0.05)",
+    )
+    m.add_argument("--close", action="store_true", help="close the table at the end")
+    _add_server(m)
+    m.set_defaults(run=_simulate)
+
+    t = sub.add_parser("settle", help="settle a bet at the price it was accepted on")
+    t.add_argument("table", help="table id")
+    t.add_argument("--round", type=int, required=True, help="round_id the bet was on")
+    t.add_argument("--version", type=int, required=True, help="table version of the price")
+    t.add_argument("--bet", required=True, help="LOW, HIGH, ODD, EVEN or SEVEN")
+    t.add_argument("--stake-cents", type=int, required=True)
+    _add_server(t)
+    t.set_defaults(run=_settle)
+
+    g = sub.add_parser("table", help="print a table's current state")
+    g.add_argument("table", help="table id")
+    _add_server(g)
+    g.set_defaults(run=_table)
+
+    h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
+    h.add_argument("--service", default="", help="a service name; default the whole server")
+    h.add_argument("--timeout", type=float, default=3.0, help="seconds to wait (default 3)")
+    _add_server(h)
+    h.set_defaults(run=_health)
+    return p
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:
+        from pricing.server import main as serve  # noqa: PLC0415 - only this command needs it
+
+        return serve(argv[1:])
+    args = parser().parse_args(argv)
+    run: Callable[[argparse.Namespace, TextIO], int] = args.run
     try:
-        prices = hilo.quote(args.cards)
+        return run(args, out)
+    except grpc.RpcError as exc:
+        print(f"pricing: {exc.code().name}: {exc.details()}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         print(f"pricing: {exc}", file=sys.stderr)
         return 2
-    for bet, price in prices.items():
-        odds = f"{price.payout_hundredths // 100}.{price.payout_hundredths % 100:02d} : 1"
-        print(f"{bet:<6} {price.wins:>2}/{price.remaining:<2} {odds if price.open else 'closed'}")
-    return 0
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the interpreter's flush quiet
+        return 141

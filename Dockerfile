@@ -1,0 +1,38 @@
+# The pricing service in a container: build the wheel with a compiler, run it without one.
+#
+#   docker build -t live-odds-pricing .
+#   docker run --rm -p 50051:50051 -p 9464:9464 live-odds-pricing
+#
+# The install steps are the README's "Install as a package": `pip wheel .`, then install the
+# wheel. (No docker engine runs on the development machines: this file is built by CI/ops.)
+
+# ---- build: compile the Cython extension into a wheel ----------------------------------------
+FROM python:3.11-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY pyproject.toml setup.py README.md ./
+COPY ext ext
+COPY pricing pricing
+RUN python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+
+# ---- run: the wheel and its dependencies, no compiler, not root -------------------------------
+FROM python:3.11-slim
+COPY --from=build /wheels /wheels
+RUN python -m pip install --no-cache-dir /wheels/*.whl \
+ && rm -rf /wheels \
+ && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin pricing
+USER pricing
+# Inside a container the service must listen beyond loopback; publish the ports with care.
+ENV PRICING_HOST=0.0.0.0 \
+    PRICING_PORT=50051 \
+    PRICING_METRICS_PORT=9464 \
+    PRICING_LOG_LEVEL=INFO \
+    PYTHONUNBUFFERED=1
+EXPOSE 50051 9464
+# The gRPC health service (grpc.health.v1): healthy only while it reports SERVING.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+  CMD pricing health --server "127.0.0.1:${PRICING_PORT}" --timeout 3 || exit 1
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["pricing", "serve"]

@@ -1,0 +1,396 @@
+"""Typed clients of the pricing service: ``AsyncPricingClient`` (grpc.aio) and ``PricingClient``
+(blocking), with the same methods, plus ``DealerFeed``/``AsyncDealerFeed`` that number the
+dealer feed's events themselves.
+
+Failed calls raise ``grpc.RpcError`` (``grpc.aio.AioRpcError`` for the async client) with the
+server's status code and message. Enum arguments take the proto's names (``"HILO"``,
+``"RESULT"``) or numbers.
+
+Typical use (a game server)::
+
+    with PricingClient("127.0.0.1:50051") as client:
+        for state in client.watch_table("hilo-1"):
+            show(state.prices)
+
+and a dealer feed::
+
+    with PricingClient() as client:
+        feed = client.feed("hilo-1")
+        feed.open("HILO")
+        feed.expose("7H", "BURN")
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator, Sequence
+from types import TracebackType
+from typing import Final, Self
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1 import pricing_pb2_grpc as pb_grpc
+
+__all__ = [
+    "DEFAULT_TARGET",
+    "AsyncDealerFeed",
+    "AsyncPricingClient",
+    "DealerFeed",
+    "PricingClient",
+    "default_target",
+]
+
+DEFAULT_TARGET: Final = "127.0.0.1:50051"
+#: Calls that may be resent with the same seq: the server applies a seq once.
+_RETRYABLE: Final = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def default_target() -> str:
+    """``$PRICING_SERVER`` or ``127.0.0.1:50051``."""
+    return os.environ.get("PRICING_SERVER", DEFAULT_TARGET)
+
+
+def _game(game: str | int) -> pb.Game.ValueType:
+    return pb.Game.Value(game.upper()) if isinstance(game, str) else pb.Game.ValueType(game)
+
+
+def _role(role: str | int) -> pb.CardRole.ValueType:
+    return pb.CardRole.Value(role.upper()) if isinstance(role, str) else pb.CardRole.ValueType(role)
+
+
+def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),) if token else ()
+
+
+def _open_request(
+    table_id: str, game: str | int, decks: int, hilo: pb.HiLoRules | None
+) -> pb.OpenTableRequest:
+    request = pb.OpenTableRequest(table_id=table_id, game=_game(game), decks=decks)
+    if hilo is not None:
+        request.hilo.CopyFrom(hilo)
+    return request
+
+
+class PricingClient:
+    """Blocking client. ``dealer_token`` (default ``$PRICING_DEALER_TOKEN``) is sent with every
+    DealerService call."""
+
+    def __init__(
+        self,
+        target: str | None = None,
+        *,
+        dealer_token: str | None = None,
+        timeout: float | None = 10.0,
+    ) -> None:
+        self.target = target or default_target()
+        self._channel = grpc.insecure_channel(self.target)
+        self._dealer = pb_grpc.DealerServiceStub(self._channel)
+        self._pricing = pb_grpc.PricingServiceStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+        token = dealer_token if dealer_token is not None else os.environ.get("PRICING_DEALER_TOKEN")
+        self._md = _metadata(token)
+        self.timeout = timeout
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._channel.close()
+
+    # DealerService
+    def open_table(
+        self,
+        table_id: str,
+        game: str | int = "HILO",
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+    ) -> pb.TableState:
+        request = _open_request(table_id, game, decks, hilo)
+        return self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
+
+    def expose_card(self, table_id: str, seq: int, card: str, role: str | int) -> pb.TableState:
+        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role))
+        return self._dealer.ExposeCard(request, timeout=self.timeout, metadata=self._md)
+
+    def void_round(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.VoidRoundRequest(table_id=table_id, seq=seq)
+        return self._dealer.VoidRound(request, timeout=self.timeout, metadata=self._md)
+
+    def end_round(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.EndRoundRequest(table_id=table_id, seq=seq)
+        return self._dealer.EndRound(request, timeout=self.timeout, metadata=self._md)
+
+    def new_shoe(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.NewShoeRequest(table_id=table_id, seq=seq)
+        return self._dealer.NewShoe(request, timeout=self.timeout, metadata=self._md)
+
+    def close_table(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.CloseTableRequest(table_id=table_id, seq=seq)
+        return self._dealer.CloseTable(request, timeout=self.timeout, metadata=self._md)
+
+    def feed(self, table_id: str) -> DealerFeed:
+        return DealerFeed(self, table_id)
+
+    # PricingService
+    def get_table(self, table_id: str) -> pb.TableState:
+        return self._pricing.GetTable(pb.GetTableRequest(table_id=table_id), timeout=self.timeout)
+
+    def watch_table(self, table_id: str, from_version: int = 0) -> Iterator[pb.TableState]:
+        """The current state, then each new one; ends when the table closes. Cancelled when
+        the iterator is closed or garbage-collected."""
+        call = self._pricing.WatchTable(
+            pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+        )
+        try:
+            yield from call
+        finally:
+            call.cancel()  # type: ignore[no-untyped-call]
+
+    def quote(
+        self,
+        game: str | int,
+        exposed: Sequence[str],
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+        dealer_up_card: str = "",
+    ) -> pb.QuoteResponse:
+        request = pb.QuoteRequest(
+            game=_game(game), decks=decks, exposed=exposed, dealer_up_card=dealer_up_card
+        )
+        if hilo is not None:
+            request.hilo.CopyFrom(hilo)
+        return self._pricing.Quote(request, timeout=self.timeout)
+
+    def settle(
+        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+    ) -> pb.Settlement:
+        request = pb.SettleRequest(
+            table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
+        )
+        return self._pricing.Settle(request, timeout=self.timeout)
+
+    def health(self, service: str = "") -> str:
+        """``"SERVING"``, ``"NOT_SERVING"``, ... of ``service`` ("" for the whole server)."""
+        response = self._health.Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=self.timeout
+        )
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+
+class DealerFeed:
+    """A dealer feed for one table: numbers events ``last_seq + 1`` and resends the same
+    ``seq`` when the server was unreachable (safe: the server applies a seq once)."""
+
+    def __init__(self, client: PricingClient, table_id: str, *, retries: int = 3) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.last_seq = 0
+        self.retries = retries
+
+    def open(
+        self, game: str | int = "HILO", *, decks: int = 0, hilo: pb.HiLoRules | None = None
+    ) -> pb.TableState:
+        """Open the table, or join it as it is (same config): the feed carries on from its
+        ``last_seq``."""
+        state = self.client.open_table(self.table_id, game, decks=decks, hilo=hilo)
+        self.last_seq = state.last_seq
+        return state
+
+    def _send(self, call: object, *args: object) -> pb.TableState:
+        assert callable(call)
+        seq = self.last_seq + 1
+        for attempt in range(self.retries + 1):
+            try:
+                state: pb.TableState = call(self.table_id, seq, *args)
+                break
+            except grpc.RpcError as exc:
+                if exc.code() not in _RETRYABLE or attempt == self.retries:
+                    raise
+        self.last_seq = seq
+        return state
+
+    def expose(self, card: str, role: str | int = "BURN") -> pb.TableState:
+        return self._send(self.client.expose_card, card, role)
+
+    def void(self) -> pb.TableState:
+        return self._send(self.client.void_round)
+
+    def end_round(self) -> pb.TableState:
+        return self._send(self.client.end_round)
+
+    def new_shoe(self) -> pb.TableState:
+        return self._send(self.client.new_shoe)
+
+    def close(self) -> pb.TableState:
+        return self._send(self.client.close_table)
+
+
+class AsyncPricingClient:
+    """The asyncio client (grpc.aio); use ``async with``."""
+
+    def __init__(
+        self,
+        target: str | None = None,
+        *,
+        dealer_token: str | None = None,
+        timeout: float | None = 10.0,
+    ) -> None:
+        self.target = target or default_target()
+        self._channel = grpc.aio.insecure_channel(self.target)
+        self._dealer = pb_grpc.DealerServiceStub(self._channel)
+        self._pricing = pb_grpc.PricingServiceStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+        token = dealer_token if dealer_token is not None else os.environ.get("PRICING_DEALER_TOKEN")
+        self._md = _metadata(token)
+        self.timeout = timeout
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._channel.close(None)
+
+    # DealerService
+    async def open_table(
+        self,
+        table_id: str,
+        game: str | int = "HILO",
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+    ) -> pb.TableState:
+        request = _open_request(table_id, game, decks, hilo)
+        return await self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
+
+    async def expose_card(
+        self, table_id: str, seq: int, card: str, role: str | int
+    ) -> pb.TableState:
+        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role))
+        return await self._dealer.ExposeCard(request, timeout=self.timeout, metadata=self._md)
+
+    async def void_round(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.VoidRoundRequest(table_id=table_id, seq=seq)
+        return await self._dealer.VoidRound(request, timeout=self.timeout, metadata=self._md)
+
+    async def end_round(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.EndRoundRequest(table_id=table_id, seq=seq)
+        return await self._dealer.EndRound(request, timeout=self.timeout, metadata=self._md)
+
+    async def new_shoe(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.NewShoeRequest(table_id=table_id, seq=seq)
+        return await self._dealer.NewShoe(request, timeout=self.timeout, metadata=self._md)
+
+    async def close_table(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.CloseTableRequest(table_id=table_id, seq=seq)
+        return await self._dealer.CloseTable(request, timeout=self.timeout, metadata=self._md)
+
+    def feed(self, table_id: str) -> AsyncDealerFeed:
+        return AsyncDealerFeed(self, table_id)
+
+    # PricingService
+    async def get_table(self, table_id: str) -> pb.TableState:
+        return await self._pricing.GetTable(
+            pb.GetTableRequest(table_id=table_id), timeout=self.timeout
+        )
+
+    async def watch_table(
+        self, table_id: str, from_version: int = 0
+    ) -> AsyncIterator[pb.TableState]:
+        call = self._pricing.WatchTable(
+            pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+        )
+        try:
+            async for state in call:
+                yield state
+        finally:
+            call.cancel()
+
+    async def quote(
+        self,
+        game: str | int,
+        exposed: Sequence[str],
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+        dealer_up_card: str = "",
+    ) -> pb.QuoteResponse:
+        request = pb.QuoteRequest(
+            game=_game(game), decks=decks, exposed=exposed, dealer_up_card=dealer_up_card
+        )
+        if hilo is not None:
+            request.hilo.CopyFrom(hilo)
+        return await self._pricing.Quote(request, timeout=self.timeout)
+
+    async def settle(
+        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+    ) -> pb.Settlement:
+        request = pb.SettleRequest(
+            table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
+        )
+        return await self._pricing.Settle(request, timeout=self.timeout)
+
+    async def health(self, service: str = "") -> str:
+        response = await self._health.Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=self.timeout
+        )
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+
+class AsyncDealerFeed:
+    """``DealerFeed`` for the asyncio client."""
+
+    def __init__(self, client: AsyncPricingClient, table_id: str, *, retries: int = 3) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.last_seq = 0
+        self.retries = retries
+
+    async def open(
+        self, game: str | int = "HILO", *, decks: int = 0, hilo: pb.HiLoRules | None = None
+    ) -> pb.TableState:
+        state = await self.client.open_table(self.table_id, game, decks=decks, hilo=hilo)
+        self.last_seq = state.last_seq
+        return state
+
+    async def _send(self, call: object, *args: object) -> pb.TableState:
+        assert callable(call)
+        seq = self.last_seq + 1
+        for attempt in range(self.retries + 1):
+            try:
+                state: pb.TableState = await call(self.table_id, seq, *args)
+                break
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in _RETRYABLE or attempt == self.retries:
+                    raise
+        self.last_seq = seq
+        return state
+
+    async def expose(self, card: str, role: str | int = "BURN") -> pb.TableState:
+        return await self._send(self.client.expose_card, card, role)
+
+    async def void(self) -> pb.TableState:
+        return await self._send(self.client.void_round)
+
+    async def end_round(self) -> pb.TableState:
+        return await self._send(self.client.end_round)
+
+    async def new_shoe(self) -> pb.TableState:
+        return await self._send(self.client.new_shoe)
+
+    async def close(self) -> pb.TableState:
+        return await self._send(self.client.close_table)

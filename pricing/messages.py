@@ -1,0 +1,241 @@
+"""Translation between the wire (``pricing.v1`` messages) and the tables: no game rules here.
+
+Each direction is one small function; the game-specific part is only how a game's rules message
+becomes its engine's rules object (``RULES_FROM_PROTO``), which a new game adds beside its
+adapter in ``pricing.tables``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from google.protobuf.message import Message
+
+from pricing import hilo
+from pricing.cards import parse_card
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.payout import BetPrice, PayRule
+from pricing.tables import (
+    CardRole,
+    CloseTable,
+    EndRound,
+    ExposeCard,
+    Game,
+    GameView,
+    NewShoe,
+    Settlement,
+    Snapshot,
+    TableConfig,
+    VoidRound,
+    adapter_for,
+)
+from pricing.v1 import pricing_pb2 as pb
+
+__all__ = [
+    "RULES_FROM_PROTO",
+    "close_event",
+    "config_from_proto",
+    "expose_event",
+    "game_from_proto",
+    "quote_to_proto",
+    "settlement_to_proto",
+    "snapshot_to_proto",
+]
+
+
+def game_from_proto(value: int) -> Game:
+    if value == pb.GAME_UNSPECIFIED:
+        raise InvalidOption("game is required: HILO, BLACKJACK or GOA_GAE")
+    try:
+        return Game(value)
+    except ValueError:
+        raise InvalidOption(f"unknown game {value}") from None
+
+
+def _pay_rule(name: str, rule: pb.PayRule) -> PayRule:
+    try:
+        return PayRule(rule.rtp_bp, rule.min_hundredths, rule.max_hundredths)
+    except InvalidOption as exc:
+        raise InvalidOption(f"paytable entry {name}: {exc}") from None
+
+
+def _hilo_rules(rules: Message) -> hilo.HiLoPaytable:
+    assert isinstance(rules, pb.HiLoRules)
+    given = {
+        bet: _pay_rule(bet, getattr(rules, bet.lower()))
+        for bet in hilo.BETS
+        if rules.HasField(bet.lower())  # type: ignore[arg-type]
+    }
+    return hilo.HiLoPaytable.from_rules(given)
+
+
+#: game → (name of its field in the ``rules`` oneof, its rules message → the engine's object)
+RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
+    Game.HILO: ("hilo", _hilo_rules),
+}
+
+_RULES_FIELD: Final[dict[Game, str]] = {
+    Game.HILO: "hilo",
+    Game.BLACKJACK: "blackjack",
+    Game.GOA_GAE: "goa_gae",
+}
+
+
+def config_from_proto(
+    game_value: int, decks: int, request: pb.OpenTableRequest | pb.QuoteRequest
+) -> TableConfig:
+    """The table config an OpenTable or Quote request asks for (defaults not filled in)."""
+    game = game_from_proto(game_value)
+    adapter_for(game)  # UNIMPLEMENTED before anything else if the game is not in this build
+    chosen = request.WhichOneof("rules")
+    if chosen is None:
+        return TableConfig(game, decks, None)
+    if chosen != _RULES_FIELD[game]:
+        raise InvalidOption(f"rules {chosen!r} were sent for a {game.name} table")
+    if game not in RULES_FROM_PROTO:
+        raise InvalidOption(f"{game.name} takes no {chosen!r} rules in this build")
+    field, convert = RULES_FROM_PROTO[game]
+    return TableConfig(game, decks, convert(getattr(request, field)))
+
+
+_ROLES: Final[dict[int, CardRole]] = {
+    pb.BURN: CardRole.BURN,
+    pb.RESULT: CardRole.RESULT,
+    pb.PLAYER: CardRole.PLAYER,
+    pb.DEALER: CardRole.DEALER,
+}
+
+
+def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
+    role = _ROLES.get(request.role)
+    if role is None:
+        raise InvalidInput(
+            f"card role {pb.CardRole.Name(request.role) if request.role == 0 else request.role} "
+            "is not valid: send BURN, RESULT, PLAYER or DEALER"
+        )
+    return ExposeCard(parse_card(request.card), role)
+
+
+def close_event() -> CloseTable:
+    return CloseTable()
+
+
+EVENT_OF: Final = {"VoidRound": VoidRound, "EndRound": EndRound, "NewShoe": NewShoe}
+
+
+def _prices(view: GameView) -> list[pb.BetPrice]:
+    return [_price(p) for p in view.prices.values()]
+
+
+def _price(p: BetPrice) -> pb.BetPrice:
+    return pb.BetPrice(
+        bet=p.bet,
+        wins=p.wins,
+        remaining=p.remaining,
+        probability=p.probability,
+        payout_hundredths=p.payout_hundredths,
+        open=p.open,
+        clamped=p.clamped,
+    )
+
+
+def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
+    for sb in view.side_bets:
+        out.side_bets.append(
+            pb.SideBetOdds(
+                bet=sb.bet,
+                rtp=sb.rtp,
+                player_favourable=sb.player_favourable,
+                outcomes=[
+                    pb.SideBetOutcome(
+                        name=o.name,
+                        ways=o.ways,
+                        total=o.total,
+                        probability=o.ways / o.total if o.total else 0.0,
+                        pays_hundredths=o.pays_hundredths,
+                    )
+                    for o in sb.outcomes
+                ],
+            )
+        )
+    if view.insurance is not None:
+        ins = view.insurance
+        out.insurance.CopyFrom(
+            pb.InsuranceOdds(
+                offered=ins.offered,
+                probability=ins.probability,
+                rtp=ins.rtp,
+                player_favourable=ins.player_favourable,
+            )
+        )
+    if view.dealer_outcomes is not None:
+        d = view.dealer_outcomes
+        out.dealer_outcomes.CopyFrom(
+            pb.DealerOutcomes(
+                up_card=d.up_card,
+                rule=pb.DealerRule.Value(d.rule),
+                outcomes=[pb.DealerOutcome(name=n, probability=p) for n, p in d.outcomes],
+            )
+        )
+
+
+def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
+    view = snap.view
+    state = pb.TableState(
+        table_id=snap.table_id,
+        game=int(snap.game),  # type: ignore[arg-type]
+        version=snap.version,
+        shoe=view.shoe,
+        phase=int(snap.phase),  # type: ignore[arg-type]
+        round_id=view.round_id,
+        result_index=view.result_index,
+        last_seq=snap.last_seq,
+        exposed=[str(c) for c in view.exposed],
+        cards_remaining=view.cards_remaining,
+        prices=_prices(view),
+        decks=snap.decks,
+    )
+    if view.ended is not None:
+        e = view.ended
+        state.ended_round.CopyFrom(
+            pb.RoundResult(
+                round_id=e.round_id,
+                result_index=e.result_index,
+                void=e.void,
+                result_card=" ".join(str(c) for c in e.result),
+            )
+        )
+    _extras(view, state)
+    return state
+
+
+def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:
+    response = pb.QuoteResponse(
+        game=int(game),  # type: ignore[arg-type]
+        cards_remaining=view.cards_remaining,
+        prices=_prices(view),
+    )
+    _extras(view, response)
+    return response
+
+
+_STATUS: Final = {
+    "PENDING": pb.Settlement.PENDING,
+    "WIN": pb.Settlement.WIN,
+    "LOSE": pb.Settlement.LOSE,
+    "VOID": pb.Settlement.VOID,
+}
+
+
+def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb.Settlement:
+    return pb.Settlement(
+        status=_STATUS[settlement.status.value],
+        payout_hundredths=settlement.payout_hundredths,
+        returned_cents=settlement.returned_cents,
+        result_card=" ".join(str(c) for c in settlement.result),
+        round_id=request.round_id,
+        version=request.version,
+        bet=request.bet,
+        stake_cents=request.stake_cents,
+    )

@@ -1,0 +1,206 @@
+"""Prometheus metrics of the pricing service, and the gRPC server interceptor that counts calls.
+
+Every metric lives in the ``CollectorRegistry`` of one ``Metrics`` object, so each server (and
+each test) has its own. Latency histograms are in seconds with the sub-millisecond buckets of
+gRFC A66 (DEVELOPERS.md): a card's whole trip through the service is well under a millisecond.
+
+>>> m = Metrics()
+>>> m.cards.labels(game="HILO", role="BURN").inc()
+>>> m.registry.get_sample_value("pricing_cards_total", {"game": "HILO", "role": "BURN"})
+1.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import grpc
+import grpc.aio
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+__all__ = ["LATENCY_BUCKETS", "Metrics", "MetricsInterceptor", "serve_metrics"]
+
+#: gRFC A66's latency buckets, in seconds.
+LATENCY_BUCKETS: Final[tuple[float, ...]] = (
+    0, 1e-5, 5e-5, 1e-4, 3e-4, 6e-4, 8e-4, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.008,
+    0.01, 0.013, 0.016, 0.02, 0.025, 0.03, 0.04, 0.05, 0.065, 0.08, 0.1, 0.13, 0.16, 0.2, 0.25,
+    0.3, 0.4, 0.5, 0.65, 0.8, 1, 2, 5, 10, 20, 50, 100,
+)  # fmt: skip
+
+
+class Metrics:
+    """The service's metrics, registered in ``registry`` (a fresh one by default)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        grpc_labels = ("grpc_service", "grpc_method", "grpc_type")
+        self.started = Counter(
+            "grpc_server_started_total", "RPCs started on the server.", grpc_labels, registry=r
+        )
+        self.handled = Counter(
+            "grpc_server_handled_total",
+            "RPCs completed on the server, by status code.",
+            (*grpc_labels, "grpc_code"),
+            registry=r,
+        )
+        self.handling = Histogram(
+            "grpc_server_handling_seconds",
+            "Time from an RPC's start to its end on the server (a stream: its whole life).",
+            grpc_labels,
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.compute = Histogram(
+            "pricing_compute_seconds",
+            "Engine time to fold one accepted event into a table and price the new state.",
+            ("game",),
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.publish = Histogram(
+            "pricing_publish_seconds",
+            "From an event accepted to every watcher's slot holding the new state "
+            "(serialising it once included).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.tables = Gauge("pricing_tables", "Open tables (not closed).", registry=r)
+        self.watchers = Gauge("pricing_watchers", "WatchTable streams in progress.", registry=r)
+        self.cards = Counter(
+            "pricing_cards_total", "Cards exposed at live tables.", ("game", "role"), registry=r
+        )
+        self.conflated = Counter(
+            "pricing_conflated_total",
+            "States a slow watcher skipped: replaced in its slot by a newer one before it read "
+            "them.",
+            registry=r,
+        )
+        self.side_bet_rtp = Gauge(
+            "pricing_side_bet_rtp",
+            "Current RTP of each blackjack side bet at each table (1.0 = break-even).",
+            ("table_id", "bet"),
+            registry=r,
+        )
+
+    def interceptor(self) -> MetricsInterceptor:
+        return MetricsInterceptor(self)
+
+
+def serve_metrics(metrics: Metrics, host: str, port: int) -> tuple[Any, int]:
+    """Serve ``/metrics`` over HTTP on ``host:port`` (port 0: any free port) in a daemon
+    thread; return the server (``shutdown()`` stops it) and the bound port."""
+    httpd, _thread = start_http_server(port, addr=host, registry=metrics.registry)
+    return httpd, int(httpd.server_port)
+
+
+_Behaviour = Callable[[Any, Any], Any]
+
+
+def _code_name(context: grpc.aio.ServicerContext[Any, Any], default: str) -> str:
+    code = context.code()
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    if isinstance(code, int) and code != 0:
+        return _CODE_BY_NUMBER.get(code, default)
+    return default
+
+
+_CODE_BY_NUMBER: Final[dict[int, str]] = {c.value[0]: c.name for c in grpc.StatusCode}
+
+
+if TYPE_CHECKING:  # generic only in the type stubs
+    _Interceptor = grpc.aio.ServerInterceptor[Any, Any]
+else:
+    _Interceptor = grpc.aio.ServerInterceptor
+
+
+class MetricsInterceptor(_Interceptor):
+    """Counts and times every unary and server-streaming RPC (the kinds this server has)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._m = metrics
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        service, _, method = handler_call_details.method.lstrip("/").rpartition("/")
+        if handler.unary_unary is not None:
+            labels = (service, method, "UNARY")
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(handler.unary_unary, labels),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            labels = (service, method, "SERVER_STREAM")
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(handler.unary_stream, labels),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler  # client or bidi streaming: none on this server
+
+    def _unary(self, behaviour: _Behaviour, labels: tuple[str, str, str]) -> _Behaviour:
+        m = self._m
+        started = m.started.labels(*labels)
+        handling = m.handling.labels(*labels)
+
+        async def wrapped(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            started.inc()
+            t0 = time.perf_counter()
+            code = "OK"
+            try:
+                return await behaviour(request, context)
+            except asyncio.CancelledError:
+                code = "CANCELLED"
+                raise
+            except BaseException:
+                code = _code_name(context, "UNKNOWN")
+                raise
+            finally:
+                handling.observe(time.perf_counter() - t0)
+                m.handled.labels(*labels, code).inc()
+
+        return wrapped
+
+    def _stream(self, behaviour: _Behaviour, labels: tuple[str, str, str]) -> _Behaviour:
+        if not inspect.isasyncgenfunction(behaviour):
+            # A streaming handler may also be a coroutine that calls context.write() (the
+            # health service's Watch): time it as a whole like a unary call.
+            return self._unary(behaviour, labels)
+        m = self._m
+        started = m.started.labels(*labels)
+        handling = m.handling.labels(*labels)
+
+        async def wrapped(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
+            started.inc()
+            t0 = time.perf_counter()
+            code = "OK"
+            try:
+                async for response in behaviour(request, context):
+                    yield response
+            except (asyncio.CancelledError, GeneratorExit):
+                code = "CANCELLED"
+                raise
+            except BaseException:
+                code = _code_name(context, "UNKNOWN")
+                raise
+            finally:
+                handling.observe(time.perf_counter() - t0)
+                m.handled.labels(*labels, code).inc()
+
+        return wrapped

@@ -1,0 +1,190 @@
+"""Run the pricing service: gRPC (DealerService, PricingService, health, reflection) on one port,
+Prometheus metrics over HTTP on another.
+
+Every flag can also be set from the environment (the flag wins). Once the service is up and
+health reports SERVING, one machine-readable line goes to standard output::
+
+    {"event": "ready", "host": "127.0.0.1", "grpc_port": 50051, "metrics_port": 9464}
+
+(with port 0 the ports are the ones the system picked). SIGTERM or SIGINT: health turns
+NOT_SERVING, the server stops taking calls, every WatchTable stream ends, calls in flight get
+the grace period, and the process exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+import grpc
+import grpc.aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from pricing.metrics import Metrics, serve_metrics
+from pricing.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
+
+__all__ = ["main", "parser", "serve"]
+
+log = logging.getLogger("pricing.server")
+
+ENV_PREFIX: Final = "PRICING_"
+TOKEN_ENV: Final = "PRICING_DEALER_TOKEN"
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(ENV_PREFIX + name, default)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pricing serve",
+        description=(
+            "Serve live-table prices over gRPC. Game servers read from "
+            f"{PRICING_SERVICE}; the dealer feed writes to {DEALER_SERVICE}; health "
+            "(grpc.health.v1) and reflection share the gRPC port; Prometheus scrapes /metrics "
+            "on the metrics port."
+        ),
+        epilog=(
+            "Each flag also reads an environment variable, shown in brackets. Set "
+            f"{TOKEN_ENV} to require 'authorization: Bearer <token>' metadata on every "
+            "DealerService call (the token is never logged). On start-up a JSON line "
+            '{"event": "ready", ...} with the bound ports is printed to standard output.'
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--host",
+        default=_env("HOST", "127.0.0.1"),
+        help="address to bind, gRPC and metrics [PRICING_HOST]; 0.0.0.0 to serve other hosts",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=int(_env("PORT", "50051")),
+        help="gRPC port, 0 for any free port [PRICING_PORT]",
+    )
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(_env("METRICS_PORT", "9464")),
+        help="Prometheus /metrics HTTP port, 0 for any free port [PRICING_METRICS_PORT]",
+    )
+    p.add_argument(
+        "--log-level",
+        default=_env("LOG_LEVEL", "INFO"),
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        type=str.upper,
+        help="log verbosity; logs go to standard error [PRICING_LOG_LEVEL]",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=float(_env("GRACE", "5")),
+        help="seconds calls in flight get to finish on shutdown [PRICING_GRACE]",
+    )
+    return p
+
+
+def _bind_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+async def serve(
+    host: str,
+    port: int,
+    metrics_port: int,
+    *,
+    grace: float = 5.0,
+    dealer_token: str | None = None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None)."""
+    metrics = Metrics()
+    service = PricingService(metrics, dealer_token=dealer_token)
+    server = grpc.aio.server(
+        interceptors=[metrics.interceptor()],
+        options=[("grpc.so_reuseport", 0)],  # a busy port is an error, not a shared port
+    )
+    server.add_generic_rpc_handlers(service.handlers())
+    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    services = (DEALER_SERVICE, PRICING_SERVICE)
+    for name in ("", *services):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    reflection.enable_server_reflection(
+        (
+            *services,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    grpc_port = server.add_insecure_port(_bind_address(host, port))
+    httpd, bound_metrics_port = serve_metrics(metrics, host, metrics_port)
+    await server.start()
+
+    if stop is None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+
+    for name in ("", *services):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info(
+        "serving gRPC on %s (dealer feed %s), metrics on http://%s/metrics",
+        _bind_address(host, grpc_port),
+        "token required" if dealer_token else "open",
+        _bind_address(host, bound_metrics_port),
+    )
+    ready = {
+        "event": "ready",
+        "host": host,
+        "grpc_port": grpc_port,
+        "metrics_port": bound_metrics_port,
+    }
+    print(json.dumps(ready), flush=True)
+
+    await stop.wait()
+    log.info("shutting down: health NOT_SERVING, ending streams, %.1f s grace", grace)
+    await health_servicer.enter_graceful_shutdown()
+    await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
+    service.end_streams()
+    await server.stop(grace)
+    httpd.shutdown()
+    log.info("stopped")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        asyncio.run(
+            serve(
+                args.host,
+                args.port,
+                args.metrics_port,
+                grace=args.grace,
+                dealer_token=os.environ.get(TOKEN_ENV) or None,
+            )
+        )
+    except (RuntimeError, OSError) as exc:
+        log.error("cannot serve: %s", exc)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,439 @@
+"""The gRPC servicers: DealerService (write side, the dealer feed) and PricingService (read side,
+game servers), over the live tables of ``pricing.tables``. No game rules here.
+
+The hot path, a card arriving: the table folds the event (engine work once), the new state is
+serialised once to bytes, and each watcher's slot is handed those same bytes. A slot holds only
+the newest state not yet sent (latest wins), so a slow watcher skips versions (counted in
+``pricing_conflated_total``) but never reorders them, never holds the feed up and never makes
+the server buffer more than one state per watcher. Every RPC that returns a ``TableState``
+sends pre-serialised bytes (``_raw`` serializer), so GetTable costs no serialisation at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hmac
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import grpc
+import grpc.aio
+
+from pricing.errors import IllegalMove, InvalidInput
+from pricing.messages import (
+    config_from_proto,
+    expose_event,
+    game_from_proto,
+    quote_to_proto,
+    settlement_to_proto,
+    snapshot_to_proto,
+)
+from pricing.metrics import Metrics
+from pricing.tables import (
+    CloseTable,
+    EndRound,
+    ExposeCard,
+    FeedEvent,
+    GameUnavailable,
+    NewShoe,
+    SeqConflict,
+    Snapshot,
+    Table,
+    TableExists,
+    TableNotFound,
+    Tables,
+    VoidRound,
+    adapter_for,
+)
+from pricing.v1 import pricing_pb2 as pb
+
+__all__ = [
+    "DEALER_SERVICE",
+    "PRICING_SERVICE",
+    "PricingService",
+    "Slot",
+]
+
+log = logging.getLogger("pricing.service")
+
+DEALER_SERVICE: Final = "pricing.v1.DealerService"
+PRICING_SERVICE: Final = "pricing.v1.PricingService"
+
+if TYPE_CHECKING:  # generic only in the type stubs
+    Context = grpc.aio.ServicerContext[Any, Any]
+else:
+    Context = grpc.aio.ServicerContext
+
+
+# ---------------------------------------------------------------------------------------------
+# Fan-out
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """One version of a table, serialised once."""
+
+    version: int
+    payload: bytes
+    final: bool  # the table closed with this version: the streams end after it
+
+
+class Slot:
+    """One watcher's mailbox: the newest state it has not been sent yet, or nothing."""
+
+    __slots__ = ("_wake", "ended", "from_version", "pending")
+
+    def __init__(self, from_version: int) -> None:
+        self.from_version = from_version
+        self.pending: Published | None = None
+        self.ended = False
+        self._wake = asyncio.Event()
+
+    def put(self, published: Published) -> bool:
+        """Hand over ``published``; True if it replaced a state the watcher had not read."""
+        if published.version < self.from_version:
+            return False
+        conflated = self.pending is not None
+        self.pending = published
+        self._wake.set()
+        return conflated
+
+    def end(self) -> None:
+        self.ended = True
+        self._wake.set()
+
+    async def take(self) -> Published | None:
+        """The next state to send; None once the stream must end (server shutting down)."""
+        while self.pending is None:
+            if self.ended:
+                return None
+            self._wake.clear()
+            await self._wake.wait()
+        if self.ended:
+            return None
+        published, self.pending = self.pending, None
+        return published
+
+
+class Hub:
+    """A table's watchers and its latest published state."""
+
+    __slots__ = ("latest", "slots")
+
+    def __init__(self, latest: Published) -> None:
+        self.latest = latest
+        self.slots: set[Slot] = set()
+
+    def subscribe(self, from_version: int) -> Slot:
+        slot = Slot(from_version)
+        slot.put(self.latest)
+        if self.latest.final and slot.pending is None:
+            slot.end()  # closed, and nothing at or after from_version will ever come
+        else:
+            self.slots.add(slot)
+        return slot
+
+    def publish(self, published: Published) -> int:
+        """Give every watcher the new state; the number of unread states it replaced."""
+        self.latest = published
+        conflated = 0
+        for slot in self.slots:
+            conflated += slot.put(published)
+        if published.final:
+            self.slots.clear()  # each slot ends after sending this final state
+        return conflated
+
+
+# ---------------------------------------------------------------------------------------------
+# Error mapping
+
+
+_CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
+    (TableNotFound, grpc.StatusCode.NOT_FOUND),
+    (TableExists, grpc.StatusCode.ALREADY_EXISTS),
+    (SeqConflict, grpc.StatusCode.ALREADY_EXISTS),
+    (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
+    (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
+    (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
+    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
+)
+
+
+def status_code(exc: BaseException) -> grpc.StatusCode | None:
+    """The status a rejected request gets, or None for an unexpected error (a bug)."""
+    for kind, code in _CODES:
+        if isinstance(exc, kind):
+            return code
+    return None
+
+
+R = TypeVar("R")
+_DEALER_METHODS: Final = frozenset(
+    {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable"}
+)
+
+
+def _rpc(
+    method: Callable[[Any, Any, Context], Awaitable[R]],
+) -> Callable[[Any, Any, Context], Awaitable[R]]:
+    """Turn the domain errors a unary handler raises into gRPC statuses."""
+
+    # Rejected feed events matter to an operator (a card reader out of step); rejected reads
+    # are the caller's business.
+    level = logging.INFO if method.__name__ in _DEALER_METHODS else logging.DEBUG
+
+    @functools.wraps(method)
+    async def wrapped(self: Any, request: Any, context: Context) -> R:
+        try:
+            return await method(self, request, context)
+        except Exception as exc:
+            code = status_code(exc)
+            if code is None:
+                raise
+            log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
+            await context.abort(code, str(exc))
+            raise AssertionError("unreachable: abort raises") from exc
+
+    return wrapped
+
+
+def _raw(payload: bytes) -> bytes:
+    """The response serializer of pre-serialised ``TableState`` bytes."""
+    return payload
+
+
+# ---------------------------------------------------------------------------------------------
+# The service
+
+
+class PricingService:
+    """Both servicers over one set of tables. ``dealer_token``: when set, every DealerService
+    call must carry ``authorization: Bearer <token>`` metadata (UNAUTHENTICATED otherwise)."""
+
+    def __init__(
+        self,
+        metrics: Metrics | None = None,
+        *,
+        tables: Tables | None = None,
+        dealer_token: str | None = None,
+    ) -> None:
+        self.metrics = metrics if metrics is not None else Metrics()
+        self.tables = tables if tables is not None else Tables()
+        self._hubs: dict[str, Hub] = {}
+        self._token = f"Bearer {dealer_token}".encode() if dealer_token else None
+        self._stopping = False
+
+    # ---- wiring ----------------------------------------------------------------------------
+
+    def handlers(self) -> tuple[grpc.GenericRpcHandler[Any, Any], ...]:
+        """The two services' handlers, with raw-bytes serialisers for ``TableState``."""
+
+        def unary(behaviour: Any, request_type: Any, serializer: Any = _raw) -> Any:
+            return grpc.unary_unary_rpc_method_handler(
+                behaviour,
+                request_deserializer=request_type.FromString,
+                response_serializer=serializer,
+            )
+
+        dealer = grpc.method_handlers_generic_handler(
+            DEALER_SERVICE,
+            {
+                "OpenTable": unary(self.OpenTable, pb.OpenTableRequest),
+                "ExposeCard": unary(self.ExposeCard, pb.ExposeCardRequest),
+                "VoidRound": unary(self.VoidRound, pb.VoidRoundRequest),
+                "EndRound": unary(self.EndRound, pb.EndRoundRequest),
+                "NewShoe": unary(self.NewShoe, pb.NewShoeRequest),
+                "CloseTable": unary(self.CloseTable, pb.CloseTableRequest),
+            },
+        )
+        pricing = grpc.method_handlers_generic_handler(
+            PRICING_SERVICE,
+            {
+                "GetTable": unary(self.GetTable, pb.GetTableRequest),
+                "WatchTable": grpc.unary_stream_rpc_method_handler(
+                    self.WatchTable,
+                    request_deserializer=pb.WatchTableRequest.FromString,
+                    response_serializer=_raw,
+                ),
+                "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
+                "Settle": unary(self.Settle, pb.SettleRequest, pb.Settlement.SerializeToString),
+            },
+        )
+        return (dealer, pricing)
+
+    def end_streams(self) -> None:
+        """Shutting down: every WatchTable stream ends now, with OK."""
+        self._stopping = True
+        for hub in self._hubs.values():
+            for slot in hub.slots:
+                slot.end()
+            hub.slots.clear()
+
+    # ---- DealerService ---------------------------------------------------------------------
+
+    async def _authorise(self, context: Context) -> None:
+        if self._token is None:
+            return
+        for key, value in context.invocation_metadata() or ():
+            if key == "authorization":
+                given = value.encode() if isinstance(value, str) else bytes(value)
+                if hmac.compare_digest(given, self._token):
+                    return
+        await context.abort(
+            grpc.StatusCode.UNAUTHENTICATED,
+            "DealerService needs the dealer-feed token: send 'authorization: Bearer <token>'",
+        )
+
+    @_rpc
+    async def OpenTable(self, request: pb.OpenTableRequest, context: Context) -> bytes:
+        await self._authorise(context)
+        config = config_from_proto(request.game, request.decks, request)
+        snapshot, created = self.tables.open_table(request.table_id, config)
+        if not created:
+            return self._hubs[request.table_id].latest.payload
+        payload = snapshot_to_proto(snapshot).SerializeToString()
+        self._hubs[request.table_id] = Hub(Published(snapshot.version, payload, final=False))
+        self.metrics.tables.inc()
+        log.info(
+            "opened table %r: %s, %d deck(s)",
+            request.table_id,
+            snapshot.game.name,
+            snapshot.decks,
+        )
+        return payload
+
+    @_rpc
+    async def ExposeCard(self, request: pb.ExposeCardRequest, context: Context) -> bytes:
+        await self._authorise(context)
+        return self._write(request.table_id, request.seq, expose_event(request))
+
+    @_rpc
+    async def VoidRound(self, request: pb.VoidRoundRequest, context: Context) -> bytes:
+        await self._authorise(context)
+        return self._write(request.table_id, request.seq, VoidRound())
+
+    @_rpc
+    async def EndRound(self, request: pb.EndRoundRequest, context: Context) -> bytes:
+        await self._authorise(context)
+        return self._write(request.table_id, request.seq, EndRound())
+
+    @_rpc
+    async def NewShoe(self, request: pb.NewShoeRequest, context: Context) -> bytes:
+        await self._authorise(context)
+        return self._write(request.table_id, request.seq, NewShoe())
+
+    @_rpc
+    async def CloseTable(self, request: pb.CloseTableRequest, context: Context) -> bytes:
+        await self._authorise(context)
+        return self._write(request.table_id, request.seq, CloseTable())
+
+    def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
+        """Fold one feed event into its table and publish the new state. Synchronous on
+        purpose: no other coroutine runs between the check of ``seq`` and the publication."""
+        table = self.tables.get(table_id)
+        t0 = time.perf_counter()
+        snapshot, new = table.apply(seq, event)
+        accepted = time.perf_counter()
+        if not new:
+            log.info(
+                "table %r: seq %d repeated, answered with version %d",
+                table_id,
+                seq,
+                snapshot.version,
+            )
+            return snapshot_to_proto(snapshot).SerializeToString()
+        game = snapshot.game.name
+        self.metrics.compute.labels(game).observe(accepted - t0)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "table %r seq %d: %s -> version %d, %s",
+                table_id,
+                seq,
+                event,
+                snapshot.version,
+                snapshot.phase.name,
+            )
+        if isinstance(event, ExposeCard):
+            self.metrics.cards.labels(game, event.role.name).inc()
+        payload = self._publish(table, snapshot)
+        self.metrics.publish.observe(time.perf_counter() - accepted)
+        return payload
+
+    def _publish(self, table: Table, snapshot: Snapshot) -> bytes:
+        payload = snapshot_to_proto(snapshot).SerializeToString()
+        hub = self._hubs[table.table_id]
+        conflated = hub.publish(Published(snapshot.version, payload, final=snapshot.closed))
+        if conflated:
+            self.metrics.conflated.inc(conflated)
+        for side_bet in snapshot.view.side_bets:
+            self.metrics.side_bet_rtp.labels(table.table_id, side_bet.bet).set(side_bet.rtp)
+        if snapshot.closed:
+            self.metrics.tables.dec()
+            for side_bet in snapshot.view.side_bets:
+                self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
+            log.info("closed table %r at version %d", table.table_id, snapshot.version)
+        return payload
+
+    # ---- PricingService --------------------------------------------------------------------
+
+    def _hub(self, table_id: str) -> Hub:
+        hub = self._hubs.get(table_id)
+        if hub is None:
+            raise TableNotFound(f"no table {table_id!r}")
+        return hub
+
+    @_rpc
+    async def GetTable(self, request: pb.GetTableRequest, context: Context) -> bytes:
+        return self._hub(request.table_id).latest.payload
+
+    async def WatchTable(
+        self, request: pb.WatchTableRequest, context: Context
+    ) -> AsyncIterator[bytes]:
+        hub = self._hubs.get(request.table_id)
+        if hub is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id!r}")
+            return
+        if self._stopping:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+            return
+        slot = hub.subscribe(request.from_version)
+        self.metrics.watchers.inc()
+        try:
+            while True:
+                published = await slot.take()
+                if published is None:
+                    return
+                yield published.payload
+                if published.final:
+                    return
+        finally:
+            hub.slots.discard(slot)
+            self.metrics.watchers.dec()
+
+    @_rpc
+    async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:
+        config = config_from_proto(request.game, request.decks, request)
+        adapter = adapter_for(game_from_proto(request.game))
+        config = adapter.configure(config)
+        t0 = time.perf_counter()
+        try:
+            view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
+        except ValueError as exc:
+            # The request alone is contradictory (a card twice in a one-deck quote): whatever
+            # the state of the server, it is a bad argument.
+            raise InvalidInput(str(exc)) from None
+        self.metrics.compute.labels(config.game.name).observe(time.perf_counter() - t0)
+        return quote_to_proto(config.game, view)
+
+    @_rpc
+    async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
+        table = self.tables.get(request.table_id)
+        bet = request.bet.strip().upper()
+        settlement = table.settle(request.round_id, request.version, bet, request.stake_cents)
+        response = settlement_to_proto(settlement, request)
+        response.bet = bet
+        return response

@@ -1,0 +1,707 @@
+"""Live tables: each one a pure fold of its accepted events over a game engine's state.
+
+A table knows nothing of gRPC. It owns what is common to every game:
+
+- the dealer feed's ``seq`` discipline (issue 5): an event must carry ``last_seq + 1``; a repeat
+  of an applied ``seq`` with the same event returns the state as of that event and changes
+  nothing (a retrying card reader never removes a card twice); the same ``seq`` with another
+  event is a ``SeqConflict``; a gap is an ``IllegalMove`` naming the expected ``seq``;
+- ``version``, +1 with every accepted change (1 once opened);
+- the journal: every accepted event as a plain record, so a durable journal, a replay, a test
+  model and a second replica agree by construction (``replay``);
+- bounded histories for settlement: the prices of each recent version and how each recent round
+  ended.
+
+Everything a game decides (which events are legal, what they do to the shoe, the prices) is the
+engine's; a ``GameAdapter`` turns an engine's state into the neutral ``GameView`` below. Every
+rejected request raises before anything is assigned, so a table is never half-changed.
+
+>>> tables = Tables()
+>>> tables.open("t1", TableConfig(Game.HILO)).version
+1
+>>> from pricing.cards import parse_card
+>>> for seq, text in enumerate(["2S", "3S", "4S", "5S", "6S"], start=1):
+...     snap = tables.apply("t1", seq, ExposeCard(parse_card(text), CardRole.BURN))
+>>> snap.version, snap.last_seq, snap.view.phase.name, snap.view.prices["SEVEN"].open
+(6, 5, 'BETTING', True)
+>>> tables.apply("t1", 3, ExposeCard(parse_card("4S"), CardRole.BURN)).version  # a retry
+4
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from typing import Final, Generic, Protocol, TypeVar
+
+from pricing import hilo
+from pricing.cards import Card
+from pricing.errors import IllegalMove, InvalidInput, InvalidOption
+from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.payout import BetPrice
+
+__all__ = [
+    "CardRole",
+    "CloseTable",
+    "DealerOutcomesView",
+    "EndRound",
+    "EndedRound",
+    "Event",
+    "ExposeCard",
+    "FeedEvent",
+    "Game",
+    "GameAdapter",
+    "GameState",
+    "GameUnavailable",
+    "GameView",
+    "InsuranceView",
+    "JournalEntry",
+    "NewShoe",
+    "OpenTable",
+    "RoundOutcome",
+    "SeqConflict",
+    "SettleStatus",
+    "Settlement",
+    "SideBetOutcomeView",
+    "SideBetView",
+    "Snapshot",
+    "Table",
+    "TableConfig",
+    "TableExists",
+    "TableNotFound",
+    "TablePhase",
+    "Tables",
+    "VoidRound",
+    "adapter_for",
+    "register_adapter",
+    "replay",
+    "standard_view",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors the table layer adds to pricing.errors (the service maps each to a status code)
+
+
+class TableNotFound(LookupError):
+    """No table has that id (NOT_FOUND)."""
+
+
+class TableExists(ValueError):
+    """A table with that id exists with another configuration (ALREADY_EXISTS)."""
+
+
+class SeqConflict(ValueError):
+    """An applied ``seq`` was sent again with a different event (ALREADY_EXISTS)."""
+
+
+class GameUnavailable(NotImplementedError):
+    """The game's engine is not part of this build yet (UNIMPLEMENTED)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Vocabulary shared with the wire (numbers equal to the proto enums, checked by a test)
+
+
+class Game(IntEnum):
+    HILO = 1
+    BLACKJACK = 2
+    GOA_GAE = 3
+
+
+class TablePhase(IntEnum):
+    OPENING = 1
+    BETTING = 2
+    SHOE_COMPLETE = 3
+    CLOSED = 4
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    """The first record of every journal."""
+
+    table_id: str
+    config: TableConfig
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    """The table takes no more events; a round still open is void."""
+
+
+FeedEvent = ExposeCard | VoidRound | EndRound | NewShoe | CloseTable
+"""What the dealer feed sends, each with a ``seq``."""
+TableEvent = OpenTable | FeedEvent
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One accepted event: ``seq`` 0 for the opening, then the feed's own numbers."""
+
+    seq: int
+    version: int
+    event: TableEvent
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """What a table is opened with. ``decks`` 0 means the game's default; ``rules`` is the
+    engine's own rules/paytable object (``None``: the published defaults). Two opens of one id
+    are the same table only if their configs are equal once defaults are filled in."""
+
+    game: Game
+    decks: int = 0
+    rules: object = None
+
+
+# ---------------------------------------------------------------------------------------------
+# The neutral view of a game state: what a table publishes, whatever the game
+
+
+@dataclass(frozen=True, slots=True)
+class EndedRound:
+    """How a round ended: ``result`` holds the cards that decided it, empty when void."""
+
+    round_id: int
+    result_index: int
+    result: tuple[Card, ...]
+
+    @property
+    def void(self) -> bool:
+        return not self.result
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetOutcomeView:
+    name: str
+    ways: int
+    total: int
+    pays_hundredths: int
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetView:
+    bet: str
+    outcomes: tuple[SideBetOutcomeView, ...]
+    rtp: float
+    player_favourable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class InsuranceView:
+    offered: bool
+    probability: float
+    rtp: float
+    player_favourable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DealerOutcomesView:
+    up_card: str
+    rule: str  # "S17" or "H17"
+    outcomes: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A game state as every game shows it. Prices are the engine's ``BetPrice`` objects."""
+
+    phase: TablePhase
+    shoe: int
+    round_id: int
+    result_index: int
+    exposed: tuple[Card, ...]
+    cards_remaining: int
+    prices: Mapping[str, BetPrice]
+    ended: EndedRound | None = None
+    side_bets: tuple[SideBetView, ...] = ()
+    insurance: InsuranceView | None = None
+    dealer_outcomes: DealerOutcomesView | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Game adapters: the one place a game plugs into the tables
+
+
+class RoundOutcome(Protocol):
+    """How the round the last event ended went (``pricing.hilo.RoundOutcome`` is the model):
+    ``result`` is the card (or cards) that decided it, ``None`` when it was void."""
+
+    @property
+    def round_id(self) -> int: ...
+    @property
+    def result_index(self) -> int: ...
+    @property
+    def result(self) -> Card | tuple[Card, ...] | None: ...
+
+
+class GameState(Protocol):
+    """The shape every engine state has (``pricing.hilo.HiLoDeck`` is the model): immutable;
+    ``apply`` returns the next state, or raises a ``ValueError`` and changes nothing;
+    ``outcome`` is the round the last event ended, if it ended one. A state may also have a
+    ``result_index`` (Hi-Lo: which result of the deck the open round decides)."""
+
+    @property
+    def shoe(self) -> int: ...
+    @property
+    def round_id(self) -> int: ...
+    @property
+    def exposed(self) -> tuple[Card, ...]: ...
+    @property
+    def cards_remaining(self) -> int: ...
+    @property
+    def prices(self) -> Mapping[str, BetPrice]: ...
+    @property
+    def phase(self) -> Enum: ...  # named OPENING, BETTING or SHOE_COMPLETE
+    @property
+    def outcome(self) -> RoundOutcome | None: ...
+    def apply(self, event: Event) -> GameState: ...
+
+
+def standard_view(
+    state: GameState,
+    *,
+    side_bets: tuple[SideBetView, ...] = (),
+    insurance: InsuranceView | None = None,
+    dealer_outcomes: DealerOutcomesView | None = None,
+) -> GameView:
+    """The ``GameView`` of any engine state of the shape above; a game adds its extras."""
+    outcome = state.outcome
+    ended = None
+    if outcome is not None:
+        result = outcome.result
+        cards = () if result is None else (result,) if isinstance(result, Card) else result
+        ended = EndedRound(outcome.round_id, outcome.result_index, tuple(cards))
+    return GameView(
+        phase=TablePhase[state.phase.name],
+        shoe=state.shoe,
+        round_id=state.round_id,
+        result_index=int(getattr(state, "result_index", 0)),
+        exposed=tuple(state.exposed),
+        cards_remaining=state.cards_remaining,
+        prices=state.prices,
+        ended=ended,
+        side_bets=side_bets,
+        insurance=insurance,
+        dealer_outcomes=dealer_outcomes,
+    )
+
+
+class GameAdapter(Protocol):
+    """What a game implements to get live tables, quotes and settlement (then
+    ``register_adapter`` it, and map its rules message in ``pricing.messages``):
+
+    - ``configure`` fills in defaults and validates (``InvalidOption``: INVALID_ARGUMENT);
+    - ``new_state`` is the state of a freshly opened table;
+    - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
+      game's side bets, insurance and dealer outcomes);
+    - ``quote`` is the view of a state with ``exposed`` seen, with no table;
+    - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement).
+    """
+
+    game: Game
+
+    def configure(self, config: TableConfig) -> TableConfig: ...
+    def new_state(self, config: TableConfig) -> GameState: ...
+    def view(self, state: GameState) -> GameView: ...
+    def quote(
+        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+    ) -> GameView: ...
+    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool: ...
+
+
+class HiLoAdapter:
+    """Hi-Lo (RULES.md §1) over ``pricing.hilo.HiLoDeck``: one 52-card deck per shoe."""
+
+    game = Game.HILO
+
+    def configure(self, config: TableConfig) -> TableConfig:
+        if config.decks not in (0, 1):
+            raise InvalidOption(
+                f"decks {config.decks} is not allowed for Hi-Lo: it is dealt from one "
+                "52-card deck per shoe (send 0 or 1)"
+            )
+        rules = hilo.DEFAULT_PAYTABLE if config.rules is None else config.rules
+        if not isinstance(rules, hilo.HiLoPaytable):
+            raise InvalidOption(f"Hi-Lo rules must be a HiLoPaytable, got {rules!r}")
+        return TableConfig(Game.HILO, 1, rules)
+
+    def new_state(self, config: TableConfig) -> hilo.HiLoDeck:
+        assert isinstance(config.rules, hilo.HiLoPaytable)
+        return hilo.HiLoDeck(paytable=config.rules)
+
+    def view(self, state: GameState) -> GameView:
+        return standard_view(state)
+
+    def quote(
+        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+    ) -> GameView:
+        if up_card:
+            raise InvalidInput("dealer_up_card is a blackjack field: Hi-Lo has no dealer card")
+        assert isinstance(config.rules, hilo.HiLoPaytable)
+        prices = hilo.quote(exposed, config.rules)
+        return GameView(
+            phase=TablePhase.BETTING,
+            shoe=1,
+            round_id=0,
+            result_index=0,
+            exposed=(),
+            cards_remaining=52 - len(exposed),
+            prices=prices,
+        )
+
+    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
+        (card,) = result
+        return hilo.bet_wins(bet, card)
+
+
+_ADAPTERS: dict[Game, GameAdapter] = {Game.HILO: HiLoAdapter()}
+
+_NOT_YET: Final[dict[Game, str]] = {
+    Game.BLACKJACK: "blackjack tables are not available yet: the blackjack engine "
+    "(issue 3) has not landed in this build",
+    Game.GOA_GAE: "Goa Gae tables are not available yet: the Goa Gae engine (issue 4) has "
+    "not landed in this build",
+}
+
+
+def register_adapter(adapter: GameAdapter) -> None:
+    """Plug a game in (its engine module calls this, or the registry below lists it)."""
+    _ADAPTERS[adapter.game] = adapter
+
+
+def adapter_for(game: Game) -> GameAdapter:
+    adapter = _ADAPTERS.get(game)
+    if adapter is None:
+        raise GameUnavailable(_NOT_YET.get(game, f"game {game!r} is not available"))
+    return adapter
+
+
+# ---------------------------------------------------------------------------------------------
+# Snapshots and settlement
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A table as of one version: immutable, so it can be shared and cached freely."""
+
+    table_id: str
+    game: Game
+    decks: int
+    version: int
+    last_seq: int
+    view: GameView
+    closed: bool = False
+
+    @property
+    def phase(self) -> TablePhase:
+        return TablePhase.CLOSED if self.closed else self.view.phase
+
+
+class SettleStatus(Enum):
+    PENDING = "PENDING"
+    WIN = "WIN"
+    LOSE = "LOSE"
+    VOID = "VOID"
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    status: SettleStatus
+    payout_hundredths: int
+    returned_cents: int
+    result: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _PricePoint:
+    """What settlement needs of one version: its round, and each bet's payout if open."""
+
+    round_id: int
+    betting: bool
+    payouts: Mapping[str, int | None]  # None: the bet was closed
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Bounded(OrderedDict[K, V], Generic[K, V]):
+    """An insertion-ordered map that forgets its oldest entries beyond ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: K, value: V) -> None:
+        self[key] = value
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+
+#: Defaults of the bounded histories: enough for any retry, and for settling any bet of the last
+#: ~250 Hi-Lo decks (16 versions each); a few MB per table at most.
+SEQ_HISTORY: Final = 256
+PRICE_HISTORY: Final = 4096
+ROUND_HISTORY: Final = 4096
+
+
+# ---------------------------------------------------------------------------------------------
+# One table
+
+
+class Table:
+    """One live table. Not thread-safe: the service drives it from one event loop."""
+
+    def __init__(
+        self,
+        table_id: str,
+        config: TableConfig,
+        *,
+        seq_history: int = SEQ_HISTORY,
+        price_history: int = PRICE_HISTORY,
+        round_history: int = ROUND_HISTORY,
+    ) -> None:
+        if not table_id:
+            raise InvalidInput("table_id must not be empty")
+        self.adapter = adapter_for(config.game)
+        self.config = self.adapter.configure(config)
+        self.table_id = table_id
+        self._state = self.adapter.new_state(self.config)
+        self.journal: list[JournalEntry] = [JournalEntry(0, 1, OpenTable(table_id, self.config))]
+        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
+        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
+        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
+        self.snapshot = Snapshot(
+            table_id,
+            self.config.game,
+            self.config.decks,
+            version=1,
+            last_seq=0,
+            view=self.adapter.view(self._state),
+        )
+        self._remember(self.snapshot)
+
+    @property
+    def closed(self) -> bool:
+        return self.snapshot.closed
+
+    def apply(self, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
+        """Apply the feed's event number ``seq``; return the snapshot and whether it is new
+        (``False`` for an idempotent repeat)."""
+        last = self.snapshot.last_seq
+        if seq <= last:
+            return self._repeat(seq, event), False
+        if seq != last + 1:
+            raise IllegalMove(
+                f"seq {seq} on table {self.table_id!r} leaves a gap: expected seq {last + 1} "
+                f"(last_seq is {last})"
+            )
+        if self.closed:
+            raise IllegalMove(f"table {self.table_id!r} is closed: it accepts no more events")
+        if isinstance(event, CloseTable):
+            view = self.snapshot.view
+            if view.phase is TablePhase.BETTING:
+                # A table closed with a round open: that round can never have a result, so its
+                # bets are refunded as for a void (the same as a new shoe mid-round).
+                view = _replace_view(view, ended=EndedRound(view.round_id, view.result_index, ()))
+            else:
+                view = _replace_view(view, ended=None)
+            state = self._state
+            closed = True
+        else:
+            state = self._state.apply(event)  # raises, changing nothing, if the game refuses
+            view = self.adapter.view(state)
+            closed = False
+        snapshot = Snapshot(
+            self.table_id,
+            self.config.game,
+            self.config.decks,
+            version=self.snapshot.version + 1,
+            last_seq=seq,
+            view=view,
+            closed=closed,
+        )
+        # Commit: nothing above assigned to self.
+        self._state = state
+        self.snapshot = snapshot
+        self.journal.append(JournalEntry(seq, snapshot.version, event))
+        self._by_seq.put(seq, (event, snapshot))
+        self._remember(snapshot)
+        return snapshot, True
+
+    def _repeat(self, seq: int, event: object) -> Snapshot:
+        if seq == 0:
+            raise InvalidInput(f"seq must be 1 or more, got 0 (table {self.table_id!r})")
+        seen = self._by_seq.get(seq)
+        if seen is None:
+            raise IllegalMove(
+                f"seq {seq} on table {self.table_id!r} is too old to check against the "
+                f"{self._by_seq.limit} most recent events (last_seq is {self.snapshot.last_seq})"
+            )
+        applied, snapshot = seen
+        if applied != event:
+            raise SeqConflict(
+                f"seq {seq} on table {self.table_id!r} was already applied to "
+                f"{_describe(applied)}, not {_describe(event)}"
+            )
+        return snapshot
+
+    def _remember(self, snapshot: Snapshot) -> None:
+        view = snapshot.view
+        self._prices.put(
+            snapshot.version,
+            _PricePoint(
+                view.round_id,
+                snapshot.phase is TablePhase.BETTING,
+                {b: p.payout_hundredths if p.open else None for b, p in view.prices.items()},
+            ),
+        )
+        if view.ended is not None:
+            self._rounds.put(view.ended.round_id, view.ended)
+
+    def settle(self, round_id: int, version: int, bet: str, stake_cents: int) -> Settlement:
+        """Settle ``stake_cents`` on ``bet`` accepted at ``version`` for round ``round_id``.
+
+        The bet is valid only if that round was open for betting at that version and the bet
+        was open then; it is paid at that version's price: profit = floor(stake × payout /
+        100), in integers. A void round returns the stake; before the result: PENDING.
+        """
+        if stake_cents <= 0:
+            raise InvalidInput(f"stake_cents must be positive, got {stake_cents}")
+        current = self.snapshot.version
+        if version > current:
+            raise IllegalMove(
+                f"version {version} of table {self.table_id!r} does not exist yet "
+                f"(current version {current})"
+            )
+        point = self._prices.get(version)
+        if point is None:
+            raise IllegalMove(
+                f"version {version} of table {self.table_id!r} is no longer held: prices of "
+                f"the last {self._prices.limit} versions are kept (current version {current})"
+            )
+        if bet not in point.payouts:
+            raise InvalidInput(
+                f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
+                f"{', '.join(point.payouts)}"
+            )
+        if not point.betting or point.round_id != round_id:
+            open_round = f"round {point.round_id} was" if point.betting else "no round was"
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: {open_round} open for betting at that version"
+            )
+        payout = point.payouts[bet]
+        if payout is None:
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: the bet was closed at that version"
+            )
+        ended = self._rounds.get(round_id)
+        if ended is None:
+            if round_id == self.snapshot.view.round_id and not self.closed:
+                return Settlement(SettleStatus.PENDING, payout, 0)
+            raise IllegalMove(
+                f"round {round_id} of table {self.table_id!r} is no longer held: the last "
+                f"{self._rounds.limit} rounds are kept"
+            )
+        if ended.void:
+            return Settlement(SettleStatus.VOID, payout, stake_cents)
+        if self.adapter.bet_wins(self.config, bet, ended.result):
+            profit = stake_cents * payout // 100
+            return Settlement(SettleStatus.WIN, payout, stake_cents + profit, ended.result)
+        return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
+
+
+def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
+    return GameView(
+        phase=view.phase,
+        shoe=view.shoe,
+        round_id=view.round_id,
+        result_index=view.result_index,
+        exposed=view.exposed,
+        cards_remaining=view.cards_remaining,
+        prices={
+            bet: BetPrice(bet, p.wins, p.remaining, 0, open=False, clamped=False)
+            for bet, p in view.prices.items()
+        },
+        ended=ended,
+        side_bets=view.side_bets,
+        insurance=view.insurance,
+        dealer_outcomes=view.dealer_outcomes,
+    )
+
+
+def _describe(event: object) -> str:
+    match event:
+        case ExposeCard(card=card, role=role):
+            return f"ExposeCard {card} {role.name}"
+    return type(event).__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# All the tables of one server
+
+
+class Tables:
+    """The live tables by id."""
+
+    def __init__(self, **limits: int) -> None:
+        self._tables: dict[str, Table] = {}
+        self._limits = limits
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def __iter__(self) -> Iterator[Table]:
+        return iter(list(self._tables.values()))
+
+    def open_count(self) -> int:
+        return sum(not t.closed for t in self._tables.values())
+
+    def get(self, table_id: str) -> Table:
+        table = self._tables.get(table_id)
+        if table is None:
+            raise TableNotFound(f"no table {table_id!r}")
+        return table
+
+    def open(self, table_id: str, config: TableConfig) -> Snapshot:
+        """Open a table; the same id and config again returns it as it is now."""
+        return self.open_table(table_id, config)[0]
+
+    def open_table(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
+        existing = self._tables.get(table_id)
+        if existing is not None:
+            wanted = adapter_for(config.game).configure(config)
+            if wanted != existing.config:
+                raise TableExists(
+                    f"table {table_id!r} already exists with another configuration "
+                    f"({_describe_config(existing.config)}; asked for "
+                    f"{_describe_config(wanted)})"
+                )
+            return existing.snapshot, False
+        table = Table(table_id, config, **self._limits)
+        self._tables[table_id] = table
+        return table.snapshot, True
+
+    def apply(self, table_id: str, seq: int, event: FeedEvent) -> Snapshot:
+        return self.get(table_id).apply(seq, event)[0]
+
+
+def _describe_config(config: TableConfig) -> str:
+    return f"{config.game.name}, {config.decks} deck(s), rules {config.rules!r}"
+
+
+def replay(journal: Sequence[JournalEntry], **limits: int) -> Table:
+    """Rebuild a table from its journal: the same events give the same table."""
+    first = journal[0].event
+    if not isinstance(first, OpenTable):
+        raise InvalidInput("a journal starts with OpenTable")
+    table = Table(first.table_id, first.config, **limits)
+    for entry in journal[1:]:
+        assert not isinstance(entry.event, OpenTable)
+        table.apply(entry.seq, entry.event)
+    return table

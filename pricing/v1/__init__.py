@@ -1,0 +1,1 @@
+"""Generated protobuf and gRPC stubs of proto/pricing/v1/pricing.proto (make proto)."""

@@ -1,0 +1,108 @@
+"""The console script and the typed clients, against the real server process."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import threading
+
+import pytest
+from conftest import ServerProcess
+
+from pricing import cli
+from pricing.client import AsyncPricingClient, PricingClient
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli.main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_simulate_feeds_a_table_that_watch_follows_to_the_end(
+    server: ServerProcess, table_id: str
+) -> None:
+    watched: dict[str, object] = {}
+
+    def watch() -> None:
+        watched["code"], watched["out"] = run("watch", table_id, "--server", server.target)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()  # before the table exists: watch waits for it
+    code, fed = run(
+        "simulate", "--server", server.target, "--table", table_id,
+        "--pace", "0", "--shoes", "2", "--seed", "4", "--close",
+    )  # fmt: skip
+    assert code == 0
+    watcher.join(30)
+    assert watched["code"] == 0
+    lines = str(watched["out"]).splitlines()
+    assert lines[-1] == f"table {table_id!r} closed"
+    versions = [int(m.group(1)) for m in re.finditer(r"^v(\d+)", str(watched["out"]), re.M)]
+    assert versions == sorted(set(versions)) and versions[-1] >= 2 * 16 + 1
+    assert "BETTING" in fed and "SHOE_COMPLETE" in fed
+    assert "RESULT" in fed
+
+
+def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> None:
+    offline = run("quote", "hilo", "7H", "KS", "2D")
+    online = run("quote", "hilo", "7H", "KS", "2D", "--server", server.target)
+    assert offline == online
+    assert offline[1].splitlines()[-1] == "SEVEN   3/49 12.63 : 1"
+    assert cli.main(["quote", "hilo", "1H"]) == 2  # a clear error, not a traceback
+
+
+def test_settle_and_health_commands(server: ServerProcess, table_id: str) -> None:
+    with PricingClient(server.target) as client:
+        feed = client.feed(table_id)
+        feed.open()
+        for card in ["2S", "3S", "4S", "5S", "6S"]:
+            state = feed.expose(card)
+        feed.expose("QD", "RESULT")
+    code, text = run(
+        "settle", table_id, "--round", "1", "--version", str(state.version),
+        "--bet", "high", "--stake-cents", "1000", "--server", server.target,
+    )  # fmt: skip
+    high = {p.bet: p.payout_hundredths for p in state.prices}["HIGH"]
+    assert code == 0
+    assert text.startswith("WIN") and f"returns {1000 + 10 * high} cents" in text
+    assert run("health", "--server", server.target) == (0, "SERVING\n")
+    assert cli.main(["health", "--server", "127.0.0.1:1", "--timeout", "0.5"]) == 1
+
+
+def test_async_client_and_feed(server: ServerProcess, table_id: str) -> None:
+    async def scenario() -> None:
+        async with AsyncPricingClient(server.target) as client:
+            assert await client.health() == "SERVING"
+            feed = client.feed(table_id)
+            await feed.open("hilo")
+            states = []
+
+            async def follow() -> None:
+                async for state in client.watch_table(table_id):
+                    states.append(state.version)
+
+            follower = asyncio.create_task(follow())
+            for card in ["2S", "3S", "4S", "5S", "6S"]:
+                await feed.expose(card)
+            await feed.close()
+            await asyncio.wait_for(follower, 10)
+            assert states[-1] == 7 and states == sorted(states)
+            assert (await client.get_table(table_id)).last_seq == 6
+            quote = await client.quote("HILO", ["AS"])
+            assert quote.cards_remaining == 51
+
+    asyncio.run(scenario())
+
+
+def test_feed_rejoins_a_table_where_it_left_off(server: ServerProcess, table_id: str) -> None:
+    with PricingClient(server.target) as client:
+        first = client.feed(table_id)
+        first.open()
+        first.expose("AS")
+        again = client.feed(table_id)
+        assert again.open().last_seq == 1
+        assert again.expose("KS").last_seq == 2

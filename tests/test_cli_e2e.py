@@ -8,10 +8,10 @@ import re
 import threading
 
 import pytest
-from conftest import ServerProcess
 
 from pricing import cli
 from pricing.client import AsyncPricingClient, PricingClient
+from tests.conftest import ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
 

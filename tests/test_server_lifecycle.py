@@ -11,11 +11,11 @@ import time
 
 import grpc
 import pytest
-from conftest import ROOT, Watcher, start_server
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from tests.conftest import ROOT, Watcher, start_server
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import grpc
 import pytest
-from conftest import ServerProcess, Watcher
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,6 +27,7 @@ from pricing.service import status_code
 from pricing.tables import Game, OpenTable, Table, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from tests.conftest import ServerProcess, Watcher
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -14,6 +14,7 @@ def hand_counts(
     exposed: Iterable[object],
     index: dict[object, int],
     parse_index: Callable[[object], int],
+    by_enumeration: bool = False,
 ) -> tuple[int, tuple[int, ...], tuple[int, ...], int]: ...
 def quote_cards(
     exposed: Iterable[object],

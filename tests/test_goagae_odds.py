@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing.cards import DECK, parse_card
+from pricing import _goagae
+from pricing.cards import CARD_INDEX, DECK, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidInput, InvalidOption
 from pricing.goagae import (
     BETS,
@@ -54,6 +55,18 @@ def test_category_odds_match_the_reference(deck: list[str], exposed_count: int) 
     assert list(got)[:7] == [*goagae_ref.CATEGORIES, "NINE"]
     assert points_odds(exposed) == {p: got[f"TOTAL_{p}"] for p in range(10)}
     assert got["TRIPLE"][1] == math.comb(52 - exposed_count, 3)
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(deck=st.permutations(CARD_TEXTS), exposed_count=st.integers(0, 52))
+def test_rank_triple_counting_matches_hand_by_hand_enumeration(
+    deck: list[str], exposed_count: int
+) -> None:
+    """The fast path counts by rank triple; the strength table enumerates every hand. Two
+    independent paths inside the engine, cheap enough to compare on many decks."""
+    exposed = deck[:exposed_count]
+    fast = _goagae.hand_counts(exposed, CARD_INDEX, card_index)
+    assert fast == _goagae.hand_counts(exposed, CARD_INDEX, card_index, by_enumeration=True)
 
 
 def test_short_deck_has_no_hand() -> None:

@@ -15,9 +15,15 @@ STRAIGHT_FLUSH < TRIPLE; a hand takes the highest category it qualifies for. Wit
 - STRAIGHT_FLUSH: the suit, then the sequence;
 - TRIPLE: 3 > A > K > Q > … > 4 > 2.
 
-Every hand gets a sparse key ``category * 1024 + rank-in-category`` at import; the distinct
-keys, sorted, are renumbered 0, 1, 2 … into the dense ``strength`` stored for every ordered
-triple of cards (52³ entries of 2 bytes), so the hot loops compare hands with one table load.
+Every hand gets a sparse key ``category * 1024 + rank-in-category`` at import; the 540
+distinct keys, sorted, are renumbered 0 … 539 into the dense ``strength`` stored for every
+ordered triple of cards (52³ entries of 2 bytes), so the hot loops compare hands with one table
+load.
+
+The next hand's category and points are counted by rank triple (455 of them, suits only for
+flushes), not hand by hand; the hand-by-hand path through the strength table stays as a
+cross-check for the tests. A showdown never pairs hands: prefix counts of strengths per card
+and inclusion-exclusion give the opponent hands below a strength that avoid the hand's cards.
 """
 
 cimport cython
@@ -194,7 +200,7 @@ cdef int _take_out(object cards, dict index, object parse_index, unsigned char* 
     return 0
 
 
-cdef int _deck(unsigned char* present, int* deck) noexcept nogil:
+cdef int _deck(const unsigned char* present, int* deck) noexcept nogil:
     cdef int i, n = 0
     for i in range(N_CARDS):
         if present[i]:
@@ -212,9 +218,70 @@ cdef inline long long choose2(long long n) noexcept nogil:
 
 
 @cython.cdivision(True)
-cdef long long _count_hands(const int* deck, int n, long long* categories,
-                            long long* points, long long* nine) noexcept nogil:
-    """Count the three-card hands of ``deck`` by category and by points; return their number."""
+cdef long long _count_by_rank(const unsigned char* present, long long* categories,
+                              long long* points, long long* nine) noexcept nogil:
+    """Count the three-card hands left in ``present`` by category and by points; return their
+    number. Works on rank triples r1 <= r2 <= r3 (455 of them), not on the up to 22,100 hands:
+    the category of a hand is fixed by its ranks except for a flush, and the suited hands of
+    three distinct ranks are counted suit by suit (RULES.md §4 categories)."""
+    cdef int r1, r2, r3, s, p, cat
+    cdef long long n[13]
+    cdef long long ways, suited, total = 0
+    cdef bint straight
+    for cat in range(N_CATEGORIES):
+        categories[cat] = 0
+    for p in range(10):
+        points[p] = 0
+    nine[0] = 0
+    for r1 in range(13):
+        n[r1] = (present[r1 * 4] + present[r1 * 4 + 1] + present[r1 * 4 + 2]
+                 + present[r1 * 4 + 3])
+    for r1 in range(13):
+        for r2 in range(r1, 13):
+            for r3 in range(r2, 13):
+                p = (CARD_POINTS[r1 * 4] + CARD_POINTS[r2 * 4] + CARD_POINTS[r3 * 4]) % 10
+                if r1 == r3:
+                    ways = choose3(n[r1])
+                    categories[CAT_TRIPLE] += ways
+                elif r1 == r2 or r2 == r3:
+                    # A pair and a kicker: never a flush or a straight. Ranks are 0-based:
+                    # J Q K are 10 11 12.
+                    ways = (choose2(n[r1]) * n[r3]) if r1 == r2 else (n[r1] * choose2(n[r3]))
+                    cat = CAT_JQK if r1 >= 10 else CAT_POINTS
+                    categories[cat] += ways
+                    if cat == CAT_POINTS and p == 9:
+                        nine[0] += ways
+                else:
+                    ways = n[r1] * n[r2] * n[r3]
+                    if ways == 0:
+                        continue
+                    suited = 0
+                    for s in range(4):
+                        suited += (present[r1 * 4 + s] & present[r2 * 4 + s]
+                                   & present[r3 * 4 + s])
+                    straight = ((r2 == r1 + 1 and r3 == r2 + 1)
+                                or (r1 == 0 and r2 == 11 and r3 == 12))  # Q-K-A
+                    if straight:
+                        categories[CAT_STRAIGHT_FLUSH] += suited
+                        # Distinct ranks all J Q K: J-Q-K itself, which JQK outranks.
+                        categories[CAT_JQK if r1 >= 10 else CAT_STRAIGHT] += ways - suited
+                    else:
+                        categories[CAT_FLUSH] += suited
+                        categories[CAT_POINTS] += ways - suited
+                        if p == 9:
+                            nine[0] += ways - suited
+                points[p] += ways
+                total += ways
+    return total
+
+
+@cython.cdivision(True)
+cdef long long _count_by_enumeration(const unsigned char* present, long long* categories,
+                                     long long* points, long long* nine) noexcept nogil:
+    """The same counts as ``_count_by_rank``, hand by hand through the strength table: a
+    second, independent path, for the tests."""
+    cdef int deck[N_CARDS]
+    cdef int n = _deck(present, deck)
     cdef int i, j, k, a, b, p
     cdef long long sums[28]
     cdef const unsigned short* row
@@ -240,24 +307,25 @@ cdef long long _count_hands(const int* deck, int n, long long* categories,
     return choose3(n)
 
 
-def hand_counts(object exposed, dict index, object parse_index):
+def hand_counts(object exposed, dict index, object parse_index, bint by_enumeration=False):
     """Count the next hand's outcomes over what is left of one deck after ``exposed``.
 
     Returns ``(total, categories, points, nine)``: the number of three-card hands, the number
     of each category (``CATEGORIES`` order), of each points total 0-9 (any category), and of
-    POINTS hands with 9 points.
+    POINTS hands with 9 points. ``by_enumeration`` takes the slower hand-by-hand path.
     """
     cdef unsigned char present[N_CARDS]
-    cdef int deck[N_CARDS]
     cdef long long categories[N_CATEGORIES]
     cdef long long points[10]
     cdef long long nine, total
-    cdef int i, n
+    cdef int i
     for i in range(N_CARDS):
         present[i] = 1
     _take_out(exposed, index, parse_index, present, "exposed")
-    n = _deck(present, deck)
-    total = _count_hands(deck, n, categories, points, &nine)
+    if by_enumeration:
+        total = _count_by_enumeration(present, categories, points, &nine)
+    else:
+        total = _count_by_rank(present, categories, points, &nine)
     return (total, tuple([categories[i] for i in range(N_CATEGORIES)]),
             tuple([points[i] for i in range(10)]), nine)
 
@@ -266,18 +334,16 @@ def quote_cards(object exposed, dict index, object parse_index, tuple rules):
     """Prices of the six bets on the next hand after ``exposed`` left one deck; ``rules`` holds
     ``(rtp_bp, min_h, max_h)`` per bet in ``BETS`` order."""
     cdef unsigned char present[N_CARDS]
-    cdef int deck[N_CARDS]
     cdef long long categories[N_CATEGORIES]
     cdef long long points[10]
     cdef long long nine, total, wins
-    cdef int i, n
+    cdef int i
     cdef tuple rule
     cdef dict out = {}
     for i in range(N_CARDS):
         present[i] = 1
     _take_out(exposed, index, parse_index, present, "exposed")
-    n = _deck(present, deck)
-    total = _count_hands(deck, n, categories, points, &nine)
+    total = _count_by_rank(present, categories, points, &nine)
     for i in range(N_BETS):
         wins = nine if i == N_BETS - 1 else categories[BET_CATEGORY[i]]
         rule = <tuple>rules[i]

@@ -351,10 +351,10 @@ def quote_cards(object exposed, dict index, object parse_index, tuple rules):
     return out
 
 
-cdef long long* _strength_prefix(const int* deck, int n) except NULL:
-    """Per card of ``deck`` (rows 0-51) and for all hands (row 52): how many three-card hands
-    of the deck, containing that card, have a strength below s, at column s (0 … N_STRENGTHS).
-    The caller frees the table."""
+cdef long long* _strength_prefix(const int* deck, int n, bint per_card) except NULL:
+    """Per card of ``deck`` (rows 0-51, only if ``per_card``) and for all hands (row 52): how
+    many three-card hands of the deck, containing that card, have a strength below s, at
+    column s (0 … N_STRENGTHS). The caller frees the table."""
     cdef int width = N_STRENGTHS + 1
     cdef long long* table = <long long*>calloc((N_CARDS + 1) * width, sizeof(long long))
     cdef long long* all_row = table + N_CARDS * width
@@ -375,12 +375,13 @@ cdef long long* _strength_prefix(const int* deck, int n) except NULL:
                     c = deck[k]
                     s = pair[c] + 1
                     all_row[s] += 1
-                    table[a * width + s] += 1
-                    table[b * width + s] += 1
-                    table[c * width + s] += 1
+                    if per_card:
+                        table[a * width + s] += 1
+                        table[b * width + s] += 1
+                        table[c * width + s] += 1
         for t in range(1, width):
             all_row[t] += all_row[t - 1]
-        for i in range(n):
+        for i in range(n if per_card else 0):
             row = table + deck[i] * width
             for t in range(1, width):
                 row[t] += row[t - 1]
@@ -428,7 +429,7 @@ def showdown_counts(object hand, object exposed, dict index, object parse_index)
         raise IllegalMove(
             f"only {n} cards left in the deck: completing a {k}-card hand and dealing an "
             f"opponent needs {need}")
-    table = _strength_prefix(deck, n)
+    table = _strength_prefix(deck, n, k < 3)
     all_row = table + N_CARDS * width
     try:
         with nogil:
@@ -489,7 +490,7 @@ def disjoint_tied_pairs():
     cdef int p
     for i in range(N_CARDS):
         deck[i] = i
-    table = _strength_prefix(deck, N_CARDS)
+    table = _strength_prefix(deck, N_CARDS, True)
     all_row = table + N_CARDS * width
     try:
         with nogil:

@@ -10,10 +10,11 @@ True
 >>> quote([])["JQK"].payout_hundredths  # 0.96 × 22100 / 204 − 1 = 103.00
 10300
 
-The hand order (RULES.md §4, interpretation there): categories, lowest first, POINTS < FLUSH <
-STRAIGHT < JQK < STRAIGHT_FLUSH < TRIPLE, a hand taking the highest it qualifies for; then
-within a category the tie-breaks of ``Category``. Two hands drawn from one deck never tie: the
-test suite checks it over every pair of disjoint hands.
+The hand order: categories, lowest first, POINTS < FLUSH < STRAIGHT < JQK < STRAIGHT_FLUSH <
+TRIPLE in the order the sheet lists them; a hand takes the HIGHEST category it qualifies for —
+interpretation (RULES.md §4) — so a mixed-suit J-Q-K is JQK, not STRAIGHT, and a suited one a
+STRAIGHT_FLUSH; then within a category the tie-breaks of ``Category``. Two hands drawn from
+one deck never tie: the test suite checks it over every pair of disjoint hands.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ class Category(StrEnum):
     """A hand's category. Equal to its name as text (``Category.JQK == "JQK"``); ``<`` and
     friends compare in the game's order, lowest first (``level`` 0 to 5).
 
-    Order within a category (RULES.md §4, interpretation; suits rank C < D < H < S, single
-    cards A > K > … > 2):
+    Order within a category — interpretation (RULES.md §4); suits rank C < D < H < S, single
+    cards A > K > … > 2:
 
     - POINTS: the higher points; then the higher highest card; then the suit of that card
       (where two cards share the highest rank, the higher of their two suits counts).
@@ -396,7 +397,8 @@ class GoaGaeDeck:
     leaves this one as it was; a rejected event raises and changes nothing. ``outcome`` is the
     round the last event ended, if any.
 
-    The round (our interpretation; the sheet does not describe the table procedure):
+    The round — our interpretation, not RULES.md's: neither it nor the sheet describes the
+    table procedure or which hand the category bets are on:
 
     - Betting is open between rounds, on ``quote(exposed)``.
     - The first card exposed in a round, whatever its role, closes betting (``DEALING``).

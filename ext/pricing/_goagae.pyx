@@ -4,7 +4,7 @@ next hand's category and points over what is left of one deck, showdown counts o
 (or partly known) hand against a random opponent, and the category bets priced through the
 shared payout rule (``pricing._payout``).
 
-The order (RULES.md §4, interpretation there): categories POINTS < FLUSH < STRAIGHT < JQK <
+The order — interpretation (RULES.md §4): categories POINTS < FLUSH < STRAIGHT < JQK <
 STRAIGHT_FLUSH < TRIPLE; a hand takes the highest category it qualifies for. Within a category:
 
 - POINTS: points, then the highest card (A > K > … > 2), then the higher suit among the cards

@@ -378,6 +378,11 @@ class RoundOutcome:
         return self.hand is None
 
     @property
+    def result(self) -> tuple[Card, Card, Card] | None:
+        """``hand``, under the name Hi-Lo's ``RoundOutcome`` uses: ``None`` means refunded."""
+        return self.hand
+
+    @property
     def value(self) -> HandValue | None:
         return None if self.hand is None else evaluate(self.hand)
 

@@ -63,6 +63,7 @@ def test_a_round_closes_betting_on_its_first_card_and_settles_on_three_player_ca
     assert [str(c) for c in outcome.hand or ()] == ["3C", "3D", "3H"]
     assert [str(e.card) for e in outcome.cards] == ["9S", "QD", "3C", "3D", "2D", "3H", "AS"]
     assert outcome.cards[0].role is BURN
+    assert outcome.result == outcome.hand  # the name Hi-Lo's outcome uses
     assert outcome.wins("TRIPLE") is True
     assert outcome.wins("NINE") is False
     assert outcome.value is not None and outcome.value.category == "TRIPLE"

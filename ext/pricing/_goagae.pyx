@@ -40,7 +40,7 @@ RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"
 cdef enum:
     SPARSE_STRIDE = 1024
     N_SPARSE = N_CATEGORIES * SPARSE_STRIDE
-    MAX_STRENGTHS = 1024  # the distinct strengths are about 700; checked at import
+    MAX_STRENGTHS = 1024  # there are 540 distinct strengths; checked at import
     N_BETS = 6
     ROW = N_CARDS * N_CARDS
 

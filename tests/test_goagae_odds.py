@@ -23,7 +23,7 @@ from pricing.goagae import (
     showdown,
     win_probability,
 )
-from pricing.payout import PayRule
+from pricing.payout import PayRule, raw_payout_hundredths
 from tests.reference import goagae_ref
 
 CARD_TEXTS = [str(card) for card in DECK]
@@ -254,6 +254,7 @@ def test_depleted_decks_hit_the_clamps_and_close_bets() -> None:
     triple = prices["TRIPLE"]
     assert (triple.wins, triple.remaining) == (1, math.comb(27, 3))
     assert triple.clamped and triple.payout_hundredths == 81_400
+    assert raw_payout_hundredths(9_600, 1, triple.remaining) == 280_700  # 2,807 : 1 unclamped
     assert_quote_matches_reference(exposed, DEFAULT_PAYTABLE)
     # The last three cards: a certain triple pays its stake back (floor 0), the rest closed.
     last = quote(CARD_TEXTS[:49])  # KD KH KS left

@@ -360,7 +360,8 @@ class Phase(Enum):
 
 @dataclass(frozen=True, slots=True)
 class RoundOutcome:
-    """How a round ended, for settlement.
+    """How a round ended, for settlement. ``result_index`` is the round's number within its
+    deck (as Hi-Lo's result index: 1 for the first round after a new shoe).
 
     ``hand`` is what the category bets settle on: the first three PLAYER cards exposed in the
     round. It is ``None`` when the round was voided (``voided``: VoidRound or NewShoe) or ended
@@ -369,6 +370,7 @@ class RoundOutcome:
     """
 
     round_id: int
+    result_index: int
     hand: tuple[Card, Card, Card] | None
     cards: tuple[ExposeCard, ...] = ()
     voided: bool = False
@@ -400,7 +402,8 @@ class GoaGaeDeck:
 
     One 52-card deck that depletes until ``NewShoe``. Every transition returns a new state and
     leaves this one as it was; a rejected event raises and changes nothing. ``outcome`` is the
-    round the last event ended, if any.
+    round the last event ended, if any. ``round_id`` numbers every round opened, across shoes;
+    ``result_index`` is the round's number within the current deck (1 after a new shoe).
 
     The round — our interpretation, not RULES.md's: neither it nor the sheet describes the
     table procedure or which hand the category bets are on:
@@ -438,6 +441,7 @@ class GoaGaeDeck:
     exposed: tuple[Card, ...] = ()
     phase: Phase = Phase.BETTING
     round_id: int = 1
+    result_index: int = 1
     round_cards: tuple[ExposeCard, ...] = ()
     outcome: RoundOutcome | None = None
 
@@ -510,27 +514,26 @@ class GoaGaeDeck:
             )
         players = self.player_cards
         hand = (players[0], players[1], players[2]) if len(players) >= HAND_SIZE else None
-        return self._next_round(RoundOutcome(self.round_id, hand, self.round_cards))
+        return self._next_round(self._outcome(hand))
 
     def void_round(self) -> GoaGaeDeck:
         """The current round is void: its bets are refunded; its cards stay out of the deck."""
         if self.phase is Phase.SHOE_COMPLETE:
             raise IllegalMove("no round to void: the shoe is complete")
-        return self._next_round(RoundOutcome(self.round_id, None, self.round_cards, voided=True))
+        return self._next_round(self._outcome(None, voided=True))
 
     def new_shoe(self) -> GoaGaeDeck:
         """A fresh deck (also a misdeal's redeal); a round in progress is void."""
-        outcome = (
-            None
-            if self.phase is Phase.SHOE_COMPLETE
-            else RoundOutcome(self.round_id, None, self.round_cards, voided=True)
-        )
+        outcome = None if self.phase is Phase.SHOE_COMPLETE else self._outcome(None, voided=True)
         return GoaGaeDeck(
             paytable=self.paytable,
             shoe=self.shoe + 1,
             round_id=self.round_id + 1,
             outcome=outcome,
         )
+
+    def _outcome(self, hand: tuple[Card, Card, Card] | None, voided: bool = False) -> RoundOutcome:
+        return RoundOutcome(self.round_id, self.result_index, hand, self.round_cards, voided)
 
     def _next_round(self, outcome: RoundOutcome) -> GoaGaeDeck:
         if self.cards_remaining < HAND_SIZE:
@@ -539,6 +542,7 @@ class GoaGaeDeck:
             self,
             phase=Phase.BETTING,
             round_id=self.round_id + 1,
+            result_index=self.result_index + 1,
             round_cards=(),
             outcome=outcome,
         )

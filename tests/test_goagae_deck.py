@@ -18,6 +18,7 @@ from pricing.goagae import (
     quote,
 )
 from pricing.payout import PayRule
+from pricing.tables import EndedRound, TablePhase, standard_view
 
 PLAYER, DEALER, BURN = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
 
@@ -80,6 +81,7 @@ def test_a_round_short_of_three_player_cards_is_refunded() -> None:
     deck = deal(GoaGaeDeck(), "5C", "6C").apply(EndRound())
     assert deck.outcome == RoundOutcome(
         1,
+        1,
         None,
         (ExposeCard(parse_card("5C"), PLAYER), ExposeCard(parse_card("6C"), PLAYER)),
     )
@@ -94,14 +96,14 @@ def test_void_round_refunds_and_keeps_the_cards_out() -> None:
     assert (deck.phase, deck.round_id, deck.cards_remaining) == (Phase.BETTING, 2, 49)
     # Voiding an open round before any card: refunds, same prices, next round id.
     again = deck.apply(VoidRound())
-    assert again.outcome == RoundOutcome(2, None, (), voided=True)
+    assert again.outcome == RoundOutcome(2, 2, None, (), voided=True)
     assert (again.round_id, again.exposed, again.prices) == (3, deck.exposed, deck.prices)
 
 
 def test_new_shoe_voids_a_round_in_progress_and_refills_the_deck() -> None:
     paytable = GoaGaePaytable(nine=PayRule(9_000, 0, 5_000))
     deck = deal(GoaGaeDeck(paytable=paytable), "5C").apply(NewShoe())
-    assert deck.outcome == RoundOutcome(1, None, (ExposeCard(parse_card("5C"), PLAYER),), True)
+    assert deck.outcome == RoundOutcome(1, 1, None, (ExposeCard(parse_card("5C"), PLAYER),), True)
     assert (deck.shoe, deck.round_id, deck.phase, deck.exposed) == (2, 2, Phase.BETTING, ())
     assert deck.paytable is paytable
     assert deck.prices == quote([], paytable)
@@ -115,6 +117,7 @@ def test_the_deck_runs_down_to_shoe_complete() -> None:
         deck = deal(deck, *texts[start + 3 : start + 6], role=DEALER)
         deck = deck.apply(EndRound())
     assert (deck.phase, deck.round_id, deck.cards_remaining) == (Phase.BETTING, 9, 4)
+    assert deck.result_index == 9
     assert deck.prices["TRIPLE"].open  # KC KD KH KS left: every hand is a triple
     assert deck.prices["TRIPLE"].payout_hundredths == 0
     deck = deal(deck, "KC", "KD").apply(EndRound())  # two left: no hand can be dealt
@@ -131,6 +134,7 @@ def test_the_deck_runs_down_to_shoe_complete() -> None:
         2,
         None,
     )
+    assert fresh.result_index == 1
 
 
 def test_the_last_cards_of_a_round_can_empty_the_deck() -> None:
@@ -223,6 +227,7 @@ def test_invariants_over_random_event_streams(events: list[Event]) -> None:
         if isinstance(event, EndRound | VoidRound):
             outcome = after.outcome
             assert outcome is not None and outcome.round_id == deck.round_id
+            assert outcome.result_index == deck.result_index
             assert outcome.cards == deck.round_cards
             players = [e.card for e in deck.round_cards if e.role is PLAYER]
             if isinstance(event, VoidRound) or len(players) < 3:
@@ -231,5 +236,27 @@ def test_invariants_over_random_event_streams(events: list[Event]) -> None:
                 assert outcome.hand == tuple(players[:3])
         if isinstance(event, NewShoe):
             assert after.exposed == () and after.shoe == deck.shoe + 1
-            assert after.round_id == deck.round_id + 1
+            assert after.round_id == deck.round_id + 1 and after.result_index == 1
+        else:
+            assert after.round_id - after.result_index == deck.round_id - deck.result_index
         deck = after
+
+
+def test_fits_the_tables_game_state_shape() -> None:
+    """``pricing.tables.standard_view`` reads a Goa Gae deck between rounds as it reads Hi-Lo's:
+    the ended round's cards are the three PLAYER cards the category bets settle on."""
+    deck = deal(GoaGaeDeck(), "4C", "5H")
+    deck = deal(deck, "QD", role=DEALER)
+    deck = deal(deck, "KS").apply(EndRound())
+    view = standard_view(deck)
+    assert (view.phase, view.shoe, view.round_id, view.result_index) == (
+        TablePhase.BETTING,
+        1,
+        2,
+        2,
+    )
+    assert view.exposed == deck.exposed and view.cards_remaining == 48
+    assert view.prices == quote(deck.exposed)
+    assert view.ended == EndedRound(1, 1, tuple(parse_card(t) for t in ("4C", "5H", "KS")))
+    void = deal(deck, "2C").apply(VoidRound())
+    assert standard_view(void).ended == EndedRound(2, 2, ())

@@ -1,0 +1,369 @@
+# cython: language_level=3
+"""Blackjack kernel: exact counting over what is left of a shoe of 1–8 decks.
+
+Every result is a ratio of integers computed in C without rounding:
+
+* side bets (RULES.md §2, §3): the number of ways the player's first two cards (and, for Crown
+  Treasure, the dealer's first two) fall into each outcome, out of every possible deal;
+* insurance: the cards that give a dealer Ace a blackjack, out of the cards left;
+* dealer outcomes: the dealer's final result, 17–21, BJ or BUST, by exhaustive recursion over
+  the order in which the dealer can draw from the shoe, without replacement. Every draw
+  sequence of ``k`` cards has the exact weight ``c1 × c2 × … × ck`` (the counts at each draw)
+  over ``N × (N − 1) × … × (N − k + 1)``; scaled to the common denominator
+  ``N × … × (N − D + 1)`` (``D`` the longest possible sequence) the numerators are integers.
+  With 8 decks ``D`` is 12 and the denominator is below 416**12 ≈ 2.8e31, so unsigned 128-bit
+  integers (``unsigned __int128``, GCC/Clang) hold every value exactly; they are handed to
+  Python as ``int`` objects.
+
+Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0–3), as in
+``pricing.cards``; for the dealer they are merged into ten values: ace, 2–9, and ten (10 J Q K).
+"""
+
+from libc.string cimport memset
+
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidOption
+
+cdef extern from *:
+    """
+    /* Cython is told this is a 64-bit integer; C uses the 128-bit type. The only operations
+       used on it are +, * and the two accessors below, so the lie is never observable. */
+    typedef unsigned __int128 bj_u128;
+    static inline unsigned long long bj_u128_hi(bj_u128 x) { return (unsigned long long)(x >> 64); }
+    static inline unsigned long long bj_u128_lo(bj_u128 x) { return (unsigned long long)x; }
+    """
+    ctypedef unsigned long long u128 "bj_u128"
+    unsigned long long u128_hi "bj_u128_hi"(u128 x) nogil
+    unsigned long long u128_lo "bj_u128_lo"(u128 x) nogil
+
+RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_SYMBOLS = "CDHS"
+#: The dealer's possible final results, in the order of every numerator tuple below.
+DEALER_OUTCOMES = ("17", "18", "19", "20", "21", "BJ", "BUST")
+#: The ten card values the dealer's play depends on: ace, 2 … 9, ten (10 J Q K).
+VALUE_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+
+cdef enum:
+    N_CARDS = 52
+    N_VALUES = 10
+    MAX_DECKS = 8
+    # The longest dealer draw sequence after the up card (H17, up A: six more aces make soft
+    # 17, which hits; a 5 makes hard 12; four aces make 16; then the last card): 12 cards.
+    MAX_DRAWS = 12
+    OUT_BJ = 5
+    OUT_BUST = 6
+
+cdef int KING = 13
+cdef int QUEEN = 12
+
+
+cdef object _card_text(long idx):
+    return RANK_SYMBOLS[idx >> 2] + SUIT_SYMBOLS[idx & 3]
+
+
+cdef int _index_of(object card, dict index, object parse_index) except -1:
+    cdef object idx = index.get(card)
+    if idx is None:
+        idx = parse_index(card)
+    return <int>idx
+
+
+cdef int _check_decks(int decks) except -1:
+    if not 1 <= decks <= MAX_DECKS:
+        raise InvalidOption(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks}")
+    return 0
+
+
+cdef int _fill_counts(object exposed, dict index, object parse_index, int decks,
+                      int* counts) except -1:
+    """Start from a full shoe of ``decks`` decks and take out every card of ``exposed``;
+    return the number of cards left. Raises ``CardNotInShoe`` naming a card seen more often
+    than the shoe holds it."""
+    cdef int i, idx
+    cdef int remaining = N_CARDS * decks
+    _check_decks(decks)
+    for i in range(N_CARDS):
+        counts[i] = decks
+    for card in exposed:
+        idx = _index_of(card, index, parse_index)
+        if counts[idx] == 0:
+            raise CardNotInShoe(
+                f"card {_card_text(idx)} is not in the shoe: all {decks} of the "
+                f"{decks}-deck shoe are already exposed")
+        counts[idx] -= 1
+        remaining -= 1
+    return remaining
+
+
+def shoe_counts(object exposed, dict index, object parse_index, int decks):
+    """How many of each of the 52 cards (by deck index) remain after ``exposed``."""
+    cdef int counts[N_CARDS]
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    return tuple([counts[i] for i in range(N_CARDS)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Side bets
+# ---------------------------------------------------------------------------------------------
+
+cdef inline long long _pairs(long long n) noexcept nogil:
+    return n * (n - 1) // 2 if n > 1 else 0
+
+
+cdef tuple _side_bet_ways(const int* counts, long long remaining):
+    # Royal Match (RULES.md §2). Suited pairs and suited K+Q pairs per suit, for the player's
+    # two cards; for CROWN the dealer's two cards come from the N - 2 cards left after them.
+    cdef long long suited = 0, royal = 0, crown = 0, k, q, t, s_total
+    cdef long long kk, qq
+    cdef int s, t_suit, r
+    cdef long long kings[4]
+    cdef long long queens[4]
+    for s in range(4):
+        s_total = 0
+        for r in range(13):
+            s_total += counts[r * 4 + s]
+        suited += _pairs(s_total)
+        kings[s] = counts[(KING - 1) * 4 + s]
+        queens[s] = counts[(QUEEN - 1) * 4 + s]
+        royal += kings[s] * queens[s]
+    for s in range(4):
+        for t_suit in range(4):
+            if s == t_suit:
+                kk = kings[s] - 1
+                qq = queens[s] - 1
+                if kk < 0:
+                    kk = 0
+                if qq < 0:
+                    qq = 0
+                crown += kings[s] * queens[s] * kk * qq
+            else:
+                crown += kings[s] * queens[s] * kings[t_suit] * queens[t_suit]
+    cdef long long player_pairs = _pairs(remaining)
+    cdef long long dealer_pairs = _pairs(remaining - 2) if remaining >= 2 else 0
+    cdef long long total4 = player_pairs * dealer_pairs
+    cdef long long rm_crown = crown
+    cdef long long rm_royal = royal * dealer_pairs - crown
+    cdef long long rm_easy = (suited - royal) * dealer_pairs
+    cdef long long rm_lose = (player_pairs - suited) * dealer_pairs
+
+    # Pair bets (RULES.md §3): same rank; identical cards (perfect), same colour and a
+    # different suit (coloured: clubs with spades, diamonds with hearts), different colour
+    # (mixed).
+    cdef long long perfect = 0, coloured = 0, mixed = 0, c, d, h, sp
+    for r in range(13):
+        c = counts[r * 4]
+        d = counts[r * 4 + 1]
+        h = counts[r * 4 + 2]
+        sp = counts[r * 4 + 3]
+        perfect += _pairs(c) + _pairs(d) + _pairs(h) + _pairs(sp)
+        coloured += c * sp + d * h
+        mixed += (c + sp) * (d + h)
+    cdef long long no_pair = player_pairs - perfect - coloured - mixed
+    return ((rm_crown, rm_royal, rm_easy, rm_lose, total4),
+            (perfect, coloured, mixed, no_pair, player_pairs))
+
+
+def side_bet_ways(object exposed, dict index, object parse_index, int decks):
+    """Exact ways of each side-bet outcome for the next round after ``exposed``.
+
+    Returns ``((crown, royal, easy, lose, total4), (perfect, coloured, mixed, no_pair,
+    total2))``: Royal Match ways count deals of the player's two cards and the dealer's two
+    (unordered within each hand) out of ``C(N, 2) × C(N − 2, 2)``; pair ways count the
+    player's two cards out of ``C(N, 2)``.
+    """
+    cdef int counts[N_CARDS]
+    cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
+    return _side_bet_ways(counts, remaining)
+
+
+def side_bet_ways_counts(object card_counts):
+    """As ``side_bet_ways``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef long long remaining = _counts_from_sequence(card_counts, counts)
+    return _side_bet_ways(counts, remaining)
+
+
+cdef long long _counts_from_sequence(object card_counts, int* counts) except -1:
+    cdef long long remaining = 0
+    cdef int i
+    if len(card_counts) != N_CARDS:
+        raise ValueError(f"need 52 card counts, got {len(card_counts)}")
+    for i in range(N_CARDS):
+        counts[i] = card_counts[i]
+        if not 0 <= counts[i] <= MAX_DECKS:
+            raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
+                             f"{_card_text(i)}")
+        remaining += counts[i]
+    return remaining
+
+
+# ---------------------------------------------------------------------------------------------
+# Insurance
+# ---------------------------------------------------------------------------------------------
+
+def insurance_ways(object exposed, dict index, object parse_index, int decks):
+    """``(ten_value_cards, cards_left)``: the ways a dealer Ace makes blackjack with its next
+    card, out of the cards left after ``exposed`` (which includes the Ace)."""
+    cdef int counts[N_CARDS]
+    cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
+    cdef long long tens = 0
+    cdef int i
+    for i in range(36, N_CARDS):  # 10, J, Q, K: deck indices 36–51
+        tens += counts[i]
+    return (tens, remaining)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dealer outcomes
+# ---------------------------------------------------------------------------------------------
+
+cdef struct Dealer:
+    int counts[N_VALUES]  # cards left of each value: ace, 2 … 9, ten
+    int remaining
+    bint h17
+    u128 tail[MAX_DRAWS + 1]  # tail[k] = (N - k) × … × (N - D + 1): scales a k-draw weight
+    u128 nums[7]
+    int ran_out
+    int too_deep
+    int depth_limit
+
+
+cdef void _draw(Dealer* d, int hard, bint has_ace, int depth, u128 weight) noexcept nogil:
+    """Every next card the dealer holding ``hard`` (aces as 1) may draw, ``depth`` cards after
+    the up card, the sequence so far having weight ``weight``."""
+    cdef int v, c, new_hard, total, outcome
+    cdef bint ace, soft
+    cdef u128 w
+    if d.remaining == 0:
+        d.ran_out = 1
+        return
+    if depth >= d.depth_limit:
+        d.too_deep = 1
+        return
+    for v in range(N_VALUES):
+        c = d.counts[v]
+        if c == 0:
+            continue
+        w = weight * <u128>c
+        new_hard = hard + v + 1
+        ace = has_ace or v == 0
+        soft = ace and new_hard + 10 <= 21
+        total = new_hard + 10 if soft else new_hard
+        if depth == 0 and total == 21:
+            outcome = OUT_BJ  # the up card and the first card drawn: a two-card 21
+        elif total > 21:
+            outcome = OUT_BUST
+        elif total > 17 or (total == 17 and not (soft and d.h17)):
+            outcome = total - 17
+        else:
+            d.counts[v] = c - 1
+            d.remaining -= 1
+            _draw(d, new_hard, ace, depth + 1, w)
+            d.counts[v] = c
+            d.remaining += 1
+            continue
+        d.nums[outcome] += w * d.tail[depth + 1]
+
+
+cdef object _u128_to_int(u128 x):
+    return (<object>u128_hi(x) << 64) | <object>u128_lo(x)
+
+
+cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint h17):
+    """``(numerators, denominator)`` of the seven outcomes for an up card of ``up_value``
+    (1 = ace … 10 = ten) over a shoe holding ``counts10`` (up card already removed)."""
+    cdef Dealer d
+    cdef int k, depth_limit
+    memset(&d, 0, sizeof(Dealer))
+    for k in range(N_VALUES):
+        d.counts[k] = counts10[k]
+    d.remaining = remaining
+    d.h17 = h17
+    depth_limit = MAX_DRAWS if remaining > MAX_DRAWS else remaining
+    d.depth_limit = depth_limit
+    d.tail[depth_limit] = 1
+    for k in range(depth_limit - 1, -1, -1):
+        d.tail[k] = d.tail[k + 1] * <u128>(remaining - k)
+    if remaining == 0:
+        d.ran_out = 1
+    else:
+        with nogil:
+            _draw(&d, up_value, up_value == 1, 0, 1)
+    if d.too_deep and not d.ran_out:
+        # With fewer cards left than MAX_DRAWS the shoe runs out first (reported below), and no
+        # dealer hand draws more than MAX_DRAWS cards (the test suite checks it on 8 decks).
+        raise RuntimeError(f"dealer hand longer than {MAX_DRAWS} draws: kernel bound broken")
+    if d.ran_out:
+        raise IllegalMove(
+            f"the {remaining} cards left cannot complete every dealer hand from an up card "
+            f"of {VALUE_SYMBOLS[up_value - 1]}: the shoe must be reshuffled")
+    return (tuple([_u128_to_int(d.nums[k]) for k in range(7)]), _u128_to_int(d.tail[0]))
+
+
+cdef int _values_from_cards(const int* counts, int* counts10) noexcept nogil:
+    cdef int r, s, total = 0
+    for r in range(N_VALUES):
+        counts10[r] = 0
+    for r in range(13):
+        for s in range(4):
+            counts10[r if r < 9 else 9] += counts[r * 4 + s]
+            total += counts[r * 4 + s]
+    return total
+
+
+def dealer_exact(object up, object exposed, dict index, object parse_index, int decks,
+                 bint h17):
+    """Exact dealer outcomes for the up card ``up`` after ``exposed`` (not including ``up``)
+    left a ``decks``-deck shoe: ``((n17, n18, n19, n20, n21, nBJ, nBUST), denominator)``."""
+    cdef int counts[N_CARDS]
+    cdef int counts10[N_VALUES]
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    cdef int up_idx = _index_of(up, index, parse_index)
+    if counts[up_idx] == 0:
+        raise CardNotInShoe(
+            f"up card {_card_text(up_idx)} is not in the shoe: all {decks} of the "
+            f"{decks}-deck shoe are already exposed")
+    counts[up_idx] -= 1
+    cdef int remaining = _values_from_cards(counts, counts10)
+    cdef int rank = (up_idx >> 2) + 1
+    return _dealer_exact(counts10, remaining, rank if rank < 10 else 10, h17)
+
+
+def dealer_exact_values(int up_value, object value_counts, bint h17):
+    """As ``dealer_exact``, for an up card of ``up_value`` (1–10) over a shoe holding
+    ``value_counts[v - 1]`` cards of value ``v`` (ten-value cards merged; up card removed)."""
+    cdef int counts10[N_VALUES]
+    cdef int remaining = 0, k
+    if not 1 <= up_value <= 10:
+        raise ValueError(f"up card value must be 1-10, got {up_value}")
+    if len(value_counts) != N_VALUES:
+        raise ValueError(f"need 10 value counts, got {len(value_counts)}")
+    for k in range(N_VALUES):
+        counts10[k] = value_counts[k]
+        if counts10[k] < 0 or counts10[k] > 4 * MAX_DECKS * (4 if k == 9 else 1):
+            raise ValueError(f"value count out of range: {value_counts[k]} for "
+                             f"{VALUE_SYMBOLS[k]}")
+        remaining += counts10[k]
+    return _dealer_exact(counts10, remaining, up_value, h17)
+
+
+def dealer_table(object exposed, dict index, object parse_index, int decks, bint h17):
+    """For each up-card value (A, 2 … 9, 10), the exact dealer outcomes if the next up card
+    has that value, or ``None`` when none is left: a tuple of ten entries."""
+    cdef int counts[N_CARDS]
+    cdef int counts10[N_VALUES]
+    cdef int v, remaining
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    remaining = _values_from_cards(counts, counts10)
+    out = []
+    for v in range(N_VALUES):
+        if counts10[v] == 0:
+            out.append(None)
+            continue
+        counts10[v] -= 1
+        try:
+            out.append(_dealer_exact(counts10, remaining - 1, v + 1, h17))
+        except IllegalMove:
+            out.append(None)
+        finally:
+            counts10[v] += 1
+    return tuple(out)

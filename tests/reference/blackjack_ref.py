@@ -35,21 +35,19 @@ def remaining_shoe(exposed: Iterable[str], decks: int) -> Counter[Kind]:
     return shoe
 
 
-def _ordered_draws(shoe: Counter[Kind], n: int) -> Iterable[tuple[tuple[Kind, ...], Fraction]]:
-    """Every ordered sequence of ``n`` card kinds drawn without replacement, with its exact
-    probability."""
-    if n == 0:
-        yield (), Fraction(1)
-        return
-    left = sum(shoe.values())
-    for k, count in list(shoe.items()):
-        if count == 0:
-            continue
-        p = Fraction(count, left)
-        shoe[k] -= 1
-        for rest, q in _ordered_draws(shoe, n - 1):
-            yield (k, *rest), p * q
-        shoe[k] += 1
+def _ordered_pairs(shoe: Counter[Kind]) -> list[tuple[Kind, Kind, int]]:
+    """Every ordered pair of card kinds ``(a, b)`` the next two cards can be, with the number
+    of ways (physical cards) it can happen; the ways add up to ``N × (N − 1)``."""
+    return [
+        (a, b, shoe[a] * (shoe[b] - (a == b)))
+        for a in shoe
+        for b in shoe
+        if shoe[a] * (shoe[b] - (a == b)) > 0
+    ]
+
+
+def _cards_left(shoe: Counter[Kind]) -> int:
+    return sum(shoe.values())
 
 
 # --- Royal Match 21 --------------------------------------------------------------------------
@@ -63,23 +61,24 @@ def royal_match(exposed: Iterable[str], decks: int) -> dict[str, Fraction]:
     """Probabilities of CROWN, ROYAL, EASY, LOSE: the player's two cards are the next two of
     the shoe, the dealer's two the two after (by symmetry, the same as any fixed deal order)."""
     shoe = remaining_shoe(exposed, decks)
-    out = dict.fromkeys(("CROWN", "ROYAL", "EASY", "LOSE"), Fraction(0))
-    for (a, b), p in _ordered_draws(shoe, 2):
+    n = _cards_left(shoe)
+    ways = dict.fromkeys(("CROWN", "ROYAL", "EASY", "LOSE"), 0)
+    for a, b, w in _ordered_pairs(shoe):
         if a[1] != b[1]:
-            out["LOSE"] += p
+            ways["LOSE"] += w * (n - 2) * (n - 3)
         elif not _suited_kq(a, b):
-            out["EASY"] += p
+            ways["EASY"] += w * (n - 2) * (n - 3)
         else:
             shoe[a] -= 1
             shoe[b] -= 1
-            crown = sum(
-                (q for (c, d), q in _ordered_draws(shoe, 2) if _suited_kq(c, d)), Fraction(0)
-            )
+            dealer = _ordered_pairs(shoe)
             shoe[a] += 1
             shoe[b] += 1
-            out["CROWN"] += p * crown
-            out["ROYAL"] += p * (1 - crown)
-    return out
+            crown = sum(v for c, d, v in dealer if _suited_kq(c, d))
+            ways["CROWN"] += w * crown
+            ways["ROYAL"] += w * ((n - 2) * (n - 3) - crown)
+    total = n * (n - 1) * (n - 2) * (n - 3)
+    return {o: Fraction(v, total) for o, v in ways.items()}
 
 
 # --- Pair bets -------------------------------------------------------------------------------
@@ -88,17 +87,18 @@ def royal_match(exposed: Iterable[str], decks: int) -> dict[str, Fraction]:
 def pairs(exposed: Iterable[str], decks: int) -> dict[str, Fraction]:
     """Probabilities of PERFECT, COLOURED, MIXED and LOSE for the player's first two cards."""
     shoe = remaining_shoe(exposed, decks)
-    out = dict.fromkeys(("PERFECT", "COLOURED", "MIXED", "LOSE"), Fraction(0))
-    for (a, b), p in _ordered_draws(shoe, 2):
+    n = _cards_left(shoe)
+    ways = dict.fromkeys(("PERFECT", "COLOURED", "MIXED", "LOSE"), 0)
+    for a, b, w in _ordered_pairs(shoe):
         if a[0] != b[0]:
-            out["LOSE"] += p
+            ways["LOSE"] += w
         elif a[1] == b[1]:
-            out["PERFECT"] += p
+            ways["PERFECT"] += w
         elif (a[1] in RED) == (b[1] in RED):
-            out["COLOURED"] += p
+            ways["COLOURED"] += w
         else:
-            out["MIXED"] += p
-    return out
+            ways["MIXED"] += w
+    return {o: Fraction(v, n * (n - 1)) for o, v in ways.items()}
 
 
 def rtp(probabilities: dict[str, Fraction], pays_hundredths: dict[str, int]) -> Fraction:
@@ -120,11 +120,10 @@ def insurance(exposed: Iterable[str], decks: int) -> Fraction:
     """Probability that a dealer Ace (among ``exposed``) makes blackjack: its next card, each
     remaining card equally likely, gives a two-card 21."""
     shoe = remaining_shoe(exposed, decks)
-    hits = Fraction(0)
-    for (card,), p in _ordered_draws(shoe, 1):
-        if hand_total([1, card[0]]) == 21:
-            hits += p
-    return hits
+    n = _cards_left(shoe)
+    return Fraction(
+        sum(count for (rank, _s), count in shoe.items() if hand_total([1, rank]) == 21), n
+    )
 
 
 # --- Dealer outcomes -------------------------------------------------------------------------

@@ -7,6 +7,8 @@ SUIT_SYMBOLS: str
 DEALER_OUTCOMES: tuple[str, ...]
 VALUE_SYMBOLS: tuple[str, ...]
 
+def register_deck(deck: tuple[object, ...]) -> None: ...
+
 _Ways5 = tuple[int, int, int, int, int]
 _Exact = tuple[tuple[int, ...], int]
 
@@ -23,6 +25,7 @@ def side_bet_ways(
     decks: int,
 ) -> tuple[_Ways5, _Ways5]: ...
 def side_bet_ways_counts(card_counts: Sequence[int]) -> tuple[_Ways5, _Ways5]: ...
+def insurance_ways_counts(card_counts: Sequence[int]) -> tuple[int, int]: ...
 def insurance_ways(
     exposed: Iterable[object],
     index: dict[object, int],
@@ -37,7 +40,8 @@ def dealer_exact(
     decks: int,
     h17: bool,
 ) -> _Exact: ...
-def dealer_exact_values(up_value: int, value_counts: Sequence[int], h17: bool) -> _Exact: ...
+def dealer_exact_counts(up_index: int, card_counts: Sequence[int], h17: bool) -> _Exact: ...
+def dealer_table_counts(card_counts: Sequence[int], h17: bool) -> tuple[_Exact | None, ...]: ...
 def dealer_table(
     exposed: Iterable[object],
     index: dict[object, int],

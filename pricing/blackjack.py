@@ -40,7 +40,7 @@ from math import gcd
 from typing import Final
 
 from pricing import _blackjack
-from pricing.cards import CARD_INDEX, MAX_DECKS, Card, Rank, card_index, parse_card
+from pricing.cards import CARD_INDEX, DECK, MAX_DECKS, Card, Rank, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 
@@ -81,6 +81,9 @@ LOSE_HUNDREDTHS: Final = -100
 INSURANCE_HUNDREDTHS: Final = 200
 
 _MAX_HUNDREDTHS: Final = 10**9  # 10,000,000 : 1, as pricing.payout
+
+# The canonical Card objects resolve to their index by identity in the kernel (no hashing).
+_blackjack.register_deck(DECK)
 
 
 def _is_int(value: object) -> bool:
@@ -569,8 +572,14 @@ def dealer_table(
     rows = _blackjack.dealer_table(
         exposed, CARD_INDEX, card_index, decks, dealer_rule is DealerRule.H17
     )
+    return _dealer_table_from_rows(rows, dealer_rule)
+
+
+def _dealer_table_from_rows(
+    rows: tuple[tuple[tuple[int, ...], int] | None, ...], rule: DealerRule
+) -> dict[str, DealerOdds | None]:
     return {
-        up: None if exact is None else DealerOdds.from_exact(up, dealer_rule, exact)
+        up: None if exact is None else DealerOdds.from_exact(up, rule, exact)
         for up, exact in zip(UP_VALUES, rows, strict=True)
     }
 
@@ -611,7 +620,9 @@ class BlackjackShoe:
     shoe: int = 1
     round_id: int = 1
     exposed: tuple[Card, ...] = ()
-    round_exposed: tuple[ExposeCard, ...] = field(default=())
+    round_exposed: tuple[ExposeCard, ...] = ()
+    #: Cards left of each of the 52 cards (by ``Card.index``): derived from ``exposed``.
+    counts: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_decks(self.decks)
@@ -619,6 +630,8 @@ class BlackjackShoe:
         object.__setattr__(self, "mode", ShoeMode.parse(self.mode))
         object.__setattr__(self, "royal_match", royal_match_paytable(self.royal_match))
         object.__setattr__(self, "pairs", pairs_paytable(self.pairs))
+        counts = _blackjack.shoe_counts(self.exposed, CARD_INDEX, card_index, self.decks)
+        object.__setattr__(self, "counts", counts)
 
     # -- derived views (computed once per state) --
 
@@ -648,7 +661,13 @@ class BlackjackShoe:
     @cached_property
     def side_bets(self) -> dict[str, SideBetOdds]:
         """Royal Match and pair odds for the NEXT round."""
-        return side_bets(self.next_round_exposed, self.decks, self.royal_match, self.pairs)
+        if self.mode is ShoeMode.DEPLETING:
+            counts = self.counts
+        else:
+            exposed = self.next_round_exposed
+            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
+        rm, pp = _blackjack.side_bet_ways_counts(counts)
+        return _side_bets_from_ways(rm, pp, self.royal_match, self.pairs)
 
     @cached_property
     def insurance(self) -> InsuranceOdds | None:
@@ -656,7 +675,7 @@ class BlackjackShoe:
         up = self.dealer_up
         if up is None or up.rank is not Rank.ACE or self.cards_remaining == 0:
             return None
-        return insurance(self.exposed, self.decks)
+        return InsuranceOdds(*_blackjack.insurance_ways_counts(self.counts))
 
     @cached_property
     def dealer_outcomes(self) -> DealerOdds | None:
@@ -665,12 +684,25 @@ class BlackjackShoe:
         up = self.dealer_up
         if up is None:
             return None
-        others = list(self.exposed)
-        others.remove(up)
         try:
-            return dealer_odds(up, others, self.decks, self.rule)
+            exact = _blackjack.dealer_exact_counts(
+                up.index, self.counts, self.rule is DealerRule.H17
+            )
         except IllegalMove:
             return None
+        return DealerOdds.from_exact(_up_value(up), self.rule, exact)
+
+    @cached_property
+    def next_dealer_table(self) -> dict[str, DealerOdds | None]:
+        """``dealer_table`` for the NEXT round under the shoe's rule: the dealer's outcomes
+        for each up-card value."""
+        if self.mode is ShoeMode.DEPLETING:
+            counts = self.counts
+        else:
+            exposed = self.next_round_exposed
+            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
+        rows = _blackjack.dealer_table_counts(counts, self.rule is DealerRule.H17)
+        return _dealer_table_from_rows(rows, self.rule)
 
     @property
     def favourable(self) -> tuple[str, ...]:
@@ -703,7 +735,7 @@ class BlackjackShoe:
                 "use PLAYER, DEALER or BURN"
             )
         card = parse_card(card)
-        if self.exposed.count(card) >= self.decks:
+        if self.counts[card.index] == 0:
             raise CardNotInShoe(
                 f"card {card} is not in the shoe: all {self.decks} of the "
                 f"{self.decks}-deck shoe are already exposed"

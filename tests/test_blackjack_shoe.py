@@ -14,11 +14,12 @@ from pricing.blackjack import (
     DealerRule,
     ShoeMode,
     dealer_odds,
+    dealer_table,
     insurance,
     side_bets,
 )
 from pricing.cards import DECK, Card, parse_card
-from pricing.errors import CardNotInShoe, InvalidInput, InvalidOption
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 
 P, D, B = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
@@ -153,6 +154,18 @@ def test_bad_configuration(option: str, value: object) -> None:
         BlackjackShoe(**{option: value})  # type: ignore[arg-type]
 
 
+def test_next_dealer_table_follows_rule_and_mode() -> None:
+    state = deal(BlackjackShoe(decks=2, rule=DealerRule.H17), *ROUND)
+    assert state.next_dealer_table == dealer_table(state.exposed, decks=2, rule="H17")
+    continuous = deal(BlackjackShoe(decks=2, mode=ShoeMode.CONTINUOUS), *ROUND)
+    assert continuous.next_dealer_table == dealer_table([], decks=2)
+
+
+def test_a_state_built_with_impossible_cards_is_refused() -> None:
+    with pytest.raises(CardNotInShoe, match="AS"):
+        BlackjackShoe(decks=6, exposed=(parse_card("AS"),) * 7)
+
+
 def test_seventh_ace_of_spades_in_a_six_deck_shoe() -> None:
     state = BlackjackShoe(decks=6)
     for _ in range(6):
@@ -213,6 +226,18 @@ def test_fold_matches_a_plain_model(decks: int, mode: ShoeMode, feed: list[Event
         assert [e.card for e in state.round_exposed] == this_round
         assert (state.round_id, state.shoe) == (round_id, shoe)
         assert state.cards_remaining == 52 * decks - len(out)
+        assert state.counts == tuple(decks - out.count(card) for card in DECK)
+    up = state.dealer_up
+    if up is not None:
+        others = list(out)
+        others.remove(up)
+        try:
+            want = dealer_odds(up, others, decks=decks)
+        except IllegalMove:
+            want = None
+        assert state.dealer_outcomes == want
+        if up.rank == 1 and state.cards_remaining:
+            assert state.insurance == insurance(out, decks=decks)
     if mode is ShoeMode.CONTINUOUS:
         assert out == this_round  # only the current round is ever out of a continuous shoe
         assert state.side_bets == side_bets([], decks=decks)

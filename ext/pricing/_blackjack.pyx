@@ -60,10 +60,30 @@ cdef object _card_text(long idx):
     return RANK_SYMBOLS[idx >> 2] + SUIT_SYMBOLS[idx & 3]
 
 
+# Identity fast path for the 52 canonical ``Card`` objects (``register_deck``): hashing a
+# frozen dataclass runs Python code, a look-up by address does not. The tuple is kept here, so
+# the addresses stay those of live cards and can never be reused by another object.
+cdef tuple _DECK = ()
+cdef dict _DECK_IDS = {}
+
+
+def register_deck(tuple deck):
+    """Let ``deck[i]`` (the canonical cards) resolve to index ``i`` by identity."""
+    global _DECK, _DECK_IDS
+    if len(deck) != N_CARDS:
+        raise ValueError(f"need the 52 cards, got {len(deck)}")
+    _DECK = deck
+    _DECK_IDS = {id(card): i for i, card in enumerate(deck)}
+
+
 cdef int _index_of(object card, dict index, object parse_index) except -1:
-    cdef object idx = index.get(card)
+    cdef object idx = None
+    if type(card) is not str:
+        idx = _DECK_IDS.get(id(card))
     if idx is None:
-        idx = parse_index(card)
+        idx = index.get(card)
+        if idx is None:
+            idx = parse_index(card)
     return <int>idx
 
 
@@ -112,7 +132,7 @@ cdef inline long long _pairs(long long n) noexcept nogil:
 cdef tuple _side_bet_ways(const int* counts, long long remaining):
     # Royal Match (RULES.md §2). Suited pairs and suited K+Q pairs per suit, for the player's
     # two cards; for CROWN the dealer's two cards come from the N - 2 cards left after them.
-    cdef long long suited = 0, royal = 0, crown = 0, k, q, t, s_total
+    cdef long long suited = 0, royal = 0, crown = 0, s_total
     cdef long long kk, qq
     cdef int s, t_suit, r
     cdef long long kings[4]
@@ -200,16 +220,27 @@ cdef long long _counts_from_sequence(object card_counts, int* counts) except -1:
 # Insurance
 # ---------------------------------------------------------------------------------------------
 
+cdef long long _tens(const int* counts) noexcept nogil:
+    cdef long long tens = 0
+    cdef int i
+    for i in range(36, N_CARDS):  # 10, J, Q, K: deck indices 36–51
+        tens += counts[i]
+    return tens
+
+
 def insurance_ways(object exposed, dict index, object parse_index, int decks):
     """``(ten_value_cards, cards_left)``: the ways a dealer Ace makes blackjack with its next
     card, out of the cards left after ``exposed`` (which includes the Ace)."""
     cdef int counts[N_CARDS]
     cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
-    cdef long long tens = 0
-    cdef int i
-    for i in range(36, N_CARDS):  # 10, J, Q, K: deck indices 36–51
-        tens += counts[i]
-    return (tens, remaining)
+    return (_tens(counts), remaining)
+
+
+def insurance_ways_counts(object card_counts):
+    """As ``insurance_ways``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef long long remaining = _counts_from_sequence(card_counts, counts)
+    return (_tens(counts), remaining)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,45 +346,58 @@ def dealer_exact(object up, object exposed, dict index, object parse_index, int 
     """Exact dealer outcomes for the up card ``up`` after ``exposed`` (not including ``up``)
     left a ``decks``-deck shoe: ``((n17, n18, n19, n20, n21, nBJ, nBUST), denominator)``."""
     cdef int counts[N_CARDS]
-    cdef int counts10[N_VALUES]
     _fill_counts(exposed, index, parse_index, decks, counts)
-    cdef int up_idx = _index_of(up, index, parse_index)
+    return _dealer_for_up(_index_of(up, index, parse_index), counts, decks, h17)
+
+
+def dealer_exact_counts(int up_index, object card_counts, bint h17):
+    """As ``dealer_exact``, for the up card of deck index ``up_index`` already dealt from a
+    shoe that now holds ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef int counts10[N_VALUES]
+    if not 0 <= up_index < N_CARDS:
+        raise ValueError(f"up card index must be 0-51, got {up_index}")
+    _counts_from_sequence(card_counts, counts)
+    cdef int remaining = _values_from_cards(counts, counts10)
+    return _dealer_exact(counts10, remaining, _up_value(up_index), h17)
+
+
+cdef inline int _up_value(int up_idx) noexcept nogil:
+    cdef int rank = (up_idx >> 2) + 1
+    return rank if rank < 10 else 10
+
+
+cdef tuple _dealer_for_up(int up_idx, int* counts, int decks, bint h17):
+    cdef int counts10[N_VALUES]
     if counts[up_idx] == 0:
         raise CardNotInShoe(
             f"up card {_card_text(up_idx)} is not in the shoe: all {decks} of the "
             f"{decks}-deck shoe are already exposed")
     counts[up_idx] -= 1
     cdef int remaining = _values_from_cards(counts, counts10)
-    cdef int rank = (up_idx >> 2) + 1
-    return _dealer_exact(counts10, remaining, rank if rank < 10 else 10, h17)
-
-
-def dealer_exact_values(int up_value, object value_counts, bint h17):
-    """As ``dealer_exact``, for an up card of ``up_value`` (1–10) over a shoe holding
-    ``value_counts[v - 1]`` cards of value ``v`` (ten-value cards merged; up card removed)."""
-    cdef int counts10[N_VALUES]
-    cdef int remaining = 0, k
-    if not 1 <= up_value <= 10:
-        raise ValueError(f"up card value must be 1-10, got {up_value}")
-    if len(value_counts) != N_VALUES:
-        raise ValueError(f"need 10 value counts, got {len(value_counts)}")
-    for k in range(N_VALUES):
-        counts10[k] = value_counts[k]
-        if counts10[k] < 0 or counts10[k] > 4 * MAX_DECKS * (4 if k == 9 else 1):
-            raise ValueError(f"value count out of range: {value_counts[k]} for "
-                             f"{VALUE_SYMBOLS[k]}")
-        remaining += counts10[k]
-    return _dealer_exact(counts10, remaining, up_value, h17)
+    counts[up_idx] += 1
+    return _dealer_exact(counts10, remaining, _up_value(up_idx), h17)
 
 
 def dealer_table(object exposed, dict index, object parse_index, int decks, bint h17):
     """For each up-card value (A, 2 … 9, 10), the exact dealer outcomes if the next up card
-    has that value, or ``None`` when none is left: a tuple of ten entries."""
+    has that value, or ``None`` when none is left (or the shoe would run out): ten entries."""
     cdef int counts[N_CARDS]
-    cdef int counts10[N_VALUES]
-    cdef int v, remaining
     _fill_counts(exposed, index, parse_index, decks, counts)
-    remaining = _values_from_cards(counts, counts10)
+    return _dealer_table(counts, h17)
+
+
+def dealer_table_counts(object card_counts, bint h17):
+    """As ``dealer_table``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    _counts_from_sequence(card_counts, counts)
+    return _dealer_table(counts, h17)
+
+
+cdef tuple _dealer_table(const int* counts, bint h17):
+    cdef int counts10[N_VALUES]
+    cdef int v
+    cdef int remaining = _values_from_cards(counts, counts10)
     out = []
     for v in range(N_VALUES):
         if counts10[v] == 0:

@@ -82,8 +82,10 @@ INSURANCE_HUNDREDTHS: Final = 200
 
 _MAX_HUNDREDTHS: Final = 10**9  # 10,000,000 : 1, as pricing.payout
 
-# The canonical Card objects resolve to their index by identity in the kernel (no hashing).
+# The kernel resolves the canonical Card objects by identity and text through a text-only
+# index (a dict of strings only is the fastest look-up); anything else goes to card_index.
 _blackjack.register_deck(DECK)
+_TEXT_INDEX: Final[dict[object, int]] = {k: v for k, v in CARD_INDEX.items() if isinstance(k, str)}
 
 
 def _is_int(value: object) -> bool:
@@ -467,7 +469,7 @@ def side_bets(
     decks = _check_decks(decks)
     rm_table = royal_match_paytable(royal_match)
     pairs_table = pairs_paytable(pairs)
-    rm, pp = _blackjack.side_bet_ways(exposed, CARD_INDEX, card_index, decks)
+    rm, pp = _blackjack.side_bet_ways(exposed, _TEXT_INDEX, card_index, decks)
     return _side_bets_from_ways(rm, pp, rm_table, pairs_table)
 
 
@@ -503,7 +505,7 @@ def insurance(exposed: Iterable[Card | str], decks: int = 6) -> InsuranceOdds:
     (Fraction(12, 47), False, False)
     """
     decks = _check_decks(decks)
-    ways, total = _blackjack.insurance_ways(exposed, CARD_INDEX, card_index, decks)
+    ways, total = _blackjack.insurance_ways(exposed, _TEXT_INDEX, card_index, decks)
     if total == 0:
         raise IllegalMove("no card is left in the shoe for the dealer: the shoe must be reshuffled")
     return InsuranceOdds(ways, total)
@@ -534,7 +536,7 @@ def dealer_odds(
     dealer_rule = DealerRule.parse(rule)
     card = parse_card(up)
     exact = _blackjack.dealer_exact(
-        card, exposed, CARD_INDEX, card_index, decks, dealer_rule is DealerRule.H17
+        card, exposed, _TEXT_INDEX, card_index, decks, dealer_rule is DealerRule.H17
     )
     return DealerOdds.from_exact(_up_value(card), dealer_rule, exact)
 
@@ -570,7 +572,7 @@ def dealer_table(
     decks = _check_decks(decks)
     dealer_rule = DealerRule.parse(rule)
     rows = _blackjack.dealer_table(
-        exposed, CARD_INDEX, card_index, decks, dealer_rule is DealerRule.H17
+        exposed, _TEXT_INDEX, card_index, decks, dealer_rule is DealerRule.H17
     )
     return _dealer_table_from_rows(rows, dealer_rule)
 
@@ -630,7 +632,7 @@ class BlackjackShoe:
         object.__setattr__(self, "mode", ShoeMode.parse(self.mode))
         object.__setattr__(self, "royal_match", royal_match_paytable(self.royal_match))
         object.__setattr__(self, "pairs", pairs_paytable(self.pairs))
-        counts = _blackjack.shoe_counts(self.exposed, CARD_INDEX, card_index, self.decks)
+        counts = _blackjack.shoe_counts(self.exposed, _TEXT_INDEX, card_index, self.decks)
         object.__setattr__(self, "counts", counts)
 
     # -- derived views (computed once per state) --
@@ -665,7 +667,7 @@ class BlackjackShoe:
             counts = self.counts
         else:
             exposed = self.next_round_exposed
-            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
+            counts = _blackjack.shoe_counts(exposed, _TEXT_INDEX, card_index, self.decks)
         rm, pp = _blackjack.side_bet_ways_counts(counts)
         return _side_bets_from_ways(rm, pp, self.royal_match, self.pairs)
 
@@ -700,7 +702,7 @@ class BlackjackShoe:
             counts = self.counts
         else:
             exposed = self.next_round_exposed
-            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
+            counts = _blackjack.shoe_counts(exposed, _TEXT_INDEX, card_index, self.decks)
         rows = _blackjack.dealer_table_counts(counts, self.rule is DealerRule.H17)
         return _dealer_table_from_rows(rows, self.rule)
 

@@ -6,7 +6,10 @@ import re
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pricing import _blackjack
 from pricing.blackjack import (
     ANY_PAIR,
     DEALER_OUTCOMES,
@@ -24,7 +27,7 @@ from pricing.blackjack import (
     royal_match_paytable,
     side_bets,
 )
-from pricing.cards import DECK, Card, Rank
+from pricing.cards import CARD_INDEX, DECK, Card, Rank, Suit, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidOption
 
 # --- published figures -------------------------------------------------------------------------
@@ -307,3 +310,28 @@ def test_cards_and_texts_are_interchangeable() -> None:
     cards = [Card.parse("AS"), Card.parse("10h")]
     assert side_bets(cards, decks=2) == side_bets(["AS", "TH"], decks=2)
     assert insurance(cards, decks=2) == insurance(["as", "10H"], decks=2)
+
+
+# --- the kernel's card reading agrees with pricing.cards ---------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="AaTtJjQqKk0123456789SsHhDdCcXx ♠♥\t", max_size=4))
+def test_kernel_reads_card_text_exactly_as_parse_card(text: str) -> None:
+    try:
+        want: int | None = parse_card(text).index
+    except InvalidCard:
+        want = None
+    if want is None:
+        with pytest.raises(InvalidCard):
+            side_bets([text], decks=1)
+    else:
+        counts = _blackjack.shoe_counts([text], {}, card_index, 1)
+        assert counts[want] == 0 and sum(counts) == 51
+
+
+def test_every_known_spelling_and_card_object_is_read() -> None:
+    for key, index in CARD_INDEX.items():
+        assert _blackjack.shoe_counts([key], {}, card_index, 1)[index] == 0, key
+    fresh = Card(Rank.QUEEN, Suit.HEARTS)  # equal to, not the same object as, the deck's
+    assert insurance([fresh, "AS"], decks=1) == insurance(["QH", "AS"], decks=1)

@@ -19,6 +19,15 @@ Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0â
 ``pricing.cards``; for the dealer they are merged into ten values: ace, 2â€“9, and ten (10 J Q K).
 """
 
+from cpython.dict cimport PyDict_GetItem
+from cpython.long cimport PyLong_AsLong
+from cpython.object cimport PyObject
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_DATA,
+    PyUnicode_1BYTE_KIND,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+)
 from libc.string cimport memset
 
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidOption
@@ -61,30 +70,110 @@ cdef object _card_text(long idx):
 
 
 # Identity fast path for the 52 canonical ``Card`` objects (``register_deck``): hashing a
-# frozen dataclass runs Python code, a look-up by address does not. The tuple is kept here, so
-# the addresses stay those of live cards and can never be reused by another object.
+# frozen dataclass runs Python code, a look-up of its address in this small open-addressing
+# table does not. The tuple is kept here, so the addresses stay those of live cards and can
+# never be reused by another object.
+cdef enum:
+    DECK_SLOTS = 128  # a power of two, well above 52
+
 cdef tuple _DECK = ()
-cdef dict _DECK_IDS = {}
+cdef PyObject* _deck_ptr[DECK_SLOTS]
+cdef int _deck_idx[DECK_SLOTS]
 
 
 def register_deck(tuple deck):
     """Let ``deck[i]`` (the canonical cards) resolve to index ``i`` by identity."""
-    global _DECK, _DECK_IDS
+    global _DECK
+    cdef size_t slot
+    cdef int i
     if len(deck) != N_CARDS:
         raise ValueError(f"need the 52 cards, got {len(deck)}")
     _DECK = deck
-    _DECK_IDS = {id(card): i for i, card in enumerate(deck)}
+    memset(_deck_ptr, 0, sizeof(_deck_ptr))
+    for i in range(N_CARDS):
+        slot = _deck_slot(<PyObject*>deck[i])
+        while _deck_ptr[slot] != NULL:
+            slot = (slot + 1) & (DECK_SLOTS - 1)
+        _deck_ptr[slot] = <PyObject*>deck[i]
+        _deck_idx[slot] = i
+
+
+cdef inline size_t _deck_slot(PyObject* p) noexcept nogil:
+    return (<size_t>p >> 4) & (DECK_SLOTS - 1)
+
+
+cdef inline int _deck_lookup(PyObject* p) noexcept nogil:
+    cdef size_t slot = _deck_slot(p)
+    while _deck_ptr[slot] != NULL:
+        if _deck_ptr[slot] == p:
+            return _deck_idx[slot]
+        slot = (slot + 1) & (DECK_SLOTS - 1)
+    return -1
+
+
+cdef inline int _ascii_index(str text) noexcept:
+    """Deck index of a plain ASCII spelling (``AS``, ``10h``, ``Td``), or -1 for anything
+    else, which then goes through the full parser (``pricing.cards.parse_card``)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    cdef const unsigned char* data
+    cdef int rank, suit
+    cdef unsigned char c
+    if n < 2 or n > 3 or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND:
+        return -1
+    data = <const unsigned char*>PyUnicode_1BYTE_DATA(text)
+    c = data[n - 1] | 0x20  # ASCII lower case
+    if c == c'c':
+        suit = 0
+    elif c == c'd':
+        suit = 1
+    elif c == c'h':
+        suit = 2
+    elif c == c's':
+        suit = 3
+    else:
+        return -1
+    if n == 3:
+        if data[0] != c'1' or data[1] != c'0':
+            return -1
+        return 9 * 4 + suit
+    c = data[0]
+    if c'2' <= c <= c'9':
+        rank = c - c'0'
+    else:
+        c = c | 0x20
+        if c == c'a':
+            rank = 1
+        elif c == c't':
+            rank = 10
+        elif c == c'j':
+            rank = 11
+        elif c == c'q':
+            rank = 12
+        elif c == c'k':
+            rank = 13
+        else:
+            return -1
+    return (rank - 1) * 4 + suit
 
 
 cdef int _index_of(object card, dict index, object parse_index) except -1:
-    cdef object idx = None
-    if type(card) is not str:
-        idx = _DECK_IDS.get(id(card))
-    if idx is None:
-        idx = index.get(card)
-        if idx is None:
-            idx = parse_index(card)
-    return <int>idx
+    """Deck index of a card: canonical ``Card`` objects by identity, plain ASCII text by a
+    direct read of its two or three characters, other text through ``index`` (a borrowed
+    look-up), anything else through ``parse_index`` (which raises on bad input)."""
+    cdef PyObject* found
+    cdef int idx
+    if type(card) is str:
+        idx = _ascii_index(<str>card)
+        if idx >= 0:
+            return idx
+    else:
+        idx = _deck_lookup(<PyObject*>card)
+        if idx >= 0:
+            return idx
+    found = PyDict_GetItem(index, card)
+    if found != NULL:
+        return PyLong_AsLong(<object>found)
+    return parse_index(card)
 
 
 cdef int _check_decks(int decks) except -1:

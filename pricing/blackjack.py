@@ -21,12 +21,23 @@ Interpretations (RULES.md has none for these points):
   two. The four cards are counted as a random deal of four from the shoe (player two, dealer
   two): with a hole-card deal that is exact whatever the deal order.
 * Insurance and dealer outcomes draw the dealer's cards from the shoe as it is now. Cards that
-  players draw in between are unknown when the price is shown, and unseen cards are
-  exchangeable, so the probability that the dealer's second card is a ten is exactly
-  ``tens left / cards left`` (the same holds with a European no-hole-card deal).
+  players draw in between are unknown when the price is shown; the chance that the next cards
+  of the shoe are any given sequence is a martingale as cards are drawn, so however many cards
+  the players take, the dealer's cards are distributed exactly as the next cards of the shoe
+  now. This also holds for RULES.md §3's European deal, where the dealer's second card comes
+  after the players have drawn.
 * A pay of ``n`` hundredths means ``n / 100 : 1``; a losing outcome is listed with ``-100``
   (the stake is lost), so the RTP is ``sum(ways × (pays + 100)) / (100 × total)`` over every
   outcome.
+
+Exactness of dealer outcomes: the kernel enumerates every order in which the dealer can draw
+and sums the exact weights in unsigned 128-bit integers over the common denominator
+``N × (N − 1) × … × (N − 11)`` (a dealer hand draws at most 12 cards), which for 8 decks is
+below 416**12 ≈ 2.8e31 < 2**128: no floating point anywhere, and ``DealerOdds`` keeps the
+integer numerators over one denominator.
+
+The shoe of a live table is ``BlackjackShoe``, a pure state machine folded from
+``pricing.events`` (depleting shoe or continuous shuffle, 1–8 decks).
 """
 
 from __future__ import annotations

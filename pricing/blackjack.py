@@ -728,7 +728,9 @@ class BlackjackShoe:
     # -- transitions --
 
     def apply(self, event: Event) -> BlackjackShoe:
-        """The state after ``event``."""
+        """The state after ``event``: ``ExposeCard`` (PLAYER, DEALER or BURN; RESULT is not a
+        blackjack role), ``EndRound``, ``VoidRound`` (a round boundary like ``EndRound``: the
+        refund is the table's business, the cards seen stay seen) or ``NewShoe``."""
         match event:
             case ExposeCard(card=card, role=role):
                 return self.expose(card, role)
@@ -747,7 +749,7 @@ class BlackjackShoe:
                 f"card role {getattr(role, 'name', role)} is not used in blackjack: "
                 "use PLAYER, DEALER or BURN"
             )
-        card = parse_card(card)
+        card = DECK[parse_card(card).index]  # the canonical object: the kernel reads it fastest
         if self.counts[card.index] == 0:
             raise CardNotInShoe(
                 f"card {card} is not in the shoe: all {self.decks} of the "

@@ -197,6 +197,11 @@ def test_a_shoe_that_cannot_finish_the_dealer_hand_is_refused() -> None:
         dealer_outcomes("2S", exposed, decks=1)
 
 
+def test_insurance_needs_a_card_left() -> None:
+    with pytest.raises(IllegalMove, match="no card is left"):
+        insurance([str(c) for c in DECK], decks=1)
+
+
 def test_crown_needs_four_cards_and_pairs_two() -> None:
     exposed = [str(c) for c in DECK][3:]  # AC AD AH left
     odds = side_bets(exposed, decks=1)

@@ -3,8 +3,10 @@ in ``tests/reference/blackjack_ref.py``, on random partially-dealt shoes. Exact 
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import blackjack_ref as ref
@@ -113,7 +115,7 @@ def test_insurance_matches_reference(shoe: tuple[int, list[str]], data: st.DataO
     assert got.take_even_money == ((1 - want) * Fraction(3, 2) < 1)
 
 
-@examples(30)
+@examples(50)
 @given(shoe=shoes(max_decks=2, min_left=1), rule=st.sampled_from(["S17", "H17"]), data=st.data())
 def test_dealer_outcomes_match_reference(
     shoe: tuple[int, list[str]], rule: str, data: st.DataObject
@@ -151,3 +153,20 @@ def test_dealer_table_matches_reference(shoe: tuple[int, list[str]], rule: str) 
             assert odds is None
             continue
         assert odds is not None and odds.fractions() == want
+
+
+@pytest.mark.parametrize(
+    ("up", "decks", "rule", "dealt"),
+    [("2S", 8, "H17", 0), ("AS", 8, "S17", 0), ("6D", 6, "H17", 150)],
+)
+def test_dealer_outcomes_on_big_shoes_match_reference(
+    up: str, decks: int, rule: str, dealt: int
+) -> None:
+    """The largest denominators (8 decks: about 416**12, far beyond 64 bits) are exact too."""
+    cards = [c for c in CARDS for _ in range(decks)]
+    random.Random(dealt).shuffle(cards)
+    exposed = cards[:dealt]
+    if up in exposed:
+        exposed.remove(up)
+    odds = dealer_odds(up, exposed, decks=decks, rule=rule)
+    assert odds.fractions() == ref.dealer(up, exposed, decks, rule)

@@ -171,9 +171,10 @@ cdef int _index_of(object card, dict index, object parse_index) except -1:
         if idx >= 0:
             return idx
     found = PyDict_GetItem(index, card)
-    if found != NULL:
-        return PyLong_AsLong(<object>found)
-    return parse_index(card)
+    idx = PyLong_AsLong(<object>found) if found != NULL else parse_index(card)
+    if not 0 <= idx < N_CARDS:
+        raise ValueError(f"card index must be 0-51, got {idx} for {card!r}")
+    return idx
 
 
 cdef int _check_decks(int decks) except -1:

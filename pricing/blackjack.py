@@ -47,7 +47,6 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
 from functools import cached_property
-from math import gcd
 from typing import Final
 
 from pricing import _blackjack
@@ -439,9 +438,9 @@ class DealerOdds:
     def from_exact(
         cls, up: str, rule: DealerRule, exact: tuple[tuple[int, ...], int]
     ) -> DealerOdds:
+        """From the kernel's ``(numerators, denominator)``, already in lowest common terms."""
         numerators, denominator = exact
-        common = gcd(denominator, *numerators)
-        return cls(up, rule, tuple(n // common for n in numerators), denominator // common)
+        return cls(up, rule, numerators, denominator)
 
     def fractions(self) -> dict[str, Fraction]:
         return {

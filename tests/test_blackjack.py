@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from math import gcd
 
 import pytest
 from hypothesis import given, settings
@@ -182,6 +183,7 @@ def test_no_dealer_hand_is_longer_than_the_kernel_bound_on_eight_decks() -> None
         for up, odds in dealer_table([], decks=8, rule=rule).items():
             assert odds is not None, up
             assert sum(odds.numerators) == odds.denominator
+            assert gcd(odds.denominator, *odds.numerators) == 1  # lowest common terms
             assert odds.denominator < 2**127
 
 

@@ -13,13 +13,14 @@ Every result is a ratio of integers computed in C without rounding:
   ``N × (N − 1) × … × (N − k + 1)``; scaled to the common denominator
   ``N × … × (N − D + 1)`` (``D`` the longest possible sequence) the numerators are integers.
   With 8 decks ``D`` is 12 and the denominator is below 416**12 ≈ 2.8e31, so unsigned 128-bit
-  integers (``unsigned __int128``, GCC/Clang) hold every value exactly; they are handed to
-  Python as ``int`` objects.
+  integers (``unsigned __int128``, GCC/Clang) hold every value exactly; they are reduced to
+  lowest common terms and handed to Python as ``int`` objects.
 
 Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0–3), as in
 ``pricing.cards``; for the dealer they are merged into ten values: ace, 2–9, and ten (10 J Q K).
 """
 
+cimport cython
 from cpython.dict cimport PyDict_GetItem
 from cpython.long cimport PyLong_AsLong
 from cpython.object cimport PyObject
@@ -446,6 +447,16 @@ cdef void _draw_levels(Dealer* d, int up_value, Level* cur, Level* nxt) noexcept
         depth += 1
 
 
+@cython.cdivision(True)
+cdef u128 _gcd(u128 a, u128 b) noexcept nogil:
+    cdef u128 t
+    while b != 0:
+        t = a % b
+        a = b
+        b = t
+    return a
+
+
 cdef object _u128_to_int(u128 x):
     return (<object>u128_hi(x) << 64) | <object>u128_lo(x)
 
@@ -486,7 +497,19 @@ cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint 
         raise IllegalMove(
             f"the {remaining} cards left cannot complete every dealer hand from an up card "
             f"of {VALUE_SYMBOLS[up_value - 1]}: the shoe must be reshuffled")
-    return (tuple([_u128_to_int(d.nums[k]) for k in range(7)]), _u128_to_int(d.tail[0]))
+    # Lowest common terms: divide the numerators and the denominator by their common factor.
+    cdef u128 common = d.tail[0]
+    for k in range(7):
+        common = _gcd(common, d.nums[k])
+    for k in range(7):
+        d.nums[k] = _div(d.nums[k], common)
+    return (tuple([_u128_to_int(d.nums[k]) for k in range(7)]),
+            _u128_to_int(_div(d.tail[0], common)))
+
+
+@cython.cdivision(True)
+cdef inline u128 _div(u128 a, u128 b) noexcept nogil:
+    return a / b
 
 
 cdef int _values_from_cards(const int* counts, int* counts10) noexcept nogil:

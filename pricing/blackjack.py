@@ -655,7 +655,7 @@ class BlackjackShoe:
     def round_cards(self) -> tuple[Card, ...]:
         return tuple(e.card for e in self.round_exposed)
 
-    @property
+    @cached_property
     def dealer_up(self) -> Card | None:
         """The dealer's up card: the first DEALER card of the round."""
         for e in self.round_exposed:

@@ -24,7 +24,7 @@ from reference import blackjack_ref as ref  # noqa: E402
 
 from pricing import blackjack as bj  # noqa: E402
 from pricing.cards import CARD_INDEX, DECK, Rank  # noqa: E402
-from pricing.events import CardRole, ExposeCard  # noqa: E402
+from pricing.events import CardRole, EndRound, ExposeCard  # noqa: E402
 
 GOAL = 50.0
 SEED = 20261129
@@ -108,11 +108,14 @@ def compare() -> list[tuple[str, float, float]]:
 
 
 def after_one_card() -> tuple[float, float]:
-    """An 8-deck shoe with 200 cards gone and a dealer Ace up; one more card arrives."""
+    """An 8-deck shoe with 200 cards gone in 20 rounds of 10 and a dealer Ace up in the current
+    round; one more card arrives."""
     exposed, rest = dealt_shoe(decks=8, dealt=200)
     state = bj.BlackjackShoe(decks=8)
-    for text in exposed:
-        state = state.apply(ExposeCard(DECK[CARD_INDEX[text]], CardRole.BURN))
+    for i, text in enumerate(exposed):
+        state = state.apply(ExposeCard(DECK[CARD_INDEX[text]], CardRole.PLAYER))
+        if i % 10 == 9:
+            state = state.apply(EndRound())
     ace = next(c for c in rest if c.startswith("A"))
     state = state.apply(ExposeCard(DECK[CARD_INDEX[ace]], CardRole.DEALER))
     card = DECK[CARD_INDEX[next(c for c in rest if c != ace)]]
@@ -149,7 +152,7 @@ def main() -> int:
     verdict = "met" if worst >= GOAL else "NOT met"
     print(f"  goal >= {GOAL:.0f}x on each: {verdict} (lowest {worst:.0f}x)")
     views, everything = after_one_card()
-    print("Recompute after one card, 8-deck shoe (200 cards dealt, dealer Ace up):")
+    print("Recompute after one card, 8-deck shoe (200 cards dealt in 20 rounds, dealer Ace up):")
     print(f"  state views: next-round side bets, insurance, dealer outcomes  {fmt(views)}")
     print(f"  every number: + Any Pair, dealer table for all up cards S17+H17  {fmt(everything)}")
     return 0

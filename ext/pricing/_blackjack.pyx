@@ -1,0 +1,595 @@
+# cython: language_level=3
+"""Blackjack kernel: exact counting over what is left of a shoe of 1–8 decks.
+
+Every result is a ratio of integers computed in C without rounding:
+
+* side bets (RULES.md §2, §3): the number of ways the player's first two cards (and, for Crown
+  Treasure, the dealer's first two) fall into each outcome, out of every possible deal;
+* insurance: the cards that give a dealer Ace a blackjack, out of the cards left;
+* dealer outcomes: the dealer's final result, 17–21, BJ or BUST, summed exactly over every
+  order in which the dealer can draw from the shoe, without replacement (orders that draw the
+  same cards are summed together, see ``_draw_levels``). Every draw sequence of ``k`` cards
+  has the exact weight ``c1 × c2 × … × ck`` (the counts at each draw) over
+  ``N × (N − 1) × … × (N − k + 1)``; scaled to the common denominator
+  ``N × … × (N − D + 1)`` (``D`` the longest possible sequence) the numerators are integers.
+  With 8 decks ``D`` is 12 and the denominator is below 416**12 ≈ 2.8e31, so unsigned 128-bit
+  integers (``unsigned __int128``, GCC/Clang) hold every value exactly; they are reduced to
+  lowest common terms and handed to Python as ``int`` objects.
+
+Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0–3), as in
+``pricing.cards``; for the dealer they are merged into ten values: ace, 2–9, and ten (10 J Q K).
+"""
+
+cimport cython
+from cpython.dict cimport PyDict_GetItem
+from cpython.long cimport PyLong_AsLong
+from cpython.object cimport PyObject
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_DATA,
+    PyUnicode_1BYTE_KIND,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+)
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidOption
+
+cdef extern from *:
+    """
+    /* Cython is told this is a 64-bit integer; C uses the 128-bit type. The only operations
+       used on it are +, * and the two accessors below, so the lie is never observable. */
+    typedef unsigned __int128 bj_u128;
+    static inline unsigned long long bj_u128_hi(bj_u128 x) { return (unsigned long long)(x >> 64); }
+    static inline unsigned long long bj_u128_lo(bj_u128 x) { return (unsigned long long)x; }
+    """
+    ctypedef unsigned long long u128 "bj_u128"
+    unsigned long long u128_hi "bj_u128_hi"(u128 x) nogil
+    unsigned long long u128_lo "bj_u128_lo"(u128 x) nogil
+
+RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_SYMBOLS = "CDHS"
+#: The dealer's possible final results, in the order of every numerator tuple below.
+DEALER_OUTCOMES = ("17", "18", "19", "20", "21", "BJ", "BUST")
+#: The ten card values the dealer's play depends on: ace, 2 … 9, ten (10 J Q K).
+VALUE_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+
+cdef enum:
+    N_CARDS = 52
+    N_VALUES = 10
+    MAX_DECKS = 8
+    # The longest dealer draw sequence after the up card (H17, up A: six more aces make soft
+    # 17, which hits; a 5 makes hard 12; four aces make 16; then the last card): 12 cards.
+    MAX_DRAWS = 12
+    OUT_BJ = 5
+    OUT_BUST = 6
+
+cdef int KING = 13
+cdef int QUEEN = 12
+
+
+cdef object _card_text(long idx):
+    return RANK_SYMBOLS[idx >> 2] + SUIT_SYMBOLS[idx & 3]
+
+
+# Identity fast path for the 52 canonical ``Card`` objects (``register_deck``): hashing a
+# frozen dataclass runs Python code, a look-up of its address in this small open-addressing
+# table does not. The tuple is kept here, so the addresses stay those of live cards and can
+# never be reused by another object.
+cdef enum:
+    DECK_SLOTS = 128  # a power of two, well above 52
+
+cdef tuple _DECK = ()
+cdef PyObject* _deck_ptr[DECK_SLOTS]
+cdef int _deck_idx[DECK_SLOTS]
+
+
+def register_deck(tuple deck):
+    """Let ``deck[i]`` (the canonical cards) resolve to index ``i`` by identity."""
+    global _DECK
+    cdef size_t slot
+    cdef int i
+    if len(deck) != N_CARDS:
+        raise ValueError(f"need the 52 cards, got {len(deck)}")
+    _DECK = deck
+    memset(_deck_ptr, 0, sizeof(_deck_ptr))
+    for i in range(N_CARDS):
+        slot = _deck_slot(<PyObject*>deck[i])
+        while _deck_ptr[slot] != NULL:
+            slot = (slot + 1) & (DECK_SLOTS - 1)
+        _deck_ptr[slot] = <PyObject*>deck[i]
+        _deck_idx[slot] = i
+
+
+cdef inline size_t _deck_slot(PyObject* p) noexcept nogil:
+    return (<size_t>p >> 4) & (DECK_SLOTS - 1)
+
+
+cdef inline int _deck_lookup(PyObject* p) noexcept nogil:
+    cdef size_t slot = _deck_slot(p)
+    while _deck_ptr[slot] != NULL:
+        if _deck_ptr[slot] == p:
+            return _deck_idx[slot]
+        slot = (slot + 1) & (DECK_SLOTS - 1)
+    return -1
+
+
+cdef inline int _ascii_index(str text) noexcept:
+    """Deck index of a plain ASCII spelling (``AS``, ``10h``, ``Td``), or -1 for anything
+    else, which then goes through the full parser (``pricing.cards.parse_card``)."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
+    cdef const unsigned char* data
+    cdef int rank, suit
+    cdef unsigned char c
+    if n < 2 or n > 3 or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND:
+        return -1
+    data = <const unsigned char*>PyUnicode_1BYTE_DATA(text)
+    c = data[n - 1] | 0x20  # ASCII lower case
+    if c == c'c':
+        suit = 0
+    elif c == c'd':
+        suit = 1
+    elif c == c'h':
+        suit = 2
+    elif c == c's':
+        suit = 3
+    else:
+        return -1
+    if n == 3:
+        if data[0] != c'1' or data[1] != c'0':
+            return -1
+        return 9 * 4 + suit
+    c = data[0]
+    if c'2' <= c <= c'9':
+        rank = c - c'0'
+    else:
+        c = c | 0x20
+        if c == c'a':
+            rank = 1
+        elif c == c't':
+            rank = 10
+        elif c == c'j':
+            rank = 11
+        elif c == c'q':
+            rank = 12
+        elif c == c'k':
+            rank = 13
+        else:
+            return -1
+    return (rank - 1) * 4 + suit
+
+
+cdef int _index_of(object card, dict index, object parse_index) except -1:
+    """Deck index of a card: canonical ``Card`` objects by identity, plain ASCII text by a
+    direct read of its two or three characters, other text through ``index`` (a borrowed
+    look-up), anything else through ``parse_index`` (which raises on bad input)."""
+    cdef PyObject* found
+    cdef int idx
+    if type(card) is str:
+        idx = _ascii_index(<str>card)
+        if idx >= 0:
+            return idx
+    else:
+        idx = _deck_lookup(<PyObject*>card)
+        if idx >= 0:
+            return idx
+    found = PyDict_GetItem(index, card)
+    idx = PyLong_AsLong(<object>found) if found != NULL else parse_index(card)
+    if not 0 <= idx < N_CARDS:
+        raise ValueError(f"card index must be 0-51, got {idx} for {card!r}")
+    return idx
+
+
+cdef int _check_decks(int decks) except -1:
+    if not 1 <= decks <= MAX_DECKS:
+        raise InvalidOption(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks}")
+    return 0
+
+
+cdef int _fill_counts(object exposed, dict index, object parse_index, int decks,
+                      int* counts) except -1:
+    """Start from a full shoe of ``decks`` decks and take out every card of ``exposed``;
+    return the number of cards left. Raises ``CardNotInShoe`` naming a card seen more often
+    than the shoe holds it."""
+    cdef int i, idx
+    cdef int remaining = N_CARDS * decks
+    _check_decks(decks)
+    for i in range(N_CARDS):
+        counts[i] = decks
+    for card in exposed:
+        idx = _index_of(card, index, parse_index)
+        if counts[idx] == 0:
+            raise CardNotInShoe(
+                f"card {_card_text(idx)} is not in the shoe: all {decks} of the "
+                f"{decks}-deck shoe are already exposed")
+        counts[idx] -= 1
+        remaining -= 1
+    return remaining
+
+
+def shoe_counts(object exposed, dict index, object parse_index, int decks):
+    """How many of each of the 52 cards (by deck index) remain after ``exposed``."""
+    cdef int counts[N_CARDS]
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    return tuple([counts[i] for i in range(N_CARDS)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Side bets
+# ---------------------------------------------------------------------------------------------
+
+cdef inline long long _pairs(long long n) noexcept nogil:
+    return n * (n - 1) // 2 if n > 1 else 0
+
+
+cdef tuple _side_bet_ways(const int* counts, long long remaining):
+    # Royal Match (RULES.md §2). Suited pairs and suited K+Q pairs per suit, for the player's
+    # two cards; for CROWN the dealer's two cards come from the N - 2 cards left after them.
+    cdef long long suited = 0, royal = 0, crown = 0, s_total
+    cdef long long kk, qq
+    cdef int s, t_suit, r
+    cdef long long kings[4]
+    cdef long long queens[4]
+    for s in range(4):
+        s_total = 0
+        for r in range(13):
+            s_total += counts[r * 4 + s]
+        suited += _pairs(s_total)
+        kings[s] = counts[(KING - 1) * 4 + s]
+        queens[s] = counts[(QUEEN - 1) * 4 + s]
+        royal += kings[s] * queens[s]
+    for s in range(4):
+        for t_suit in range(4):
+            if s == t_suit:
+                kk = kings[s] - 1
+                qq = queens[s] - 1
+                if kk < 0:
+                    kk = 0
+                if qq < 0:
+                    qq = 0
+                crown += kings[s] * queens[s] * kk * qq
+            else:
+                crown += kings[s] * queens[s] * kings[t_suit] * queens[t_suit]
+    cdef long long player_pairs = _pairs(remaining)
+    cdef long long dealer_pairs = _pairs(remaining - 2) if remaining >= 2 else 0
+    cdef long long total4 = player_pairs * dealer_pairs
+    cdef long long rm_crown = crown
+    cdef long long rm_royal = royal * dealer_pairs - crown
+    cdef long long rm_easy = (suited - royal) * dealer_pairs
+    cdef long long rm_lose = (player_pairs - suited) * dealer_pairs
+
+    # Pair bets (RULES.md §3): same rank; identical cards (perfect), same colour and a
+    # different suit (coloured: clubs with spades, diamonds with hearts), different colour
+    # (mixed).
+    cdef long long perfect = 0, coloured = 0, mixed = 0, c, d, h, sp
+    for r in range(13):
+        c = counts[r * 4]
+        d = counts[r * 4 + 1]
+        h = counts[r * 4 + 2]
+        sp = counts[r * 4 + 3]
+        perfect += _pairs(c) + _pairs(d) + _pairs(h) + _pairs(sp)
+        coloured += c * sp + d * h
+        mixed += (c + sp) * (d + h)
+    cdef long long no_pair = player_pairs - perfect - coloured - mixed
+    return ((rm_crown, rm_royal, rm_easy, rm_lose, total4),
+            (perfect, coloured, mixed, no_pair, player_pairs))
+
+
+def side_bet_ways(object exposed, dict index, object parse_index, int decks):
+    """Exact ways of each side-bet outcome for the next round after ``exposed``.
+
+    Returns ``((crown, royal, easy, lose, total4), (perfect, coloured, mixed, no_pair,
+    total2))``: Royal Match ways count deals of the player's two cards and the dealer's two
+    (unordered within each hand) out of ``C(N, 2) × C(N − 2, 2)``; pair ways count the
+    player's two cards out of ``C(N, 2)``.
+    """
+    cdef int counts[N_CARDS]
+    cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
+    return _side_bet_ways(counts, remaining)
+
+
+def side_bet_ways_counts(object card_counts):
+    """As ``side_bet_ways``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef long long remaining = _counts_from_sequence(card_counts, counts)
+    return _side_bet_ways(counts, remaining)
+
+
+cdef long long _counts_from_sequence(object card_counts, int* counts) except -1:
+    cdef long long remaining = 0
+    cdef int i
+    if len(card_counts) != N_CARDS:
+        raise ValueError(f"need 52 card counts, got {len(card_counts)}")
+    for i in range(N_CARDS):
+        counts[i] = card_counts[i]
+        if not 0 <= counts[i] <= MAX_DECKS:
+            raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
+                             f"{_card_text(i)}")
+        remaining += counts[i]
+    return remaining
+
+
+# ---------------------------------------------------------------------------------------------
+# Insurance
+# ---------------------------------------------------------------------------------------------
+
+cdef long long _tens(const int* counts) noexcept nogil:
+    cdef long long tens = 0
+    cdef int i
+    for i in range(36, N_CARDS):  # 10, J, Q, K: deck indices 36–51
+        tens += counts[i]
+    return tens
+
+
+def insurance_ways(object exposed, dict index, object parse_index, int decks):
+    """``(ten_value_cards, cards_left)``: the ways a dealer Ace makes blackjack with its next
+    card, out of the cards left after ``exposed`` (which includes the Ace)."""
+    cdef int counts[N_CARDS]
+    cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
+    return (_tens(counts), remaining)
+
+
+def insurance_ways_counts(object card_counts):
+    """As ``insurance_ways``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef long long remaining = _counts_from_sequence(card_counts, counts)
+    return (_tens(counts), remaining)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dealer outcomes
+# ---------------------------------------------------------------------------------------------
+
+cdef struct Dealer:
+    int counts[N_VALUES]  # cards left of each value: ace, 2 … 9, ten
+    int remaining
+    bint h17
+    u128 tail[MAX_DRAWS + 1]  # tail[k] = (N - k) × … × (N - D + 1): scales a k-draw weight
+    u128 nums[7]
+    int ran_out
+    int too_deep
+    int level_full
+    int depth_limit
+
+
+# The sums run by draw count rather than by sequence: every order in which the dealer can draw
+# a given multiset of cards has the same weight (the product of the falling counts), and the
+# hand's future depends only on that multiset. So the weights of all the orders that reach a
+# multiset are added up once, level by level (one level per card drawn), and each multiset's
+# next draws are expanded once: about 350 multisets instead of 20,000 sequences for an up ace
+# or 2 on 8 decks. A multiset is a 40-bit code, 4 bits per value counting the cards of that
+# value drawn (at most MAX_DRAWS = 12 < 16).
+cdef enum:
+    LEVEL_SLOTS = 1024  # hash slots per level; a level holds at most a few hundred multisets
+    LEVEL_FULL = 768
+
+cdef struct Level:
+    int n
+    int slot_entry[LEVEL_SLOTS]  # 1 + entry index, 0 = empty slot
+    unsigned long long code[LEVEL_FULL]
+    u128 weight[LEVEL_FULL]
+    int hard[LEVEL_FULL]
+    bint ace[LEVEL_FULL]
+
+
+cdef inline void _level_clear(Level* level) noexcept nogil:
+    level.n = 0
+    memset(level.slot_entry, 0, sizeof(level.slot_entry))
+
+
+cdef inline int _level_add(Level* level, unsigned long long code, int hard, bint ace,
+                           u128 weight) noexcept nogil:
+    """Add ``weight`` to the multiset ``code``; -1 if the level is full."""
+    cdef unsigned long long h = (code * 0x9E3779B97F4A7C15ULL) >> 54  # 10 bits
+    cdef int e
+    while level.slot_entry[h] != 0:
+        e = level.slot_entry[h] - 1
+        if level.code[e] == code:
+            level.weight[e] += weight
+            return 0
+        h = (h + 1) & (LEVEL_SLOTS - 1)
+    if level.n >= LEVEL_FULL:
+        return -1
+    e = level.n
+    level.n += 1
+    level.slot_entry[h] = e + 1
+    level.code[e] = code
+    level.weight[e] = weight
+    level.hard[e] = hard
+    level.ace[e] = ace
+    return 0
+
+
+cdef void _draw_levels(Dealer* d, int up_value, Level* cur, Level* nxt) noexcept nogil:
+    cdef int depth, e, v, avail, new_hard, total, outcome
+    cdef bint ace, soft
+    cdef unsigned long long code
+    cdef u128 weight, w
+    cdef Level* swap
+    _level_clear(cur)
+    _level_add(cur, 0, up_value, up_value == 1, 1)
+    depth = 0
+    while cur.n > 0:
+        if d.remaining - depth == 0:
+            d.ran_out = 1
+            return
+        if depth >= d.depth_limit:
+            d.too_deep = 1
+            return
+        _level_clear(nxt)
+        for e in range(cur.n):
+            code = cur.code[e]
+            weight = cur.weight[e]
+            for v in range(N_VALUES):
+                avail = d.counts[v] - <int>((code >> (4 * v)) & 15)
+                if avail <= 0:
+                    continue
+                w = weight * <u128>avail
+                new_hard = cur.hard[e] + v + 1
+                ace = cur.ace[e] or v == 0
+                soft = ace and new_hard + 10 <= 21
+                total = new_hard + 10 if soft else new_hard
+                if depth == 0 and total == 21:
+                    outcome = OUT_BJ
+                elif total > 21:
+                    outcome = OUT_BUST
+                elif total > 17 or (total == 17 and not (soft and d.h17)):
+                    outcome = total - 17
+                else:
+                    if _level_add(nxt, code + (1ULL << (4 * v)), new_hard, ace, w) < 0:
+                        d.level_full = 1
+                        return
+                    continue
+                d.nums[outcome] += w * d.tail[depth + 1]
+        swap = cur
+        cur = nxt
+        nxt = swap
+        depth += 1
+
+
+@cython.cdivision(True)
+cdef u128 _gcd(u128 a, u128 b) noexcept nogil:
+    cdef u128 t
+    while b != 0:
+        t = a % b
+        a = b
+        b = t
+    return a
+
+
+cdef object _u128_to_int(u128 x):
+    return (<object>u128_hi(x) << 64) | <object>u128_lo(x)
+
+
+cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint h17):
+    """``(numerators, denominator)`` of the seven outcomes for an up card of ``up_value``
+    (1 = ace … 10 = ten) over a shoe holding ``counts10`` (up card already removed)."""
+    cdef Dealer d
+    cdef int k, depth_limit
+    cdef Level* levels
+    memset(&d, 0, sizeof(Dealer))
+    for k in range(N_VALUES):
+        d.counts[k] = counts10[k]
+    d.remaining = remaining
+    d.h17 = h17
+    depth_limit = MAX_DRAWS if remaining > MAX_DRAWS else remaining
+    d.depth_limit = depth_limit
+    d.tail[depth_limit] = 1
+    for k in range(depth_limit - 1, -1, -1):
+        d.tail[k] = d.tail[k + 1] * <u128>(remaining - k)
+    if remaining == 0:
+        d.ran_out = 1
+    else:
+        levels = <Level*>malloc(2 * sizeof(Level))
+        if levels == NULL:
+            raise MemoryError()
+        with nogil:
+            _draw_levels(&d, up_value, &levels[0], &levels[1])
+        free(levels)
+    if d.level_full:
+        raise RuntimeError(
+            f"more than {LEVEL_FULL} dealer hands of one length: kernel bound broken")
+    if d.too_deep and not d.ran_out:
+        # With fewer cards left than MAX_DRAWS the shoe runs out first (reported below), and no
+        # dealer hand draws more than MAX_DRAWS cards (the test suite checks it on 8 decks).
+        raise RuntimeError(f"dealer hand longer than {MAX_DRAWS} draws: kernel bound broken")
+    if d.ran_out:
+        raise IllegalMove(
+            f"the {remaining} cards left cannot complete every dealer hand from an up card "
+            f"of {VALUE_SYMBOLS[up_value - 1]}: the shoe must be reshuffled")
+    # Lowest common terms: divide the numerators and the denominator by their common factor.
+    cdef u128 common = d.tail[0]
+    for k in range(7):
+        common = _gcd(common, d.nums[k])
+    for k in range(7):
+        d.nums[k] = _div(d.nums[k], common)
+    return (tuple([_u128_to_int(d.nums[k]) for k in range(7)]),
+            _u128_to_int(_div(d.tail[0], common)))
+
+
+@cython.cdivision(True)
+cdef inline u128 _div(u128 a, u128 b) noexcept nogil:
+    return a / b
+
+
+cdef int _values_from_cards(const int* counts, int* counts10) noexcept nogil:
+    cdef int r, s, total = 0
+    for r in range(N_VALUES):
+        counts10[r] = 0
+    for r in range(13):
+        for s in range(4):
+            counts10[r if r < 9 else 9] += counts[r * 4 + s]
+            total += counts[r * 4 + s]
+    return total
+
+
+def dealer_exact(object up, object exposed, dict index, object parse_index, int decks,
+                 bint h17):
+    """Exact dealer outcomes for the up card ``up`` after ``exposed`` (not including ``up``)
+    left a ``decks``-deck shoe: ``((n17, n18, n19, n20, n21, nBJ, nBUST), denominator)``."""
+    cdef int counts[N_CARDS]
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    return _dealer_for_up(_index_of(up, index, parse_index), counts, decks, h17)
+
+
+def dealer_exact_counts(int up_index, object card_counts, bint h17):
+    """As ``dealer_exact``, for the up card of deck index ``up_index`` already dealt from a
+    shoe that now holds ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef int counts10[N_VALUES]
+    if not 0 <= up_index < N_CARDS:
+        raise ValueError(f"up card index must be 0-51, got {up_index}")
+    _counts_from_sequence(card_counts, counts)
+    cdef int remaining = _values_from_cards(counts, counts10)
+    return _dealer_exact(counts10, remaining, _up_value(up_index), h17)
+
+
+cdef inline int _up_value(int up_idx) noexcept nogil:
+    cdef int rank = (up_idx >> 2) + 1
+    return rank if rank < 10 else 10
+
+
+cdef tuple _dealer_for_up(int up_idx, int* counts, int decks, bint h17):
+    cdef int counts10[N_VALUES]
+    if counts[up_idx] == 0:
+        raise CardNotInShoe(
+            f"up card {_card_text(up_idx)} is not in the shoe: all {decks} of the "
+            f"{decks}-deck shoe are already exposed")
+    counts[up_idx] -= 1
+    cdef int remaining = _values_from_cards(counts, counts10)
+    counts[up_idx] += 1
+    return _dealer_exact(counts10, remaining, _up_value(up_idx), h17)
+
+
+def dealer_table(object exposed, dict index, object parse_index, int decks, bint h17):
+    """For each up-card value (A, 2 … 9, 10), the exact dealer outcomes if the next up card
+    has that value, or ``None`` when none is left (or the shoe would run out): ten entries."""
+    cdef int counts[N_CARDS]
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    return _dealer_table(counts, h17)
+
+
+def dealer_table_counts(object card_counts, bint h17):
+    """As ``dealer_table``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
+    cdef int counts[N_CARDS]
+    _counts_from_sequence(card_counts, counts)
+    return _dealer_table(counts, h17)
+
+
+cdef tuple _dealer_table(const int* counts, bint h17):
+    cdef int counts10[N_VALUES]
+    cdef int v
+    cdef int remaining = _values_from_cards(counts, counts10)
+    out = []
+    for v in range(N_VALUES):
+        if counts10[v] == 0:
+            out.append(None)
+            continue
+        counts10[v] -= 1
+        try:
+            out.append(_dealer_exact(counts10, remaining - 1, v + 1, h17))
+        except IllegalMove:
+            out.append(None)
+        finally:
+            counts10[v] += 1
+    return tuple(out)

@@ -72,6 +72,8 @@ __all__ = [
     "RoyalMatchPaytable",
     "ShoeMode",
     "SideBetOdds",
+    "classify_pair",
+    "classify_royal_match",
     "dealer_odds",
     "dealer_outcomes",
     "dealer_table",
@@ -450,6 +452,80 @@ class DealerOdds:
 
     def probabilities(self) -> dict[str, float]:
         return {o: float(f) for o, f in self.fractions().items()}
+
+
+# --- Settling a dealt round --------------------------------------------------------------------
+
+
+def _two(cards: Iterable[Card | str], who: str) -> tuple[Card, Card]:
+    pair = tuple(parse_card(c) for c in cards)
+    if len(pair) != 2:
+        raise InvalidInput(f"the {who}'s first two cards are needed, got {len(pair)}")
+    return pair[0], pair[1]
+
+
+def _suited_kq(a: Card, b: Card) -> bool:
+    return a.suit == b.suit and {a.rank, b.rank} == {Rank.QUEEN, Rank.KING}
+
+
+def classify_royal_match(
+    player: Iterable[Card | str],
+    dealer: Iterable[Card | str] = (),
+    paytable: RoyalMatchPaytable = DEFAULT_ROYAL_MATCH,
+) -> tuple[str, int]:
+    """The Royal Match 21 outcome of a dealt round and what it pays in hundredths (``-100``:
+    lost), by the outcomes ``side_bets`` counts: ``player`` is the player's first two cards,
+    ``dealer`` the dealer's first two (fewer when the round ended before the dealer's second
+    card: then there is no Crown).
+
+    With Crown Treasure off a Crown is reported as ``ROYAL`` (it pays as one).
+
+    >>> classify_royal_match(["KS", "QS"], ["QH", "KH"])
+    ('CROWN', 100000)
+    >>> classify_royal_match(["KS", "QS"], ["QH", "KH"], STANDARD_ROYAL_MATCH)
+    ('ROYAL', 2500)
+    >>> classify_royal_match(["KS", "KS"]), classify_royal_match(["2D", "9C"], ["QH"])
+    (('EASY', 250), ('LOSE', -100))
+    """
+    a, b = _two(player, "player")
+    seen = tuple(parse_card(c) for c in dealer)
+    pays = paytable.pays()
+    if a.suit != b.suit:
+        return "LOSE", LOSE_HUNDREDTHS
+    if not _suited_kq(a, b):
+        return "EASY", pays["EASY"]
+    if len(seen) >= 2 and _suited_kq(seen[0], seen[1]) and paytable.crown_treasure:
+        return "CROWN", pays["CROWN"]
+    return "ROYAL", pays["ROYAL"]
+
+
+def classify_pair(
+    player: Iterable[Card | str], paytable: PairsPaytable | str = PERFECT_PAIRS
+) -> tuple[str, int]:
+    """The pair side bet's outcome on the player's first two cards and what it pays in
+    hundredths (``-100``: lost): ``PERFECT`` (identical cards), ``COLOURED`` (same rank and
+    colour, another suit), ``MIXED`` (same rank, other colour), or ``PAIR`` for an any-pair
+    paytable.
+
+    >>> classify_pair(["8H", "8H"]), classify_pair(["8H", "8D"]), classify_pair(["8H", "8S"])
+    (('PERFECT', 2500), ('COLOURED', 1200), ('MIXED', 600))
+    >>> classify_pair(["8H", "8S"], "any-pair"), classify_pair(["8H", "9H"], "any-pair")
+    (('PAIR', 1100), ('LOSE', -100))
+    """
+    a, b = _two(player, "player")
+    table = pairs_paytable(paytable)
+    pays = table.pays()
+    if a.rank != b.rank:
+        return "LOSE", LOSE_HUNDREDTHS
+    if "PAIR" in pays:
+        return "PAIR", pays["PAIR"]
+    if a.suit == b.suit:
+        outcome = "PERFECT"
+    elif a.suit.is_red == b.suit.is_red:
+        outcome = "COLOURED"
+    else:
+        outcome = "MIXED"
+    return outcome, pays[outcome]
 
 
 # --- The functions ---------------------------------------------------------------------------

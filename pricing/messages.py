@@ -7,12 +7,14 @@ adapter in ``pricing.tables``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Final
 
 from google.protobuf.message import Message
 
-from pricing import hilo
+from pricing import blackjack, goagae, hilo
+from pricing.adapters.blackjack import BlackjackOptions
 from pricing.cards import parse_card
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.payout import BetPrice, PayRule
@@ -70,9 +72,91 @@ def _hilo_rules(rules: Message) -> hilo.HiLoPaytable:
     return hilo.HiLoPaytable.from_rules(given)
 
 
+def _goagae_rules(rules: Message) -> goagae.GoaGaePaytable:
+    assert isinstance(rules, pb.GoaGaeRules)
+    given = {name.strip().upper(): _pay_rule(name, rule) for name, rule in rules.bets.items()}
+    return goagae.GoaGaePaytable.from_rules(given)
+
+
+def _enum_option(kind: str, value: int, names: Mapping[int, str], default: str) -> str:
+    if value == 0:
+        return default
+    name = names.get(value)
+    if name is None:
+        raise InvalidOption(f"unknown {kind} {value}: expected one of {', '.join(names.values())}")
+    return name
+
+
+_DEALER_RULES: Final[dict[int, str]] = {pb.S17: "S17", pb.H17: "H17"}
+_SHUFFLE_MODES: Final[dict[int, str]] = {pb.DEPLETING: "DEPLETING", pb.CONTINUOUS: "CONTINUOUS"}
+_PAIRS_PRESETS: Final[dict[int, str]] = {pb.PERFECT_PAIRS: "perfect-pairs", pb.ANY_PAIR: "any-pair"}
+_PAIRS_FIELDS: Final = {
+    "PAIR": "pair_hundredths",
+    "PERFECT": "perfect_hundredths",
+    "COLOURED": "coloured_hundredths",
+    "MIXED": "mixed_hundredths",
+}
+
+
+def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable:
+    """Sent: a pay of 0 keeps its default; ``crown_enabled`` switches Crown Treasure."""
+    default = blackjack.DEFAULT_ROYAL_MATCH
+    crown: int | None = None
+    if message.crown_enabled:
+        crown = message.crown_hundredths or default.crown_hundredths
+    elif message.crown_hundredths:
+        raise InvalidOption(
+            f"royal_match crown_hundredths {message.crown_hundredths} was sent with "
+            "crown_enabled false: set crown_enabled to offer Crown Treasure"
+        )
+    return blackjack.RoyalMatchPaytable(
+        royal_hundredths=message.royal_hundredths or default.royal_hundredths,
+        easy_hundredths=message.easy_hundredths or default.easy_hundredths,
+        crown_hundredths=crown,
+    )
+
+
+def _pairs(message: pb.PairsPaytable) -> blackjack.PairsPaytable:
+    """A preset (default Perfect Pairs), its pays overridden by name."""
+    preset = _enum_option("pairs preset", message.preset, _PAIRS_PRESETS, "perfect-pairs")
+    table = blackjack.pairs_paytable(preset)
+    pays = table.pays()
+    overrides: dict[str, int] = {}
+    for name, hundredths in message.pays_hundredths.items():
+        outcome = name.strip().upper()
+        if outcome not in pays:
+            raise InvalidOption(
+                f"pairs outcome {name!r} is not in the {preset} paytable: expected one of "
+                f"{', '.join(pays)}"
+            )
+        overrides[_PAIRS_FIELDS[outcome]] = hundredths
+    return replace(table, **overrides) if overrides else table
+
+
+def _blackjack_rules(rules: Message) -> BlackjackOptions:
+    assert isinstance(rules, pb.BlackjackRules)
+    default = BlackjackOptions()
+    return BlackjackOptions(
+        rule=blackjack.DealerRule(
+            _enum_option("dealer_rule", rules.dealer_rule, _DEALER_RULES, default.rule.value)
+        ),
+        mode=blackjack.ShoeMode(
+            _enum_option("shuffle_mode", rules.shuffle_mode, _SHUFFLE_MODES, default.mode.value)
+        ),
+        royal_match=(
+            _royal_match(rules.royal_match)
+            if rules.HasField("royal_match")
+            else default.royal_match
+        ),
+        pairs=_pairs(rules.pairs) if rules.HasField("pairs") else default.pairs,
+    )
+
+
 #: game → (name of its field in the ``rules`` oneof, its rules message → the engine's object)
 RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
     Game.HILO: ("hilo", _hilo_rules),
+    Game.GOA_GAE: ("goa_gae", _goagae_rules),
+    Game.BLACKJACK: ("blackjack", _blackjack_rules),
 }
 
 _RULES_FIELD: Final[dict[Game, str]] = {
@@ -147,6 +231,7 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
                 bet=sb.bet,
                 rtp=sb.rtp,
                 player_favourable=sb.player_favourable,
+                open=sb.open,
                 outcomes=[
                     pb.SideBetOutcome(
                         name=o.name,
@@ -204,6 +289,7 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
                 result_index=e.result_index,
                 void=e.void,
                 result_card=" ".join(str(c) for c in e.result),
+                result_cards=[str(c) for c in e.result],
             )
         )
     _extras(view, state)
@@ -234,6 +320,8 @@ def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb
         payout_hundredths=settlement.payout_hundredths,
         returned_cents=settlement.returned_cents,
         result_card=" ".join(str(c) for c in settlement.result),
+        result_cards=[str(c) for c in settlement.result],
+        outcome=settlement.outcome,
         round_id=request.round_id,
         version=request.version,
         bet=request.bet,

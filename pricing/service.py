@@ -298,6 +298,7 @@ class PricingService:
         payload = snapshot_to_proto(snapshot).SerializeToString()
         self._hubs[request.table_id] = Hub(Published(snapshot.version, payload, final=False))
         self.metrics.tables.inc()
+        self._record_side_bets(request.table_id, snapshot)
         log.info(
             "opened table %r: %s, %d deck(s)",
             request.table_id,
@@ -369,14 +370,18 @@ class PricingService:
         conflated = hub.publish(Published(snapshot.version, payload, final=snapshot.closed))
         if conflated:
             self.metrics.conflated.inc(conflated)
-        for side_bet in snapshot.view.side_bets:
-            self.metrics.side_bet_rtp.labels(table.table_id, side_bet.bet).set(side_bet.rtp)
         if snapshot.closed:
             self.metrics.tables.dec()
-            for side_bet in snapshot.view.side_bets:
+            for side_bet in snapshot.view.side_bets:  # a closed table's series end with it
                 self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
+        else:
+            self._record_side_bets(table.table_id, snapshot)
         return payload
+
+    def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
+        for side_bet in snapshot.view.side_bets:
+            self.metrics.side_bet_rtp.labels(table_id, side_bet.bet).set(side_bet.rtp)
 
     # ---- PricingService --------------------------------------------------------------------
 

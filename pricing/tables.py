@@ -116,6 +116,7 @@ class TablePhase(IntEnum):
     BETTING = 2
     SHOE_COMPLETE = 3
     CLOSED = 4
+    DEALING = 5  # blackjack, Goa Gae: a round's cards are coming out; its bets are closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,11 +163,14 @@ class TableConfig:
 
 @dataclass(frozen=True, slots=True)
 class EndedRound:
-    """How a round ended: ``result`` holds the cards that decided it, empty when void."""
+    """How a round ended: ``result`` holds the cards that decided it, empty when void;
+    ``cards`` every card exposed in the round with its role, when the game records them
+    (blackjack's side bets settle on the PLAYER and DEALER cards among them)."""
 
     round_id: int
     result_index: int
     result: tuple[Card, ...]
+    cards: tuple[ExposeCard, ...] = ()
 
     @property
     def void(self) -> bool:
@@ -183,10 +187,14 @@ class SideBetOutcomeView:
 
 @dataclass(frozen=True, slots=True)
 class SideBetView:
+    """A fixed-paytable side bet: its winning outcomes (the rest of ``total`` loses). ``open``:
+    it can be placed now (a round is open for betting and the shoe can deal it)."""
+
     bet: str
     outcomes: tuple[SideBetOutcomeView, ...]
     rtp: float
     player_favourable: bool
+    open: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +262,7 @@ class GameState(Protocol):
     @property
     def prices(self) -> Mapping[str, BetPrice]: ...
     @property
-    def phase(self) -> Enum: ...  # named OPENING, BETTING or SHOE_COMPLETE
+    def phase(self) -> Enum: ...  # named as a TablePhase: OPENING, BETTING, DEALING, …
     @property
     def outcome(self) -> RoundOutcome | None: ...
     def apply(self, event: Event) -> GameState: ...
@@ -273,7 +281,8 @@ def standard_view(
     if outcome is not None:
         result = outcome.result
         cards = () if result is None else (result,) if isinstance(result, Card) else result
-        ended = EndedRound(outcome.round_id, outcome.result_index, tuple(cards))
+        round_cards = tuple(getattr(outcome, "cards", ()))
+        ended = EndedRound(outcome.round_id, outcome.result_index, tuple(cards), round_cards)
     return GameView(
         phase=TablePhase[state.phase.name],
         shoe=state.shoe,
@@ -298,7 +307,10 @@ class GameAdapter(Protocol):
     - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
       game's side bets, insurance and dealer outcomes);
     - ``quote`` is the view of a state with ``exposed`` seen, with no table;
-    - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement).
+    - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement);
+    - ``side_bet_outcome`` settles a fixed-paytable side bet (``GameView.side_bets``) on the
+      round: the outcome's name and what it pays in hundredths (negative: lost). A game
+      without side bets is never asked.
     """
 
     game: Game
@@ -310,6 +322,9 @@ class GameAdapter(Protocol):
         self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
     ) -> GameView: ...
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool: ...
+    def side_bet_outcome(
+        self, config: TableConfig, bet: str, ended: EndedRound
+    ) -> tuple[str, int]: ...
 
 
 class HiLoAdapter:
@@ -356,26 +371,38 @@ class HiLoAdapter:
         (card,) = result
         return hilo.bet_wins(bet, card)
 
+    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
+        raise InvalidInput(f"Hi-Lo has no side bet {bet!r}")
+
 
 _ADAPTERS: dict[Game, GameAdapter] = {Game.HILO: HiLoAdapter()}
 
-_NOT_YET: Final[dict[Game, str]] = {
-    Game.BLACKJACK: "blackjack tables are not available yet: the blackjack engine "
-    "(issue 3) has not landed in this build",
-    Game.GOA_GAE: "Goa Gae tables are not available yet: the Goa Gae engine (issue 4) has "
-    "not landed in this build",
-}
+
+def _builtin_adapter(game: Game) -> GameAdapter | None:
+    """The adapters of ``pricing.adapters``, imported on first use: they build on this module."""
+    if game is Game.GOA_GAE:
+        from pricing.adapters.goagae import GoaGaeAdapter  # noqa: PLC0415 - see docstring
+
+        return GoaGaeAdapter()
+    if game is Game.BLACKJACK:
+        from pricing.adapters.blackjack import BlackjackAdapter  # noqa: PLC0415
+
+        return BlackjackAdapter()
+    return None
 
 
 def register_adapter(adapter: GameAdapter) -> None:
-    """Plug a game in (its engine module calls this, or the registry below lists it)."""
+    """Plug a game in (the built-in games of ``pricing.adapters`` are found on first use)."""
     _ADAPTERS[adapter.game] = adapter
 
 
 def adapter_for(game: Game) -> GameAdapter:
     adapter = _ADAPTERS.get(game)
     if adapter is None:
-        raise GameUnavailable(_NOT_YET.get(game, f"game {game!r} is not available"))
+        adapter = _builtin_adapter(game)
+        if adapter is None:
+            raise GameUnavailable(f"game {game!r} is not available in this build")
+        _ADAPTERS[game] = adapter
     return adapter
 
 
@@ -409,19 +436,24 @@ class SettleStatus(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
+    """``result``: the cards the bet settled on; ``outcome``: a side bet's outcome name."""
+
     status: SettleStatus
     payout_hundredths: int
     returned_cents: int
     result: tuple[Card, ...] = ()
+    outcome: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class _PricePoint:
-    """What settlement needs of one version: its round, and each bet's payout if open."""
+    """What settlement needs of one version: its round, each dynamic bet's payout if open,
+    and whether each fixed-paytable side bet was open."""
 
     round_id: int
     betting: bool
     payouts: Mapping[str, int | None]  # None: the bet was closed
+    side_bets: Mapping[str, bool]
 
 
 K = TypeVar("K")
@@ -503,7 +535,7 @@ class Table:
             raise IllegalMove(f"table {self.table_id!r} is closed: it accepts no more events")
         if isinstance(event, CloseTable):
             view = self.snapshot.view
-            if view.phase is TablePhase.BETTING:
+            if view.phase in (TablePhase.BETTING, TablePhase.DEALING):
                 # A table closed with a round open: that round can never have a result, so its
                 # bets are refunded as for a void (the same as a new shoe mid-round).
                 view = _replace_view(view, ended=EndedRound(view.round_id, view.result_index, ()))
@@ -557,6 +589,7 @@ class Table:
                 view.round_id,
                 snapshot.phase is TablePhase.BETTING,
                 {b: p.payout_hundredths if p.open else None for b, p in view.prices.items()},
+                {sb.bet: sb.open for sb in view.side_bets},
             ),
         )
         if view.ended is not None:
@@ -583,37 +616,71 @@ class Table:
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
                 f"the last {self._prices.limit} versions are kept (current version {current})"
             )
+        if bet in point.side_bets:
+            return self._settle_side_bet(round_id, version, bet, stake_cents, point)
         if bet not in point.payouts:
+            known = [*point.payouts, *point.side_bets]
             raise InvalidInput(
                 f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
-                f"{', '.join(point.payouts)}"
+                f"{', '.join(known)}"
             )
-        if not point.betting or point.round_id != round_id:
-            open_round = f"round {point.round_id} was" if point.betting else "no round was"
-            raise IllegalMove(
-                f"bet {bet} on round {round_id} at version {version} of table "
-                f"{self.table_id!r} is not valid: {open_round} open for betting at that version"
-            )
+        self._check_open_round(round_id, version, bet, point)
         payout = point.payouts[bet]
         if payout is None:
             raise IllegalMove(
                 f"bet {bet} on round {round_id} at version {version} of table "
                 f"{self.table_id!r} is not valid: the bet was closed at that version"
             )
-        ended = self._rounds.get(round_id)
+        ended = self._ended(round_id)
         if ended is None:
-            if round_id == self.snapshot.view.round_id and not self.closed:
-                return Settlement(SettleStatus.PENDING, payout, 0)
-            raise IllegalMove(
-                f"round {round_id} of table {self.table_id!r} is no longer held: the last "
-                f"{self._rounds.limit} rounds are kept"
-            )
+            return Settlement(SettleStatus.PENDING, payout, 0)
         if ended.void:
             return Settlement(SettleStatus.VOID, payout, stake_cents)
         if self.adapter.bet_wins(self.config, bet, ended.result):
             profit = stake_cents * payout // 100
             return Settlement(SettleStatus.WIN, payout, stake_cents + profit, ended.result)
         return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
+
+    def _settle_side_bet(
+        self, round_id: int, version: int, bet: str, stake_cents: int, point: _PricePoint
+    ) -> Settlement:
+        """A fixed-paytable side bet: valid if its round was open for betting at ``version``
+        (no card of it dealt) and the bet could be placed then; it pays what the engine says
+        its outcome pays (the paytable is fixed for the table's life)."""
+        self._check_open_round(round_id, version, bet, point)
+        if not point.side_bets[bet]:
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: the bet was closed at that version"
+            )
+        ended = self._ended(round_id)
+        if ended is None:
+            return Settlement(SettleStatus.PENDING, 0, 0)
+        if ended.void:
+            return Settlement(SettleStatus.VOID, 0, stake_cents)
+        outcome, pays = self.adapter.side_bet_outcome(self.config, bet, ended)
+        if pays < 0:
+            return Settlement(SettleStatus.LOSE, 0, 0, ended.result, outcome)
+        profit = stake_cents * pays // 100
+        return Settlement(SettleStatus.WIN, pays, stake_cents + profit, ended.result, outcome)
+
+    def _check_open_round(self, round_id: int, version: int, bet: str, point: _PricePoint) -> None:
+        if not point.betting or point.round_id != round_id:
+            open_round = f"round {point.round_id} was" if point.betting else "no round was"
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: {open_round} open for betting at that version"
+            )
+
+    def _ended(self, round_id: int) -> EndedRound | None:
+        """How ``round_id`` ended; ``None`` while it is still in play."""
+        ended = self._rounds.get(round_id)
+        if ended is None and not (round_id == self.snapshot.view.round_id and not self.closed):
+            raise IllegalMove(
+                f"round {round_id} of table {self.table_id!r} is no longer held: the last "
+                f"{self._rounds.limit} rounds are kept"
+            )
+        return ended
 
 
 def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
@@ -629,7 +696,10 @@ def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
             for bet, p in view.prices.items()
         },
         ended=ended,
-        side_bets=view.side_bets,
+        side_bets=tuple(
+            SideBetView(sb.bet, sb.outcomes, sb.rtp, sb.player_favourable, open=False)
+            for sb in view.side_bets
+        ),
         insurance=view.insurance,
         dealer_outcomes=view.dealer_outcomes,
     )

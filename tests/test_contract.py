@@ -43,8 +43,10 @@ def test_enums() -> None:
     assert values("CardRole") == {
         "CARD_ROLE_UNSPECIFIED": 0, "BURN": 1, "RESULT": 2, "PLAYER": 3, "DEALER": 4,
     }  # fmt: skip
+    # The contract's values, plus DEALING (added for blackjack and Goa Gae rounds).
     assert values("Phase") == {
         "PHASE_UNSPECIFIED": 0, "OPENING": 1, "BETTING": 2, "SHOE_COMPLETE": 3, "CLOSED": 4,
+        "DEALING": 5,
     }  # fmt: skip
     status = FILE.message_types_by_name["Settlement"].enum_types_by_name["Status"]
     assert {"PENDING", "WIN", "LOSE", "VOID"} <= {v.name for v in status.values}

@@ -257,6 +257,10 @@ def test_fits_the_tables_game_state_shape() -> None:
     )
     assert view.exposed == deck.exposed and view.cards_remaining == 48
     assert view.prices == quote(deck.exposed)
-    assert view.ended == EndedRound(1, 1, tuple(parse_card(t) for t in ("4C", "5H", "KS")))
+    hand = tuple(parse_card(t) for t in ("4C", "5H", "KS"))
+    assert deck.outcome is not None
+    assert view.ended == EndedRound(1, 1, hand, deck.outcome.cards)
+    assert [e.role for e in deck.outcome.cards] == [PLAYER, PLAYER, DEALER, PLAYER]
     void = deal(deck, "2C").apply(VoidRound())
-    assert standard_view(void).ended == EndedRound(2, 2, ())
+    ended = standard_view(void).ended
+    assert ended is not None and (ended.round_id, ended.result, ended.void) == (2, (), True)

@@ -598,21 +598,72 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
             "blackjack",
         ),
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.BLACKJACK),
-            grpc.StatusCode.UNIMPLEMENTED,
-            "blackjack",
+            pb.OpenTableRequest(table_id=table_id, game=pb.BLACKJACK, decks=9),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "decks 9",
         ),
         (
             pb.OpenTableRequest(
-                table_id=table_id, game=pb.BLACKJACK, blackjack=pb.BlackjackRules()
+                table_id=table_id,
+                game=pb.BLACKJACK,
+                blackjack=pb.BlackjackRules(dealer_rule=7),  # type: ignore[arg-type]
             ),
-            grpc.StatusCode.UNIMPLEMENTED,
-            "blackjack",
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "dealer_rule 7",
         ),
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.GOA_GAE),
-            grpc.StatusCode.UNIMPLEMENTED,
-            "Goa Gae",
+            pb.OpenTableRequest(
+                table_id=table_id,
+                game=pb.BLACKJACK,
+                blackjack=pb.BlackjackRules(shuffle_mode=9),  # type: ignore[arg-type]
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "shuffle_mode 9",
+        ),
+        (
+            pb.OpenTableRequest(
+                table_id=table_id,
+                game=pb.BLACKJACK,
+                blackjack=pb.BlackjackRules(
+                    pairs=pb.PairsPaytable(preset=pb.ANY_PAIR, pays_hundredths={"PERFECT": 3000})
+                ),
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "'PERFECT'",
+        ),
+        (
+            pb.OpenTableRequest(
+                table_id=table_id,
+                game=pb.BLACKJACK,
+                blackjack=pb.BlackjackRules(
+                    royal_match=pb.RoyalMatchPaytable(crown_hundredths=50000)
+                ),
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "crown_enabled",
+        ),
+        (
+            pb.OpenTableRequest(table_id=table_id, game=pb.GOA_GAE, decks=2),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "decks 2",
+        ),
+        (
+            pb.OpenTableRequest(
+                table_id=table_id,
+                game=pb.GOA_GAE,
+                goa_gae=pb.GoaGaeRules(bets={"PAIR": pb.PayRule(rtp_bp=9000)}),
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "PAIR",
+        ),
+        (
+            pb.OpenTableRequest(
+                table_id=table_id,
+                game=pb.GOA_GAE,
+                goa_gae=pb.GoaGaeRules(bets={"NINE": pb.PayRule(rtp_bp=20000)}),
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "rtp_bp",
         ),
     ]
     for request, code, fragment in rows:
@@ -679,14 +730,6 @@ def test_quote_matches_the_engine_and_rejects_bad_input(server: ServerProcess) -
         lambda: quote(pb.QuoteRequest(game=pb.HILO, decks=4)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "decks 4",
-    )
-    expect_error(
-        lambda: quote(pb.QuoteRequest(game=pb.BLACKJACK)),
-        grpc.StatusCode.UNIMPLEMENTED,
-        "blackjack",
-    )
-    expect_error(
-        lambda: quote(pb.QuoteRequest(game=pb.GOA_GAE)), grpc.StatusCode.UNIMPLEMENTED, "Goa Gae"
     )
 
 

@@ -23,7 +23,6 @@ from pricing.tables import (
     FeedEvent,
     Game,
     GameState,
-    GameUnavailable,
     GameView,
     SeqConflict,
     SettleStatus,
@@ -65,7 +64,7 @@ def test_enums_match_the_wire() -> None:
         n: pb.Game.Value(n) for n in ("HILO", "BLACKJACK", "GOA_GAE")
     }
     assert {p.name: int(p) for p in TablePhase} == {
-        n: pb.Phase.Value(n) for n in ("OPENING", "BETTING", "SHOE_COMPLETE", "CLOSED")
+        n: pb.Phase.Value(n) for n in ("OPENING", "BETTING", "SHOE_COMPLETE", "CLOSED", "DEALING")
     }
 
 
@@ -158,9 +157,10 @@ def test_open_is_idempotent_for_the_same_config_only() -> None:
         tables.open("b", TableConfig(Game.HILO, decks=2))
     with pytest.raises(InvalidInput, match="table_id"):
         tables.open("", TableConfig(Game.HILO))
-    for game in (Game.BLACKJACK, Game.GOA_GAE):
-        with pytest.raises(GameUnavailable, match="not available yet"):
-            tables.open("c", TableConfig(game))
+    with pytest.raises(InvalidOption, match="decks 2 is not allowed for Goa Gae"):
+        tables.open("c", TableConfig(Game.GOA_GAE, decks=2))
+    with pytest.raises(InvalidOption, match="decks 9 is not allowed for blackjack"):
+        tables.open("c", TableConfig(Game.BLACKJACK, decks=9))
     with pytest.raises(TableNotFound, match="'zz'"):
         tables.get("zz")
     assert len(tables) == 1

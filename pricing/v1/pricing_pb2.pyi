@@ -95,6 +95,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """the shoe is used up; only NewShoe (or CloseTable) follows"""
     CLOSED: _Phase.ValueType  # 4
     """CloseTable was accepted; the table takes no more events"""
+    DEALING: _Phase.ValueType  # 5
+    """Blackjack and Goa Gae: a round's cards are being dealt; its bets are closed. EndRound
+    (or VoidRound) ends the round and opens betting on the next one.
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper): ...
 
@@ -107,6 +111,10 @@ SHOE_COMPLETE: Phase.ValueType  # 3
 """the shoe is used up; only NewShoe (or CloseTable) follows"""
 CLOSED: Phase.ValueType  # 4
 """CloseTable was accepted; the table takes no more events"""
+DEALING: Phase.ValueType  # 5
+"""Blackjack and Goa Gae: a round's cards are being dealt; its bets are closed. EndRound
+(or VoidRound) ends the round and opens betting on the next one.
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 class _DealerRule:
@@ -244,7 +252,10 @@ Global___HiLoRules: _TypeAlias = HiLoRules  # noqa: Y015
 
 @_typing.final
 class RoyalMatchPaytable(_message.Message):
-    """Royal Match 21 (RULES.md §2). Omitted: 25:1, 2.5:1, Crown Treasure 1000:1 on."""
+    """Royal Match 21 (RULES.md §2). Omitted: 25:1, 2.5:1, Crown Treasure 1000:1 on. When the
+    message is sent, a pay of 0 keeps that pay's default and `crown_enabled` says whether Crown
+    Treasure is on (proto3: leaving it out turns it off).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -255,6 +266,7 @@ class RoyalMatchPaytable(_message.Message):
     royal_hundredths: _builtins.int
     easy_hundredths: _builtins.int
     crown_hundredths: _builtins.int
+    """only with crown_enabled"""
     crown_enabled: _builtins.bool
     """off: a Crown pays as a Royal Match"""
     def __init__(
@@ -482,12 +494,21 @@ class SideBetOdds(_message.Message):
     OUTCOMES_FIELD_NUMBER: _builtins.int
     RTP_FIELD_NUMBER: _builtins.int
     PLAYER_FAVOURABLE_FIELD_NUMBER: _builtins.int
+    OPEN_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
     rtp: _builtins.float
     """expected return per unit staked, 1.0 = break-even"""
     player_favourable: _builtins.bool
+    open: _builtins.bool
+    """The bet can be placed now: a round is open for betting (none of its cards dealt yet) and
+    the shoe holds enough cards to deal it. The odds are shown either way (for the next round).
+    """
     @_builtins.property
-    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOutcome]: ...
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOutcome]:
+        """The winning outcomes (Royal Match: CROWN, ROYAL, EASY; pairs: PERFECT, COLOURED, MIXED or
+        PAIR), each out of the same total; the rest of the total loses.
+        """
+
     def __init__(
         self,
         *,
@@ -495,10 +516,11 @@ class SideBetOdds(_message.Message):
         outcomes: _abc.Iterable[Global___SideBetOutcome] | None = ...,
         rtp: _builtins.float = ...,
         player_favourable: _builtins.bool = ...,
+        open: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcomes", b"outcomes", "player_favourable", b"player_favourable", "rtp", b"rtp"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "open", b"open", "outcomes", b"outcomes", "player_favourable", b"player_favourable", "rtp", b"rtp"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -598,12 +620,20 @@ class RoundResult(_message.Message):
     RESULT_INDEX_FIELD_NUMBER: _builtins.int
     VOID_FIELD_NUMBER: _builtins.int
     RESULT_CARD_FIELD_NUMBER: _builtins.int
+    RESULT_CARDS_FIELD_NUMBER: _builtins.int
     round_id: _builtins.int
     result_index: _builtins.int
     void: _builtins.bool
     """refunded: no result"""
     result_card: _builtins.str
-    """empty when void"""
+    """empty when void; several cards joined by spaces"""
+    @_builtins.property
+    def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards that decided the round, one per entry (Hi-Lo: the result card; Goa Gae: the
+        hand of three PLAYER cards; blackjack: the player's first two cards, then the dealer's
+        first two, or one if the round ended before the dealer's second card).
+        """
+
     def __init__(
         self,
         *,
@@ -611,10 +641,11 @@ class RoundResult(_message.Message):
         result_index: _builtins.int = ...,
         void: _builtins.bool = ...,
         result_card: _builtins.str = ...,
+        result_cards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_index", b"result_index", "round_id", b"round_id", "void", b"void"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "void", b"void"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -720,7 +751,7 @@ class OpenTableRequest(_message.Message):
     table_id: _builtins.str
     game: Global___Game.ValueType
     decks: _builtins.int
-    """0: the game's default (Hi-Lo and Goa Gae 1, blackjack 6)"""
+    """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6)"""
     @_builtins.property
     def hilo(self) -> Global___HiLoRules: ...
     @_builtins.property
@@ -924,7 +955,9 @@ class QuoteRequest(_message.Message):
     game: Global___Game.ValueType
     decks: _builtins.int
     dealer_up_card: _builtins.str
-    """blackjack: the dealer's card, for insurance and dealer outcomes"""
+    """Blackjack: the dealer's card, for insurance (an Ace) and dealer outcomes. It is not one of
+    `exposed`: the quote is for the shoe without `exposed` and this card.
+    """
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """every card seen in the shoe"""
@@ -1061,16 +1094,29 @@ class Settlement(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     BET_FIELD_NUMBER: _builtins.int
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
+    RESULT_CARDS_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
     status: Global___Settlement.Status.ValueType
     payout_hundredths: _builtins.int
-    """the price at `version`"""
+    """A dynamic bet: the price at `version`. A fixed-paytable side bet: the pay of its outcome
+    (0 when it lost, or before a result).
+    """
     returned_cents: _builtins.int
     """WIN: stake + floor(stake × payout / 100); VOID: stake; else 0"""
     result_card: _builtins.str
+    """the cards the bet settled on, joined by spaces"""
     round_id: _builtins.int
     version: _builtins.int
     bet: _builtins.str
     stake_cents: _builtins.int
+    outcome: _builtins.str
+    """A fixed-paytable side bet (blackjack): the outcome it settled on, e.g. "ROYAL", "MIXED" or
+    "LOSE"; its pay is `payout_hundredths`. Empty for dynamic bets and before a result.
+    """
+    @_builtins.property
+    def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the same cards, one per entry"""
+
     def __init__(
         self,
         *,
@@ -1082,10 +1128,12 @@ class Settlement(_message.Message):
         version: _builtins.int = ...,
         bet: _builtins.str = ...,
         stake_cents: _builtins.int = ...,
+        result_cards: _abc.Iterable[_builtins.str] | None = ...,
+        outcome: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "returned_cents", b"returned_cents", "round_id", b"round_id", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

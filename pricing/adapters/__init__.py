@@ -1,0 +1,6 @@
+"""The game adapters beyond Hi-Lo: each plugs one engine into ``pricing.tables``.
+
+An adapter turns its engine's state into the neutral ``GameView``, fills in and validates a
+table's options, quotes without a table and settles bets with the engine's own rules; it holds
+no game rule itself. ``pricing.tables.adapter_for`` imports them on first use.
+"""

@@ -1,0 +1,297 @@
+"""Blackjack tables (RULES.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
+
+The engine's shoe knows the cards and the odds; this module adds what a live table needs
+around it, and nothing of the game's rules:
+
+- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables);
+- ``BlackjackRound``: the shoe plus the table's betting phase and how the last round ended.
+  A round is open for betting until its first card is dealt (then ``DEALING``); ``EndRound``
+  (or ``VoidRound``) ends it and opens the next. The side bets are fixed-paytable bets on the
+  round's first cards, so "open at a version" means the round was open for betting then;
+- ``BlackjackAdapter``: views, quotes and settlement through the engine's own functions
+  (``side_bets``, ``insurance``, ``dealer_odds``, ``classify_royal_match``,
+  ``classify_pair``).
+
+Settlement (interpretation, as for Goa Gae's hand: RULES.md does not say how a live feed
+reports seats): the side bets settle on the round's first two PLAYER cards, and Royal Match's
+Crown Treasure also on the dealer's first two DEALER cards. A round that ends with fewer than
+two PLAYER cards, a ``VoidRound`` and a ``NewShoe`` with cards of the round dealt refund the
+stake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+from typing import Final
+
+from pricing import blackjack
+from pricing.blackjack import (
+    BlackjackShoe,
+    DealerOdds,
+    DealerRule,
+    PairsPaytable,
+    RoyalMatchPaytable,
+    ShoeMode,
+    SideBetOdds,
+)
+from pricing.cards import MAX_DECKS, Card, Rank, parse_card
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.payout import BetPrice
+from pricing.tables import (
+    DealerOutcomesView,
+    EndedRound,
+    Game,
+    GameState,
+    GameView,
+    InsuranceView,
+    SideBetOutcomeView,
+    SideBetView,
+    TableConfig,
+    TablePhase,
+    standard_view,
+)
+
+__all__ = [
+    "DEFAULT_DECKS",
+    "SIDE_BETS",
+    "BlackjackAdapter",
+    "BlackjackOptions",
+    "BlackjackRound",
+    "RoundOutcome",
+]
+
+#: Decks when OpenTable sends 0: RULES.md §2 deals from 6 or 8; the engine's default is 6.
+DEFAULT_DECKS: Final = 6
+#: The side bets a blackjack table offers, in the order every list uses.
+SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
+
+
+@dataclass(frozen=True, slots=True)
+class BlackjackOptions:
+    """A blackjack table's rules: RULES.md's defaults (S17, a depleting shoe, Royal Match 25 : 1,
+    2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs)."""
+
+    rule: DealerRule = DealerRule.S17
+    mode: ShoeMode = ShoeMode.DEPLETING
+    royal_match: RoyalMatchPaytable = blackjack.DEFAULT_ROYAL_MATCH
+    pairs: PairsPaytable = blackjack.PERFECT_PAIRS
+
+
+class Phase(Enum):
+    BETTING = "BETTING"  # no card of the round dealt yet: the side bets are open
+    DEALING = "DEALING"  # the round's cards are coming out: bets are closed
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOutcome:
+    """How a round ended: every card of it with its role; ``voided`` for a VoidRound (or a
+    NewShoe mid-round). The side bets are refunded when voided or when fewer than two PLAYER
+    cards were dealt."""
+
+    round_id: int
+    cards: tuple[ExposeCard, ...]
+    voided: bool = False
+    result_index: int = 0
+
+    def _first_two(self, role: CardRole) -> tuple[Card, ...]:
+        return tuple(e.card for e in self.cards if e.role is role)[:2]
+
+    @property
+    def player(self) -> tuple[Card, ...]:
+        """The player's first two cards (fewer if the round ended sooner)."""
+        return self._first_two(CardRole.PLAYER)
+
+    @property
+    def dealer(self) -> tuple[Card, ...]:
+        """The dealer's first two cards (fewer if the round ended sooner)."""
+        return self._first_two(CardRole.DEALER)
+
+    @property
+    def result(self) -> tuple[Card, ...] | None:
+        """The cards the side bets settle on (player's two, then the dealer's); ``None`` when
+        the round's bets are refunded."""
+        if self.voided or len(self.player) < 2:
+            return None
+        return self.player + self.dealer
+
+
+@dataclass(frozen=True)
+class BlackjackRound:
+    """The engine's shoe, the betting phase of the current round and how the last event
+    ended a round (``outcome``). A pure fold, like the engine's states: every transition
+    returns a new state; a rejected event raises and changes nothing."""
+
+    state: BlackjackShoe
+    outcome: RoundOutcome | None = None
+
+    @property
+    def shoe(self) -> int:
+        return self.state.shoe
+
+    @property
+    def round_id(self) -> int:
+        return self.state.round_id
+
+    @property
+    def exposed(self) -> tuple[Card, ...]:
+        return self.state.exposed
+
+    @property
+    def cards_remaining(self) -> int:
+        return self.state.cards_remaining
+
+    @property
+    def prices(self) -> Mapping[str, BetPrice]:
+        return {}  # blackjack has no dynamic bets: its side bets have fixed paytables
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.DEALING if self.state.round_exposed else Phase.BETTING
+
+    def apply(self, event: Event) -> BlackjackRound:
+        shoe = self.state
+        match event:
+            case ExposeCard():
+                return BlackjackRound(shoe.apply(event))
+            case EndRound():
+                return BlackjackRound(shoe.apply(event), self._outcome(voided=False))
+            case VoidRound():
+                return BlackjackRound(shoe.apply(event), self._outcome(voided=True))
+            case NewShoe():
+                # The engine keeps the round open across a new shoe when none of its cards was
+                # dealt (bets on fixed paytables stand); otherwise the round is void.
+                outcome = self._outcome(voided=True) if shoe.round_exposed else None
+                return BlackjackRound(shoe.apply(event), outcome)
+        raise InvalidInput(f"unknown event {event!r}")
+
+    def _outcome(self, *, voided: bool) -> RoundOutcome:
+        return RoundOutcome(self.state.round_id, self.state.round_exposed, voided)
+
+    @cached_property
+    def view(self) -> GameView:
+        return _view(self)
+
+
+def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[SideBetView, ...]:
+    return tuple(
+        SideBetView(
+            bet=bet,
+            outcomes=tuple(
+                SideBetOutcomeView(name, o.ways, o.total, o.pays_hundredths)
+                for name, o in odds[bet].outcomes.items()
+                if name != "LOSE"
+            ),
+            rtp=odds[bet].rtp,
+            player_favourable=odds[bet].player_favourable,
+            open=betting and odds[bet].open,
+        )
+        for bet in SIDE_BETS
+    )
+
+
+def _insurance_view(odds: blackjack.InsuranceOdds | None) -> InsuranceView | None:
+    if odds is None:
+        return None
+    return InsuranceView(True, odds.probability, odds.rtp, odds.player_favourable)
+
+
+def _dealer_view(up: Card | None, odds: DealerOdds | None) -> DealerOutcomesView | None:
+    if up is None or odds is None:
+        return None
+    return DealerOutcomesView(str(up), odds.rule.value, tuple(odds.probabilities().items()))
+
+
+def _view(state: BlackjackRound) -> GameView:
+    shoe = state.state
+    return standard_view(
+        state,
+        side_bets=_side_bet_views(shoe.side_bets, state.phase is Phase.BETTING),
+        insurance=_insurance_view(shoe.insurance),
+        dealer_outcomes=_dealer_view(shoe.dealer_up, shoe.dealer_outcomes),
+    )
+
+
+class BlackjackAdapter:
+    """Blackjack for ``pricing.tables``: 1–8 decks (default 6), S17 or H17, a depleting shoe
+    or a continuous shuffle, Royal Match 21 and a pair side bet."""
+
+    game = Game.BLACKJACK
+
+    def configure(self, config: TableConfig) -> TableConfig:
+        decks = DEFAULT_DECKS if config.decks == 0 else config.decks
+        if not 1 <= decks <= MAX_DECKS:
+            raise InvalidOption(
+                f"decks {config.decks} is not allowed for blackjack: send 1 to {MAX_DECKS} "
+                f"(0: {DEFAULT_DECKS})"
+            )
+        rules = BlackjackOptions() if config.rules is None else config.rules
+        if not isinstance(rules, BlackjackOptions):
+            raise InvalidOption(f"blackjack rules must be BlackjackOptions, got {rules!r}")
+        return TableConfig(Game.BLACKJACK, decks, rules)
+
+    def new_state(self, config: TableConfig) -> BlackjackRound:
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        return BlackjackRound(
+            BlackjackShoe(
+                decks=config.decks,
+                rule=options.rule,
+                mode=options.mode,
+                royal_match=options.royal_match,
+                pairs=options.pairs,
+            )
+        )
+
+    def view(self, state: GameState) -> GameView:
+        assert isinstance(state, BlackjackRound)
+        return state.view
+
+    def quote(
+        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+    ) -> GameView:
+        """The odds for a shoe without ``exposed`` and ``up_card``: the side bets of a round
+        dealt from it, and for the dealer's ``up_card`` the dealer outcomes and (an Ace) the
+        insurance. The shoe mode plays no part: the quote is of one shoe state."""
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        seen = [parse_card(c) for c in exposed]
+        up = parse_card(up_card) if up_card else None
+        everything = [*seen, up] if up is not None else seen
+        odds = blackjack.side_bets(everything, config.decks, options.royal_match, options.pairs)
+        insurance = None
+        dealer = None
+        if up is not None:
+            dealer = blackjack.dealer_odds(up, seen, config.decks, options.rule)
+            if up.rank is Rank.ACE:
+                insurance = blackjack.insurance(everything, config.decks)
+        return GameView(
+            phase=TablePhase.BETTING,
+            shoe=1,
+            round_id=0,
+            result_index=0,
+            exposed=(),
+            cards_remaining=52 * config.decks - len(everything),
+            prices={},
+            side_bets=_side_bet_views(odds, betting=True),
+            insurance=_insurance_view(insurance),
+            dealer_outcomes=_dealer_view(up, dealer),
+        )
+
+    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
+        raise InvalidInput(f"blackjack has no dynamic bet {bet!r}: its side bets are fixed")
+
+    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        outcome = RoundOutcome(ended.round_id, ended.cards)
+        if bet == "ROYAL_MATCH":
+            return blackjack.classify_royal_match(
+                outcome.player, outcome.dealer, options.royal_match
+            )
+        if bet == "PAIRS":
+            return blackjack.classify_pair(outcome.player, options.pairs)
+        raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {SIDE_BETS}")

@@ -11,13 +11,14 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+import grpc
 import pytest
 
 from pricing import blackjack, goagae
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher
-from tests.test_service_e2e import Feed, wire_prices
+from tests.test_service_e2e import Feed, expect_error, metric, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -187,3 +188,272 @@ def test_goagae_settles_a_win_a_loss_voids_and_pending(
     closed = feed.close()
     assert closed.ended_round.void and closed.ended_round.round_id == 5
     assert settle(server, table_id, 5, v5, "JQK").status == pb.Settlement.VOID
+
+
+# ---------------------------------------------------------------------------------------------
+# Blackjack
+
+
+def wire_insurance(state: pb.TableState | pb.QuoteResponse) -> tuple[Any, ...] | None:
+    if not state.HasField("insurance"):
+        return None
+    i = state.insurance
+    return (i.offered, i.probability, i.rtp, i.player_favourable)
+
+
+def engine_insurance(exposed: Sequence[str], decks: int) -> tuple[Any, ...]:
+    odds = blackjack.insurance(exposed, decks)
+    return (True, odds.probability, odds.rtp, odds.player_favourable)
+
+
+def wire_dealer(state: pb.TableState | pb.QuoteResponse) -> tuple[Any, ...] | None:
+    if not state.HasField("dealer_outcomes"):
+        return None
+    d = state.dealer_outcomes
+    return (d.up_card, pb.DealerRule.Name(d.rule), {o.name: o.probability for o in d.outcomes})
+
+
+def engine_dealer(up: str, others: Sequence[str], decks: int, rule: str) -> tuple[Any, ...]:
+    return (up, rule, blackjack.dealer_outcomes(up, others, decks, rule))
+
+
+def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = GameFeed(server, table_id)
+    rules = pb.BlackjackRules(dealer_rule=pb.H17, shuffle_mode=pb.DEPLETING)
+    opened = feed.open(game=pb.BLACKJACK, decks=6, blackjack=rules)
+    assert (opened.decks, opened.phase, opened.cards_remaining) == (6, pb.BETTING, 312)
+    assert wire_side_bets(opened) == engine_side_bets([], 6)
+    assert [sb.open for sb in opened.side_bets] == [True, True] and not opened.prices
+    assert wire_insurance(opened) is None and wire_dealer(opened) is None
+    watcher = Watcher(server.pricing(), table_id)
+    assert watcher.next() == opened
+
+    deal = [("KH", PLAYER), ("AS", DEALER), ("KH", PLAYER)]
+    exposed: list[str] = []
+    for card, role in deal:
+        response = feed.expose(card, role)
+        exposed.append(card)
+        streamed = watcher.next()  # lock-step: every version, in order
+        assert streamed == response and streamed.version == len(exposed) + 1
+        assert streamed.phase == pb.DEALING and streamed.cards_remaining == 312 - len(exposed)
+        assert wire_side_bets(streamed) == engine_side_bets(exposed, 6)
+        assert [sb.open for sb in streamed.side_bets] == [False, False]
+        if "AS" in exposed:
+            others = [c for c in exposed if c != "AS"]
+            assert wire_insurance(streamed) == engine_insurance(exposed, 6)
+            assert wire_dealer(streamed) == engine_dealer("AS", others, 6, "H17")
+        else:
+            assert wire_insurance(streamed) is None and wire_dealer(streamed) is None
+    feed.expose("9D", DEALER)
+    exposed.append("9D")
+    watcher.next()
+    ended = feed.end_round()
+    assert watcher.next() == ended
+    assert (ended.phase, ended.round_id, ended.cards_remaining) == (pb.BETTING, 2, 308)
+    assert list(ended.ended_round.result_cards) == ["KH", "KH", "AS", "9D"]
+    assert wire_side_bets(ended) == engine_side_bets(exposed, 6)
+    assert wire_insurance(ended) is None and wire_dealer(ended) is None
+
+    pairs = settle(server, table_id, 1, 1, "pairs")
+    assert (pairs.status, pairs.outcome, pairs.payout_hundredths, pairs.returned_cents) == (
+        pb.Settlement.WIN,
+        "PERFECT",
+        2500,
+        1000 + 25_000,
+    )
+    royal = settle(server, table_id, 1, 1, "ROYAL_MATCH")
+    assert (royal.status, royal.outcome, royal.returned_cents) == (pb.Settlement.WIN, "EASY", 3500)
+    assert list(royal.result_cards) == ["KH", "KH", "AS", "9D"]
+    expect_error(
+        lambda: settle(server, table_id, 1, 2, "PAIRS"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "no round was open for betting",
+    )
+    watcher.cancel()
+
+
+def test_blackjack_side_bets_lose_and_void(server: ServerProcess, table_id: str) -> None:
+    feed = GameFeed(server, table_id)
+    feed.open(game=pb.BLACKJACK)
+    ended = feed.end_round()  # an empty round 1: nothing dealt, its bets refunded
+    assert ended.ended_round.void and ended.round_id == 2
+    assert settle(server, table_id, 1, 1, "PAIRS").status == pb.Settlement.VOID
+    # Round 2: a losing pair bet, then a voided round 3.
+    v2 = ended.version
+    for card, role in [("2C", PLAYER), ("5D", DEALER), ("9C", PLAYER)]:
+        feed.expose(card, role)
+    assert settle(server, table_id, 2, v2, "PAIRS").status == pb.Settlement.PENDING
+    v3 = feed.end_round().version
+    lose = settle(server, table_id, 2, v2, "PAIRS")
+    assert (lose.status, lose.outcome, lose.returned_cents) == (pb.Settlement.LOSE, "LOSE", 0)
+    feed.expose("QS", PLAYER)
+    voided = feed.void()
+    assert voided.ended_round.void and voided.round_id == 4
+    void = settle(server, table_id, 3, v3, "ROYAL_MATCH")
+    assert (void.status, void.returned_cents) == (pb.Settlement.VOID, 1000)
+
+
+def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = GameFeed(server, table_id)
+    rules = pb.BlackjackRules(
+        shuffle_mode=pb.CONTINUOUS,
+        royal_match=pb.RoyalMatchPaytable(royal_hundredths=1000, easy_hundredths=300),
+        pairs=pb.PairsPaytable(preset=pb.ANY_PAIR),
+    )
+    kwargs: dict[str, Any] = {
+        "royal_match": blackjack.RoyalMatchPaytable(1000, 300, None),
+        "pairs": "any-pair",
+    }
+    opened = feed.open(game=pb.BLACKJACK, decks=8, blackjack=rules)
+    assert opened.cards_remaining == 416
+    full = engine_side_bets([], 8, **kwargs)
+    assert wire_side_bets(opened) == full
+    assert opened.side_bets[0].player_favourable  # 10 : 1 / 3 : 1 gives the player the edge
+    round_cards: list[str] = []
+    for card, role in [("AD", DEALER), ("QC", PLAYER), ("QD", PLAYER)]:
+        state = feed.expose(card, role)
+        round_cards.append(card)
+        assert state.cards_remaining == 416 - len(round_cards)
+        assert wire_side_bets(state) == full  # the next round is dealt from a full shoe again
+        assert wire_insurance(state) == engine_insurance(round_cards, 8)
+        others = [c for c in round_cards if c != "AD"]
+        assert wire_dealer(state) == engine_dealer("AD", others, 8, "S17")
+    ended = feed.end_round()
+    assert (ended.cards_remaining, list(ended.exposed), ended.round_id) == (416, [], 2)
+    assert wire_side_bets(ended) == full
+    pair = settle(server, table_id, 1, 1, "PAIRS")
+    assert (pair.status, pair.outcome, pair.returned_cents) == (pb.Settlement.WIN, "PAIR", 12_000)
+    royal = settle(server, table_id, 1, 1, "ROYAL_MATCH")
+    assert (royal.status, royal.outcome) == (pb.Settlement.LOSE, "LOSE")
+    # The same card again is fine: it went back into the shoe.
+    assert feed.expose("AD", DEALER).cards_remaining == 415
+
+
+def test_side_bet_rtp_gauge_follows_each_blackjack_table(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = GameFeed(server, table_id)
+    feed.open(game=pb.BLACKJACK, decks=1)
+
+    def gauge(bet: str) -> float | None:
+        text = server.metrics_text()
+        prefix = f'pricing_side_bet_rtp{{bet="{bet}",table_id="{table_id}"}} '
+        for line in text.splitlines():
+            if line.startswith(prefix):
+                return float(line[len(prefix) :])
+        return None
+
+    assert gauge("ROYAL_MATCH") == blackjack.side_bets([], 1)["ROYAL_MATCH"].rtp
+    exposed = ["QS", "KS", "QH"]
+    for card in exposed:
+        feed.expose(card, PLAYER)
+    odds = blackjack.side_bets(exposed, 1)
+    assert gauge("ROYAL_MATCH") == pytest.approx(odds["ROYAL_MATCH"].rtp, rel=1e-15)
+    assert gauge("PAIRS") == pytest.approx(odds["PAIRS"].rtp, rel=1e-15)
+    assert metric(server, "pricing_cards_total", {"game": "BLACKJACK", "role": "PLAYER"}) >= 3
+    feed.close()
+    assert gauge("ROYAL_MATCH") is None and gauge("PAIRS") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Quotes and errors
+
+
+def test_quote_goagae_and_blackjack_match_the_engines(server: ServerProcess) -> None:
+    quote = server.pricing().Quote
+    for seen in ([], ["2S", "3S"], [str(c) for c in DECK[:40]]):
+        response = quote(pb.QuoteRequest(game=pb.GOA_GAE, exposed=seen))
+        assert wire_prices(response) == goagae_prices(seen, betting=True)
+        assert response.cards_remaining == 52 - len(seen)
+    custom = quote(
+        pb.QuoteRequest(
+            game=pb.GOA_GAE,
+            exposed=["7H"],
+            goa_gae=pb.GoaGaeRules(
+                bets={"NINE": pb.PayRule(rtp_bp=9000, min_hundredths=100, max_hundredths=5000)}
+            ),
+        )
+    )
+    paytable = goagae.GoaGaePaytable(nine=goagae.PayRule(9000, 100, 5000))
+    nine = goagae.quote(["7H"], paytable)["NINE"]
+    assert [p.payout_hundredths for p in custom.prices if p.bet == "NINE"] == [
+        nine.payout_hundredths
+    ]
+
+    seen = ["KH", "QS", "AS", "10D"]
+    ace = quote(pb.QuoteRequest(game=pb.BLACKJACK, exposed=seen, dealer_up_card="as"))
+    assert ace.cards_remaining == 312 - 5
+    assert wire_side_bets(ace) == engine_side_bets([*seen, "AS"], 6)
+    assert wire_insurance(ace) == engine_insurance([*seen, "AS"], 6)
+    assert wire_dealer(ace) == engine_dealer("AS", seen, 6, "S17")
+    h17 = pb.BlackjackRules(dealer_rule=pb.H17, pairs=pb.PairsPaytable(preset=pb.ANY_PAIR))
+    seven = quote(
+        pb.QuoteRequest(
+            game=pb.BLACKJACK, decks=2, exposed=seen, dealer_up_card="7D", blackjack=h17
+        )
+    )
+    assert wire_insurance(seven) is None
+    assert wire_dealer(seven) == engine_dealer("7D", seen, 2, "H17")
+    assert wire_side_bets(seven) == engine_side_bets([*seen, "7D"], 2, pairs="any-pair")
+    plain = quote(pb.QuoteRequest(game=pb.BLACKJACK, decks=8))
+    assert wire_side_bets(plain) == engine_side_bets([], 8) and wire_dealer(plain) is None
+
+    bad = [
+        (pb.QuoteRequest(game=pb.GOA_GAE, decks=2), "decks 2"),
+        (pb.QuoteRequest(game=pb.GOA_GAE, exposed=["2S", "2s"]), "2S"),
+        (pb.QuoteRequest(game=pb.GOA_GAE, dealer_up_card="AS"), "dealer_up_card"),
+        (pb.QuoteRequest(game=pb.BLACKJACK, decks=9), "decks 9"),
+        (pb.QuoteRequest(game=pb.BLACKJACK, dealer_up_card="ZZ"), "'ZZ'"),
+        (pb.QuoteRequest(game=pb.BLACKJACK, decks=1, exposed=["AS"], dealer_up_card="AS"), "AS"),
+        (pb.QuoteRequest(game=pb.BLACKJACK, exposed=["1X"]), "'1X'"),
+    ]
+    for request, fragment in bad:
+        expect_error(
+            lambda r=request: quote(r),  # type: ignore[misc]
+            grpc.StatusCode.INVALID_ARGUMENT,
+            fragment,
+        )
+
+
+@pytest.mark.parametrize(
+    ("game", "setup", "card", "role", "code", "fragment"),
+    [
+        (pb.GOA_GAE, [], "2S", RESULT, grpc.StatusCode.INVALID_ARGUMENT, "RESULT"),
+        (pb.BLACKJACK, [], "2S", RESULT, grpc.StatusCode.INVALID_ARGUMENT, "RESULT"),
+        (pb.GOA_GAE, ["2S"], "2S", PLAYER, grpc.StatusCode.FAILED_PRECONDITION, "2S"),
+        (pb.BLACKJACK, ["AS"], "AS", DEALER, grpc.StatusCode.FAILED_PRECONDITION, "AS"),
+        (pb.GOA_GAE, [], "2Z", PLAYER, grpc.StatusCode.INVALID_ARGUMENT, "'2Z'"),
+    ],
+    ids=["goagae-result", "blackjack-result", "goagae-twice", "blackjack-7th-ace", "bad-card"],
+)
+def test_rejected_cards_have_their_code_and_change_nothing(
+    server: ServerProcess,
+    table_id: str,
+    *,
+    game: int,
+    setup: list[str],
+    card: str,
+    role: int,
+    code: grpc.StatusCode,
+    fragment: str,
+) -> None:
+    feed = GameFeed(server, table_id)
+    feed.open(game=game, decks=1)
+    for seen in setup:
+        feed.expose(seen, PLAYER)
+    get = server.pricing().GetTable
+    before = get(pb.GetTableRequest(table_id=table_id))
+    expect_error(lambda: feed.expose(card, role), code, fragment)
+    feed.seq -= 1
+    assert get(pb.GetTableRequest(table_id=table_id)) == before
+
+
+def test_goagae_end_round_without_a_card_is_refused(server: ServerProcess, table_id: str) -> None:
+    feed = GameFeed(server, table_id)
+    before = feed.open(game=pb.GOA_GAE)
+    expect_error(feed.end_round, grpc.StatusCode.FAILED_PRECONDITION, "VoidRound")
+    assert server.pricing().GetTable(pb.GetTableRequest(table_id=table_id)) == before

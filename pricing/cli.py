@@ -4,6 +4,8 @@
     pricing simulate --pace 0.5        # a dealer feed playing shuffled decks at table "demo"
     pricing watch demo                 # the prices of table "demo", live
     pricing quote hilo 7H KS 2D        # prices after those cards (offline; --server to ask one)
+    pricing quote goagae 2S 3S         # Goa Gae category bets on the next hand
+    pricing quote blackjack --decks 6 --up AS KH QS   # side bets, insurance, dealer outcomes
     pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
 
@@ -19,13 +21,14 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Final, TextIO
 
 import grpc
 
-from pricing import hilo
 from pricing.cards import DECK
 from pricing.client import PricingClient, default_target
+from pricing.messages import config_from_proto, quote_to_proto
+from pricing.tables import adapter_for
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["format_prices", "format_state", "main"]
@@ -75,27 +78,81 @@ def _add_server(p: argparse.ArgumentParser) -> None:
 # ---- commands -------------------------------------------------------------------------------
 
 
-def _quote(args: argparse.Namespace, out: TextIO) -> int:
-    if args.server:
-        with PricingClient(args.server) as client:
-            prices = list(client.quote(args.game, args.cards).prices)
-    else:
-        prices = [
-            pb.BetPrice(
-                bet=p.bet,
-                wins=p.wins,
-                remaining=p.remaining,
-                probability=p.probability,
-                payout_hundredths=p.payout_hundredths,
-                open=p.open,
-                clamped=p.clamped,
-            )
-            for p in hilo.quote(args.cards).values()
-        ]
+_GAMES: Final = {"hilo": pb.HILO, "goagae": pb.GOA_GAE, "blackjack": pb.BLACKJACK}
+
+
+def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
+    """The QuoteRequest the command line asks for (the same offline and with --server)."""
+    game = _GAMES[args.game]
+    request = pb.QuoteRequest(game=game, decks=args.decks, exposed=args.cards)
+    if game == pb.BLACKJACK:
+        request.dealer_up_card = args.up or ""
+        rules = request.blackjack
+        rules.dealer_rule = pb.DealerRule.Value(args.rule)
+        rules.pairs.preset = pb.PERFECT_PAIRS if args.pairs == "perfect-pairs" else pb.ANY_PAIR
+        if args.no_crown:
+            rules.royal_match.SetInParent()  # sent, crown_enabled false: the pays, no Crown
+    elif args.up or args.no_crown or args.rule != "S17" or args.pairs != "perfect-pairs":
+        raise ValueError("--up, --rule, --pairs and --no-crown are blackjack options")
+    return request
+
+
+def _local_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
+    """What the service's Quote answers, computed here by the same adapters."""
+    config = config_from_proto(request.game, request.decks, request)
+    adapter = adapter_for(config.game)
+    config = adapter.configure(config)
+    view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
+    return quote_to_proto(config.game, view)
+
+
+def format_quote(response: pb.QuoteResponse) -> str:
+    """A quote as text: dynamic prices, then side bets, insurance and dealer outcomes."""
+    lines = []
+    prices = response.prices
+    bet_w = max([6, *(len(p.bet) for p in prices)])
+    wins_w = max([2, *(len(str(p.wins)) for p in prices)])
+    left_w = max([2, *(len(str(p.remaining)) for p in prices)])
     for p in prices:
         odds = f"{_odds(p.payout_hundredths)} : 1" if p.open else "closed"
         note = "  (clamped)" if p.clamped else ""
-        print(f"{p.bet:<6} {p.wins:>2}/{p.remaining:<2} {odds}{note}", file=out)
+        lines.append(f"{p.bet:<{bet_w}} {p.wins:>{wins_w}}/{p.remaining:<{left_w}} {odds}{note}")
+    for sb in response.side_bets:
+        alert = "  PLAYER-FAVOURABLE" if sb.player_favourable else ""
+        lines.append(f"{sb.bet}  RTP {sb.rtp:.6f}{alert}")
+        for o in sb.outcomes:
+            lines.append(
+                f"  {o.name:<8} {o.probability:.6f} ({o.ways}/{o.total})  pays "
+                f"{_odds(o.pays_hundredths)} : 1"
+            )
+    if response.HasField("insurance"):
+        i = response.insurance
+        alert = "  PLAYER-FAVOURABLE" if i.player_favourable else ""
+        lines.append(f"INSURANCE  dealer blackjack {i.probability:.6f}  RTP {i.rtp:.6f}{alert}")
+    if response.HasField("dealer_outcomes"):
+        d = response.dealer_outcomes
+        cells = "  ".join(f"{o.name} {o.probability:.6f}" for o in d.outcomes)
+        lines.append(f"DEALER {d.up_card} {pb.DealerRule.Name(d.rule)}  {cells}")
+    if response.side_bets:
+        lines.append(f"{response.cards_remaining} cards left in the shoe")
+    return "\n".join(lines)
+
+
+def _quote(args: argparse.Namespace, out: TextIO) -> int:
+    request = _quote_request(args)
+    if args.server:
+        rules = request.blackjack if request.HasField("blackjack") else None
+        with PricingClient(args.server) as client:
+            response = client.quote(
+                request.game,
+                list(request.exposed),
+                decks=request.decks,
+                rules=rules,
+                dealer_up_card=request.dealer_up_card,
+            )
+    else:
+        response = _local_quote(request)
+    print(format_quote(response), file=out)
     return 0
 
 
@@ -194,9 +251,30 @@ def parser() -> argparse.ArgumentParser:
     # 'serve' is handed to pricing.server before parsing (see main); listed here for --help.
     sub.add_parser("serve", help="run the gRPC service ('pricing serve --help' for its flags)")
 
-    q = sub.add_parser("quote", help="price the next card from the cards seen")
-    q.add_argument("game", choices=["hilo"], type=str.lower)
-    q.add_argument("cards", nargs="*", help="every card seen in this deck, e.g. 7H KS 2D")
+    q = sub.add_parser(
+        "quote",
+        help="price the next round from the cards seen (Hi-Lo, Goa Gae, blackjack)",
+        description="Prices and odds for a shoe with CARDS seen: Hi-Lo's and Goa Gae's "
+        "dynamic bets; blackjack's side bets for the next round and, with --up, the dealer's "
+        "outcomes and insurance (an Ace).",
+    )
+    q.add_argument("game", choices=list(_GAMES), type=str.lower)
+    q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
+    q.add_argument("--decks", type=int, default=0, help="decks in the shoe (0: the game's default)")
+    q.add_argument("--up", default=None, help="blackjack: the dealer's up card (not in CARDS)")
+    q.add_argument(
+        "--rule", choices=["S17", "H17"], type=str.upper, default="S17", help="blackjack: S17/H17"
+    )
+    q.add_argument(
+        "--pairs",
+        choices=["perfect-pairs", "any-pair"],
+        type=str.lower,
+        default="perfect-pairs",
+        help="blackjack: the pair side bet's preset",
+    )
+    q.add_argument(
+        "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
+    )
     q.add_argument(
         "--server",
         default=None,
@@ -259,7 +337,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         from pricing.server import main as serve  # noqa: PLC0415 - only this command needs it
 
         return serve(argv[1:])
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    if extra and args.command == "quote" and not any(e.startswith("-") for e in extra):
+        args.cards += extra  # cards after options: pricing quote blackjack --up AS KH QS
+    elif extra:
+        p.error(f"unrecognized arguments: {' '.join(extra)}")
     run: Callable[[argparse.Namespace, TextIO], int] = args.run
     try:
         return run(args, out)

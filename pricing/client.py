@@ -65,12 +65,36 @@ def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),) if token else ()
 
 
+Rules = pb.HiLoRules | pb.BlackjackRules | pb.GoaGaeRules
+"""A game's rules message: it goes into the request's ``rules`` oneof by its type."""
+
+_RULES_FIELD: Final = {
+    pb.HiLoRules: "hilo",
+    pb.BlackjackRules: "blackjack",
+    pb.GoaGaeRules: "goa_gae",
+}
+
+
+def _set_rules(request: pb.OpenTableRequest | pb.QuoteRequest, rules: Rules | None) -> None:
+    if rules is not None:
+        getattr(request, _RULES_FIELD[type(rules)]).CopyFrom(rules)
+
+
 def _open_request(
-    table_id: str, game: str | int, decks: int, hilo: pb.HiLoRules | None
+    table_id: str, game: str | int, decks: int, rules: Rules | None
 ) -> pb.OpenTableRequest:
     request = pb.OpenTableRequest(table_id=table_id, game=_game(game), decks=decks)
-    if hilo is not None:
-        request.hilo.CopyFrom(hilo)
+    _set_rules(request, rules)
+    return request
+
+
+def _quote_request(
+    game: str | int, exposed: Sequence[str], decks: int, rules: Rules | None, dealer_up_card: str
+) -> pb.QuoteRequest:
+    request = pb.QuoteRequest(
+        game=_game(game), decks=decks, exposed=exposed, dealer_up_card=dealer_up_card
+    )
+    _set_rules(request, rules)
     return request
 
 
@@ -113,8 +137,10 @@ class PricingClient:
         *,
         decks: int = 0,
         hilo: pb.HiLoRules | None = None,
+        rules: Rules | None = None,
     ) -> pb.TableState:
-        request = _open_request(table_id, game, decks, hilo)
+        """``rules``: any game's rules message (``hilo`` is the Hi-Lo-only spelling)."""
+        request = _open_request(table_id, game, decks, rules if rules is not None else hilo)
         return self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
 
     def expose_card(self, table_id: str, seq: int, card: str, role: str | int) -> pb.TableState:
@@ -163,12 +189,11 @@ class PricingClient:
         decks: int = 0,
         hilo: pb.HiLoRules | None = None,
         dealer_up_card: str = "",
+        rules: Rules | None = None,
     ) -> pb.QuoteResponse:
-        request = pb.QuoteRequest(
-            game=_game(game), decks=decks, exposed=exposed, dealer_up_card=dealer_up_card
+        request = _quote_request(
+            game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
-        if hilo is not None:
-            request.hilo.CopyFrom(hilo)
         return self._pricing.Quote(request, timeout=self.timeout)
 
     def settle(
@@ -198,11 +223,16 @@ class DealerFeed:
         self.retries = retries
 
     def open(
-        self, game: str | int = "HILO", *, decks: int = 0, hilo: pb.HiLoRules | None = None
+        self,
+        game: str | int = "HILO",
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+        rules: Rules | None = None,
     ) -> pb.TableState:
         """Open the table, or join it as it is (same config): the feed carries on from its
         ``last_seq``."""
-        state = self.client.open_table(self.table_id, game, decks=decks, hilo=hilo)
+        state = self.client.open_table(self.table_id, game, decks=decks, hilo=hilo, rules=rules)
         self.last_seq = state.last_seq
         return state
 
@@ -273,8 +303,10 @@ class AsyncPricingClient:
         *,
         decks: int = 0,
         hilo: pb.HiLoRules | None = None,
+        rules: Rules | None = None,
     ) -> pb.TableState:
-        request = _open_request(table_id, game, decks, hilo)
+        """``rules``: any game's rules message (``hilo`` is the Hi-Lo-only spelling)."""
+        request = _open_request(table_id, game, decks, rules if rules is not None else hilo)
         return await self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
 
     async def expose_card(
@@ -328,12 +360,11 @@ class AsyncPricingClient:
         decks: int = 0,
         hilo: pb.HiLoRules | None = None,
         dealer_up_card: str = "",
+        rules: Rules | None = None,
     ) -> pb.QuoteResponse:
-        request = pb.QuoteRequest(
-            game=_game(game), decks=decks, exposed=exposed, dealer_up_card=dealer_up_card
+        request = _quote_request(
+            game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
-        if hilo is not None:
-            request.hilo.CopyFrom(hilo)
         return await self._pricing.Quote(request, timeout=self.timeout)
 
     async def settle(
@@ -361,9 +392,16 @@ class AsyncDealerFeed:
         self.retries = retries
 
     async def open(
-        self, game: str | int = "HILO", *, decks: int = 0, hilo: pb.HiLoRules | None = None
+        self,
+        game: str | int = "HILO",
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+        rules: Rules | None = None,
     ) -> pb.TableState:
-        state = await self.client.open_table(self.table_id, game, decks=decks, hilo=hilo)
+        state = await self.client.open_table(
+            self.table_id, game, decks=decks, hilo=hilo, rules=rules
+        )
         self.last_seq = state.last_seq
         return state
 

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from pricing import cli
+from pricing import blackjack, cli, goagae
 from pricing.client import AsyncPricingClient, PricingClient
 from tests.conftest import ServerProcess
 
@@ -53,6 +53,39 @@ def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> No
     assert offline == online
     assert offline[1].splitlines()[-1] == "SEVEN   3/49 12.63 : 1"
     assert cli.main(["quote", "hilo", "1H"]) == 2  # a clear error, not a traceback
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("goagae", "2S", "3S"),
+        ("blackjack", "--decks", "6", "--up", "AS", "KH", "QS"),
+        ("blackjack", "KH", "--decks", "1", "--rule", "h17", "--pairs", "any-pair", "--no-crown"),
+    ],
+    ids=["goagae", "blackjack-ace", "blackjack-options"],
+)
+def test_quote_of_goagae_and_blackjack_offline_and_online_agree(
+    server: ServerProcess, argv: tuple[str, ...]
+) -> None:
+    offline = run("quote", *argv)
+    assert offline == run("quote", *argv, "--server", server.target)
+    assert offline[0] == 0
+
+
+def test_quote_shows_each_games_numbers() -> None:
+    prices = goagae.quote(["2S", "3S"])
+    lines = run("quote", "goagae", "2S", "3S")[1].splitlines()
+    assert (
+        lines[0] == f"TRIPLE           46/19600 {prices['TRIPLE'].payout_hundredths / 100:.2f} : 1"
+    )
+    out = run("quote", "blackjack", "--decks", "6", "--up", "AS", "KH", "QS")[1]
+    odds = blackjack.side_bets(["KH", "QS", "AS"], 6)
+    assert f"ROYAL_MATCH  RTP {odds['ROYAL_MATCH'].rtp:.6f}" in out
+    assert f"dealer blackjack {blackjack.insurance(['KH', 'QS', 'AS'], 6).probability:.6f}" in out
+    assert "DEALER AS S17" in out and out.endswith("309 cards left in the shoe\n")
+    no_crown = run("quote", "blackjack", "--no-crown")[1]
+    assert "CROWN" in no_crown and "pays 1000.00" not in no_crown
+    assert cli.main(["quote", "goagae", "--up", "AS"]) == 2
 
 
 def test_settle_and_health_commands(server: ServerProcess, table_id: str) -> None:

@@ -21,12 +21,13 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final, TextIO
 
 import grpc
 
 from pricing.cards import DECK
-from pricing.client import PricingClient, default_target
+from pricing.client import DealerFeed, PricingClient, default_target
 from pricing.messages import config_from_proto, quote_to_proto
 from pricing.tables import adapter_for
 from pricing.v1 import pricing_pb2 as pb
@@ -64,7 +65,12 @@ def format_state(state: pb.TableState) -> str:
         f"v{state.version:<5} shoe {state.shoe:<3} round {state.round_id:<4} "
         f"#{state.result_index:<2} {phase:<13} last {last:>3}  {state.cards_remaining:>2} left"
     )
-    return f"{head}  |  {format_prices(state.prices)}{ended}"
+    cells = [format_prices(state.prices)] if state.prices else []
+    for sb in state.side_bets:
+        cells.append(f"{sb.bet} RTP {sb.rtp:.4f}{' (player +)' if sb.player_favourable else ''}")
+    if state.HasField("insurance"):
+        cells.append(f"INSURANCE RTP {state.insurance.rtp:.4f}")
+    return f"{head}  |  {'  '.join(cells)}{ended}"
 
 
 def _add_server(p: argparse.ArgumentParser) -> None:
@@ -190,7 +196,9 @@ def _settle(args: argparse.Namespace, out: TextIO) -> int:
     print(
         f"{status}: {s.bet} on round {s.round_id} at version {s.version}, stake "
         f"{s.stake_cents} cents at {_odds(s.payout_hundredths)} : 1 -> returns "
-        f"{s.returned_cents} cents" + (f" (result {s.result_card})" if s.result_card else ""),
+        f"{s.returned_cents} cents"
+        + (f" ({s.outcome})" if s.outcome else "")
+        + (f" (result {s.result_card})" if s.result_card else ""),
         file=out,
     )
     return 0
@@ -210,34 +218,101 @@ def _table(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
-    """Deal shuffled decks as a card reader would: 5 burns, 10 results, a new deck; now and
-    then a card shown during betting, which voids the round (RULES.md §1)."""
+    """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
+    blackjack; now and then a round is voided."""
     rng = random.Random(args.seed)
     with PricingClient(args.server) as client:
         feed = client.feed(args.table)
-        state = feed.open("HILO")
+        game = _GAMES[args.game]
+        rules: pb.BlackjackRules | None = None
+        if game == pb.BLACKJACK:
+            rules = pb.BlackjackRules(shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()))
+        state = feed.open(game, decks=args.decks, rules=rules)
         print(
             f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
         )
+
+        def show(action: str, card: str, state: pb.TableState) -> None:
+            print(f"{action:<6} {card:>3}  " + format_state(state), file=out, flush=True)
+            if args.pace:
+                time.sleep(args.pace)
+
+        dealer = _DemoDealer(feed, rng, args.void_rate, show, args.mode == "continuous")
+        play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
         shoes = 0
         while args.shoes == 0 or shoes < args.shoes:
-            if state.exposed or state.phase != pb.OPENING:
+            if state.exposed or state.phase not in (pb.OPENING, pb.BETTING) or shoes:
                 state = feed.new_shoe()
-            cards = [str(c) for c in DECK]
+                show("SHOE", "", state)
+            cards = [str(c) for c in DECK] * max(1, state.decks)
             rng.shuffle(cards)
-            while state.phase != pb.SHOE_COMPLETE:
-                card = cards.pop()
-                role = "RESULT"
-                if state.phase == pb.OPENING or rng.random() < args.void_rate:
-                    role = "BURN"
-                state = feed.expose(card, role)
-                print(f"{role:<6} {card:>3}  " + format_state(state), file=out, flush=True)
-                if args.pace:
-                    time.sleep(args.pace)
+            play[game](state, cards)
             shoes += 1
         if args.close:
             feed.close()
     return 0
+
+
+Show = Callable[[str, str, pb.TableState], None]
+
+
+@dataclass
+class _DemoDealer:
+    """Deals one shuffled shoe of a game into a table (``pricing simulate``)."""
+
+    feed: DealerFeed
+    rng: random.Random
+    void_rate: float
+    show: Show
+    continuous: bool = False  # blackjack: the round's cards go back at its end
+
+    def deal(self, card: str, role: str) -> pb.TableState:
+        state = self.feed.expose(card, role)
+        self.show(role, card, state)
+        return state
+
+    def end_round(self) -> pb.TableState:
+        """End the round, or now and then void it."""
+        if self.rng.random() < self.void_rate:
+            state = self.feed.void()
+            self.show("VOID", "", state)
+        else:
+            state = self.feed.end_round()
+            self.show("END", "", state)
+        return state
+
+    def hilo(self, state: pb.TableState, cards: list[str]) -> None:
+        """5 burns, 10 results; a card shown during betting is a burn that voids the round."""
+        while state.phase != pb.SHOE_COMPLETE:
+            role = "RESULT"
+            if state.phase == pb.OPENING or self.rng.random() < self.void_rate:
+                role = "BURN"
+            state = self.deal(cards.pop(), role)
+
+    def goagae(self, state: pb.TableState, cards: list[str]) -> None:
+        """Rounds of three PLAYER and three DEALER cards, dealt in turn, until the deck is out."""
+        while state.phase != pb.SHOE_COMPLETE:
+            for role in (["PLAYER", "DEALER"] * 3)[: len(cards)]:
+                self.deal(cards.pop(), role)
+            state = self.end_round()
+
+    def blackjack(self, state: pb.TableState, cards: list[str]) -> None:
+        """Rounds of two PLAYER cards and the dealer's up card, a few hits, the dealer's draws.
+        A depleting shoe is dealt to a cut card three quarters of the way in; a continuous
+        shuffle deals 20 rounds, its cards going back after each."""
+        cut = len(cards) // 4
+        rounds = 0
+        while (rounds < 20) if self.continuous else (len(cards) > cut):
+            deal = ["PLAYER", "DEALER", "PLAYER"]
+            deal += ["PLAYER"] * self.rng.randint(0, 2) + ["DEALER"] * self.rng.randint(1, 3)
+            dealt = [cards.pop() for _ in deal]
+            for card, role in zip(dealt, deal, strict=True):
+                self.deal(card, role)
+            self.end_round()
+            rounds += 1
+            if self.continuous:
+                cards.extend(dealt)
+                self.rng.shuffle(cards)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -294,16 +369,27 @@ def parser() -> argparse.ArgumentParser:
     _add_server(w)
     w.set_defaults(run=_watch)
 
-    m = sub.add_parser("simulate", help="open a Hi-Lo table and deal shuffled decks into it")
+    m = sub.add_parser("simulate", help="open a table and deal shuffled shoes into it")
     m.add_argument("--table", default="demo", help="table id (default: demo)")
+    m.add_argument(
+        "--game", choices=list(_GAMES), type=str.lower, default="hilo", help="default hilo"
+    )
+    m.add_argument("--decks", type=int, default=0, help="blackjack: decks (0: 6)")
+    m.add_argument(
+        "--mode",
+        choices=["depleting", "continuous"],
+        type=str.lower,
+        default="depleting",
+        help="blackjack: a depleting shoe or a continuous shuffle",
+    )
     m.add_argument("--pace", type=float, default=1.0, help="seconds between cards (default 1)")
-    m.add_argument("--shoes", type=int, default=0, help="decks to deal; 0 = until Ctrl-C")
+    m.add_argument("--shoes", type=int, default=0, help="shoes to deal; 0 = until Ctrl-C")
     m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
     m.add_argument(
         "--void-rate",
         type=float,
         default=0.05,
-        help="chance a card during betting is a burn, voiding the round (default 0.05)",
+        help="chance a round is voided (Hi-Lo: a burn during betting; default 0.05)",
     )
     m.add_argument("--close", action="store_true", help="close the table at the end")
     _add_server(m)
@@ -313,7 +399,12 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("table", help="table id")
     t.add_argument("--round", type=int, required=True, help="round_id the bet was on")
     t.add_argument("--version", type=int, required=True, help="table version of the price")
-    t.add_argument("--bet", required=True, help="LOW, HIGH, ODD, EVEN or SEVEN")
+    t.add_argument(
+        "--bet",
+        required=True,
+        help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
+        "NINE; blackjack ROYAL_MATCH PAIRS",
+    )
     t.add_argument("--stake-cents", type=int, required=True)
     _add_server(t)
     t.set_defaults(run=_settle)

@@ -11,6 +11,7 @@ import pytest
 
 from pricing import blackjack, cli, goagae
 from pricing.client import AsyncPricingClient, PricingClient
+from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
@@ -45,6 +46,33 @@ def test_simulate_feeds_a_table_that_watch_follows_to_the_end(
     assert versions == sorted(set(versions)) and versions[-1] >= 2 * 16 + 1
     assert "BETTING" in fed and "SHOE_COMPLETE" in fed
     assert "RESULT" in fed
+
+
+@pytest.mark.parametrize(
+    ("argv", "seen"),
+    [
+        (("--game", "goagae"), ("DEALING", "END", "SHOE_COMPLETE", "TRIPLE")),
+        (("--game", "blackjack", "--decks", "1"), ("DEALING", "ROYAL_MATCH RTP", "END")),
+        (
+            ("--game", "blackjack", "--decks", "1", "--mode", "continuous"),
+            ("DEALING", "52 left"),
+        ),
+    ],
+    ids=["goagae", "blackjack", "blackjack-continuous"],
+)
+def test_simulate_deals_goagae_and_blackjack_shoes(
+    server: ServerProcess, table_id: str, argv: tuple[str, ...], seen: tuple[str, ...]
+) -> None:
+    code, fed = run(
+        "simulate", "--server", server.target, "--table", table_id, "--pace", "0",
+        "--shoes", "2", "--seed", "9", "--close", *argv,
+    )  # fmt: skip
+    assert code == 0
+    for text in seen:
+        assert text in fed
+    assert "SHOE " in fed  # the second shoe opened with NewShoe
+    with PricingClient(server.target) as client:
+        assert client.get_table(table_id).phase == pb.CLOSED
 
 
 def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> None:

@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 
 from pricing import blackjack, goagae
 from pricing.adapters.blackjack import BlackjackOptions
+from pricing.blackjack import DealerRule, ShoeMode
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.messages import config_from_proto
 from pricing.payout import PayRule
 from pricing.tables import (
     CloseTable,
@@ -22,10 +24,12 @@ from pricing.tables import (
     SettleStatus,
     Table,
     TableConfig,
+    TableExists,
     TablePhase,
     Tables,
     replay,
 )
+from pricing.v1 import pricing_pb2 as pb
 
 PLAYER, DEALER, BURN = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
 
@@ -310,3 +314,51 @@ def test_tables_of_both_games_are_pure_folds(game: Game, events: list[FeedEvent]
         except ValueError:
             assert (table.snapshot, len(table.journal)) == before
     assert replay(table.journal).snapshot == table.snapshot
+
+
+def test_reopening_is_idempotent_for_the_same_options_once_defaults_are_filled_in() -> None:
+    tables = Tables()
+    first = tables.open("b", TableConfig(Game.BLACKJACK))
+    assert tables.open("b", TableConfig(Game.BLACKJACK, 6, BlackjackOptions())) is first
+    with pytest.raises(TableExists, match="already exists"):
+        tables.open("b", TableConfig(Game.BLACKJACK, 6, BlackjackOptions(rule=DealerRule.H17)))
+    with pytest.raises(TableExists):
+        tables.open("b", TableConfig(Game.BLACKJACK, 8))
+    goa = tables.open("g", TableConfig(Game.GOA_GAE))
+    assert tables.open("g", TableConfig(Game.GOA_GAE, 1, goagae.DEFAULT_PAYTABLE)) is goa
+
+
+def test_rules_messages_become_the_engines_objects() -> None:
+    def blackjack_options(rules: pb.BlackjackRules) -> object:
+        request = pb.OpenTableRequest(table_id="x", game=pb.BLACKJACK, blackjack=rules)
+        return config_from_proto(request.game, 0, request).rules
+
+    assert blackjack_options(pb.BlackjackRules()) == BlackjackOptions()
+    options = blackjack_options(
+        pb.BlackjackRules(
+            dealer_rule=pb.H17,
+            shuffle_mode=pb.CONTINUOUS,
+            royal_match=pb.RoyalMatchPaytable(crown_enabled=True, easy_hundredths=300),
+            pairs=pb.PairsPaytable(pays_hundredths={"perfect": 3000}),
+        )
+    )
+    assert options == BlackjackOptions(
+        DealerRule.H17,
+        ShoeMode.CONTINUOUS,
+        blackjack.RoyalMatchPaytable(2500, 300, 100_000),
+        blackjack.PairsPaytable(None, 3000, 1200, 600),
+    )
+    no_crown = blackjack_options(pb.BlackjackRules(royal_match=pb.RoyalMatchPaytable()))
+    assert isinstance(no_crown, BlackjackOptions)
+    assert no_crown.royal_match == blackjack.STANDARD_ROYAL_MATCH
+    any_pair = blackjack_options(
+        pb.BlackjackRules(pairs=pb.PairsPaytable(preset=pb.ANY_PAIR, pays_hundredths={"PAIR": 900}))
+    )
+    assert isinstance(any_pair, BlackjackOptions)
+    assert any_pair.pairs == blackjack.PairsPaytable(pair_hundredths=900)
+
+    request = pb.QuoteRequest(
+        game=pb.GOA_GAE, goa_gae=pb.GoaGaeRules(bets={"nine": pb.PayRule(rtp_bp=9000)})
+    )
+    rules = config_from_proto(request.game, 0, request).rules
+    assert rules == goagae.GoaGaePaytable(nine=PayRule(9000, 0, 0))

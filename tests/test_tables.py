@@ -323,6 +323,9 @@ class _ToyAdapter:
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         return result[0].suit.is_red == (bet == "RED")
 
+    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
+        return ("RED", 100) if ended.result[0].suit.is_red else ("LOSE", -100)
+
 
 @pytest.fixture
 def toy_game() -> Iterator[None]:
@@ -345,6 +348,8 @@ def test_a_new_game_plugs_in_with_one_adapter(toy_game: None) -> None:
     assert table.snapshot.view.side_bets[0].bet == "TOY"
     assert table.settle(1, bet_version, "RED", 100).status is SettleStatus.WIN
     assert table.settle(1, bet_version, "BLACK", 100).status is SettleStatus.LOSE
+    toy = table.settle(1, bet_version, "TOY", 100)  # a fixed-paytable side bet
+    assert (toy.status, toy.outcome, toy.returned_cents) == (SettleStatus.WIN, "RED", 200)
     with pytest.raises(IllegalMove, match="VoidRound"):
         table.apply(3, VoidRound())
     assert replay(table.journal).snapshot == table.snapshot

@@ -685,7 +685,9 @@ class TableState(_message.Message):
     round_id: _builtins.int
     """the round open for betting (or the last one)"""
     result_index: _builtins.int
-    """Hi-Lo: which result of the deck (1–10) the round decides"""
+    """Hi-Lo: which result of the deck (1–10) the round decides; Goa Gae: the round's number
+    within its deck (1 after a new shoe); blackjack: 0.
+    """
     last_seq: _builtins.int
     """the last accepted dealer-feed seq; the next must be last_seq + 1"""
     cards_remaining: _builtins.int

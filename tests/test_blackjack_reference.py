@@ -9,7 +9,6 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference import blackjack_ref as ref
 
 from pricing.blackjack import (
     PairsPaytable,
@@ -21,6 +20,7 @@ from pricing.blackjack import (
 )
 from pricing.cards import DECK
 from pricing.errors import IllegalMove
+from tests.reference import blackjack_ref as ref
 
 
 def examples(n: int) -> settings:

@@ -15,16 +15,15 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the references live beside the tests
+# _harness (beside this script, so importable from any working directory) puts the repository
+# root on sys.path for tests.reference.
+import _harness  # noqa: F401
 
-from reference import blackjack_ref as ref  # noqa: E402
-
-from pricing import blackjack as bj  # noqa: E402
-from pricing.cards import CARD_INDEX, DECK, Rank  # noqa: E402
-from pricing.events import CardRole, EndRound, ExposeCard  # noqa: E402
+from pricing import blackjack as bj
+from pricing.cards import CARD_INDEX, DECK, Rank
+from pricing.events import CardRole, EndRound, ExposeCard
+from tests.reference import blackjack_ref as ref
 
 GOAL = 50.0
 SEED = 20261129

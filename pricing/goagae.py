@@ -19,18 +19,18 @@ one deck never tie: the test suite checks it over every pair of disjoint hands.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
 from functools import cached_property
-from typing import Final, NamedTuple
+from typing import ClassVar, Final, NamedTuple
 
 from pricing import _goagae
 from pricing._payout import BetPrice
 from pricing.cards import CARD_INDEX, Card, card_index, parse_card, parse_cards
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import PayRule
+from pricing.payout import PayRule, Paytable
 
 __all__ = [
     "BETS",
@@ -281,7 +281,7 @@ NINE_RULE: Final = _rule(1_956)
 
 
 @dataclass(frozen=True, slots=True)
-class GoaGaePaytable:
+class GoaGaePaytable(Paytable):
     """RTP and payout range of each category bet; the defaults are documented at
     ``TRIPLE_RULE`` … ``NINE_RULE`` (96 %, clamped to 0 : 1 … twice the full-deck payout).
 
@@ -293,39 +293,15 @@ class GoaGaePaytable:
     pricing.errors.InvalidOption: paytable entry 'nine' must be a PayRule, got 0.9
     """
 
+    BETS: ClassVar[tuple[str, ...]] = BETS
+    GAME: ClassVar[str] = "Goa Gae"
+
     triple: PayRule = TRIPLE_RULE
     straight_flush: PayRule = STRAIGHT_FLUSH_RULE
     jqk: PayRule = JQK_RULE
     straight: PayRule = STRAIGHT_RULE
     flush: PayRule = FLUSH_RULE
     nine: PayRule = NINE_RULE
-    _rules: tuple[tuple[int, int, int], ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        for f in fields(self)[: len(BETS)]:
-            value = getattr(self, f.name)
-            if not isinstance(value, PayRule):
-                raise InvalidOption(f"paytable entry {f.name!r} must be a PayRule, got {value!r}")
-        object.__setattr__(self, "_rules", tuple(r.as_tuple() for r in self.rules().values()))
-
-    def rules(self) -> dict[str, PayRule]:
-        """The rule of each bet, keyed by bet name in ``BETS`` order."""
-        return {
-            "TRIPLE": self.triple,
-            "STRAIGHT_FLUSH": self.straight_flush,
-            "JQK": self.jqk,
-            "STRAIGHT": self.straight,
-            "FLUSH": self.flush,
-            "NINE": self.nine,
-        }
-
-    @classmethod
-    def from_rules(cls, rules: Mapping[str, PayRule]) -> GoaGaePaytable:
-        """Build from ``{bet: PayRule}``; bets left out keep the default."""
-        unknown = set(rules) - set(BETS)
-        if unknown:
-            raise InvalidOption(f"unknown Goa Gae bet(s) {sorted(unknown)} in paytable")
-        return cls(**{bet.lower(): rule for bet, rule in rules.items()})
 
 
 DEFAULT_PAYTABLE: Final = GoaGaePaytable()
@@ -344,7 +320,7 @@ def quote(
     >>> prices["TRIPLE"].wins, prices["TRIPLE"].remaining, prices["TRIPLE"].payout_hundredths
     (48, 19600, 39100)
     """
-    return _goagae.quote_cards(exposed, CARD_INDEX, card_index, paytable._rules)
+    return _goagae.quote_cards(exposed, CARD_INDEX, card_index, paytable.kernel_rules)
 
 
 # --- a live table's deck ------------------------------------------------------------------

@@ -13,18 +13,18 @@ deck and moves every price.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property
-from typing import Final
+from typing import ClassVar, Final
 
 from pricing import _hilo
 from pricing._payout import BetPrice
 from pricing.cards import CARD_INDEX, Card, card_index, parse_card
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import PayRule
+from pricing.payout import PayRule, Paytable
 
 __all__ = [
     "BETS",
@@ -70,7 +70,7 @@ SEVEN_RULE: Final = PayRule(rtp_bp=8350, min_hundredths=693, max_hundredths=3824
 
 
 @dataclass(frozen=True, slots=True)
-class HiLoPaytable:
+class HiLoPaytable(Paytable):
     """RTP and payout range of each bet. The default is the published table (RULES.md §1):
     96.0 % for LOW/HIGH/ODD/EVEN paying 0.52–2.64 : 1, 83.5 % for SEVEN paying 6.93–38.24 : 1.
 
@@ -78,36 +78,14 @@ class HiLoPaytable:
     9000
     """
 
+    BETS: ClassVar[tuple[str, ...]] = _hilo.BETS
+    GAME: ClassVar[str] = "Hi-Lo"
+
     low: PayRule = EVEN_CHANCE_RULE
     high: PayRule = EVEN_CHANCE_RULE
     odd: PayRule = EVEN_CHANCE_RULE
     even: PayRule = EVEN_CHANCE_RULE
     seven: PayRule = SEVEN_RULE
-    _rules: tuple[tuple[int, int, int], ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        for f in fields(self)[:5]:
-            if not isinstance(getattr(self, f.name), PayRule):
-                raise InvalidOption(f"paytable entry {f.name!r} must be a PayRule")
-        object.__setattr__(self, "_rules", tuple(r.as_tuple() for r in self.rules().values()))
-
-    def rules(self) -> dict[str, PayRule]:
-        """The rule of each bet, keyed by bet name in ``BETS`` order."""
-        return {
-            "LOW": self.low,
-            "HIGH": self.high,
-            "ODD": self.odd,
-            "EVEN": self.even,
-            "SEVEN": self.seven,
-        }
-
-    @classmethod
-    def from_rules(cls, rules: Mapping[str, PayRule]) -> HiLoPaytable:
-        """Build from ``{bet: PayRule}``; bets left out keep the default."""
-        unknown = set(rules) - set(BETS)
-        if unknown:
-            raise InvalidOption(f"unknown Hi-Lo bet(s) {sorted(unknown)} in paytable")
-        return cls(**{bet.lower(): rule for bet, rule in rules.items()})
 
 
 DEFAULT_PAYTABLE: Final = HiLoPaytable()
@@ -123,7 +101,7 @@ def quote(
     >>> quote([])["HIGH"].payout_hundredths  # 0.96 × 52/24 − 1 = 1.08
     108
     """
-    return _hilo.quote_cards(exposed, CARD_INDEX, card_index, paytable._rules)
+    return _hilo.quote_cards(exposed, CARD_INDEX, card_index, paytable.kernel_rules)
 
 
 def next_card_quotes(
@@ -135,14 +113,14 @@ def next_card_quotes(
     >>> sorted(next_card_quotes(["7S", "7H", "7D", "7C"]))[:3], "7" in next_card_quotes(["7S"])
     (['10', '2', '3'], True)
     """
-    return _hilo.next_card_quotes(exposed, CARD_INDEX, card_index, paytable._rules)
+    return _hilo.next_card_quotes(exposed, CARD_INDEX, card_index, paytable.kernel_rules)
 
 
 def quote_rank_counts(
     counts: Sequence[int], paytable: HiLoPaytable = DEFAULT_PAYTABLE
 ) -> dict[str, BetPrice]:
     """Prices for a deck holding ``counts[r]`` cards of rank ``r + 1`` (13 entries)."""
-    return _hilo.quote_rank_counts(counts, paytable._rules)
+    return _hilo.quote_rank_counts(counts, paytable.kernel_rules)
 
 
 class Phase(Enum):

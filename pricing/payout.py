@@ -15,12 +15,14 @@ pricing.errors.InvalidOption: rtp_bp must be in (0, 10000] basis points, got 0
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar, Self
 
 from pricing._payout import BetPrice, price_bet, raw_payout_hundredths
 from pricing.errors import InvalidOption
 
-__all__ = ["BetPrice", "PayRule", "raw_payout_hundredths"]
+__all__ = ["BetPrice", "PayRule", "Paytable", "raw_payout_hundredths"]
 
 _MAX_HUNDREDTHS = 10**9  # 10,000,000 : 1 — far beyond any paytable, well inside int64
 
@@ -56,3 +58,43 @@ class PayRule:
     def price(self, bet: str, wins: int, total: int) -> BetPrice:
         """Price ``bet`` that wins on ``wins`` of ``total`` equally likely outcomes."""
         return price_bet(bet, wins, total, *self.as_tuple())
+
+
+@dataclass(frozen=True, slots=True)
+class Paytable:
+    """Base of a game's paytable of dynamic bets: a frozen dataclass with one ``PayRule`` field
+    per bet, named after the bet in lower case (``LOW`` → ``low``), listed in ``BETS``.
+
+    Subclasses declare ``BETS``, ``GAME`` and the fields with their published defaults; this
+    base validates them and keeps them in the flat form the Cython kernels read.
+    """
+
+    BETS: ClassVar[tuple[str, ...]] = ()
+    GAME: ClassVar[str] = ""
+    _rules: tuple[tuple[int, int, int], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for bet in self.BETS:
+            value = getattr(self, bet.lower())
+            if not isinstance(value, PayRule):
+                raise InvalidOption(
+                    f"paytable entry {bet.lower()!r} must be a PayRule, got {value!r}"
+                )
+        object.__setattr__(self, "_rules", tuple(r.as_tuple() for r in self.rules().values()))
+
+    def rules(self) -> dict[str, PayRule]:
+        """The rule of each bet, keyed by bet name in ``BETS`` order."""
+        return {bet: getattr(self, bet.lower()) for bet in self.BETS}
+
+    @property
+    def kernel_rules(self) -> tuple[tuple[int, int, int], ...]:
+        """``(rtp_bp, min_hundredths, max_hundredths)`` per bet, in ``BETS`` order."""
+        return self._rules
+
+    @classmethod
+    def from_rules(cls, rules: Mapping[str, PayRule]) -> Self:
+        """Build from ``{bet: PayRule}``; bets left out keep the default."""
+        unknown = set(rules) - set(cls.BETS)
+        if unknown:
+            raise InvalidOption(f"unknown {cls.GAME} bet(s) {sorted(unknown)} in paytable")
+        return cls(**{bet.lower(): rule for bet, rule in rules.items()})

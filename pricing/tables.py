@@ -30,15 +30,15 @@ rejected request raises before anything is assigned, so a table is never half-ch
 
 from __future__ import annotations
 
+import importlib
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Final, Generic, Protocol, TypeVar
 
-from pricing import hilo
 from pricing.cards import Card
-from pricing.errors import IllegalMove, InvalidInput, InvalidOption
+from pricing.errors import IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from pricing.payout import BetPrice
 
@@ -327,68 +327,23 @@ class GameAdapter(Protocol):
     ) -> tuple[str, int]: ...
 
 
-class HiLoAdapter:
-    """Hi-Lo (RULES.md §1) over ``pricing.hilo.HiLoDeck``: one 52-card deck per shoe."""
-
-    game = Game.HILO
-
-    def configure(self, config: TableConfig) -> TableConfig:
-        if config.decks not in (0, 1):
-            raise InvalidOption(
-                f"decks {config.decks} is not allowed for Hi-Lo: it is dealt from one "
-                "52-card deck per shoe (send 0 or 1)"
-            )
-        rules = hilo.DEFAULT_PAYTABLE if config.rules is None else config.rules
-        if not isinstance(rules, hilo.HiLoPaytable):
-            raise InvalidOption(f"Hi-Lo rules must be a HiLoPaytable, got {rules!r}")
-        return TableConfig(Game.HILO, 1, rules)
-
-    def new_state(self, config: TableConfig) -> hilo.HiLoDeck:
-        assert isinstance(config.rules, hilo.HiLoPaytable)
-        return hilo.HiLoDeck(paytable=config.rules)
-
-    def view(self, state: GameState) -> GameView:
-        return standard_view(state)
-
-    def quote(
-        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
-    ) -> GameView:
-        if up_card:
-            raise InvalidInput("dealer_up_card is a blackjack field: Hi-Lo has no dealer card")
-        assert isinstance(config.rules, hilo.HiLoPaytable)
-        prices = hilo.quote(exposed, config.rules)
-        return GameView(
-            phase=TablePhase.BETTING,
-            shoe=1,
-            round_id=0,
-            result_index=0,
-            exposed=(),
-            cards_remaining=52 - len(exposed),
-            prices=prices,
-        )
-
-    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
-        (card,) = result
-        return hilo.bet_wins(bet, card)
-
-    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
-        raise InvalidInput(f"Hi-Lo has no side bet {bet!r}")
-
-
-_ADAPTERS: dict[Game, GameAdapter] = {Game.HILO: HiLoAdapter()}
+#: Where the built-in games' adapters live: imported on first use, since they build on this
+#: module's types.
+_BUILTIN_ADAPTERS: Final[dict[Game, tuple[str, str]]] = {
+    Game.HILO: ("pricing.adapters.hilo", "HiLoAdapter"),
+    Game.GOA_GAE: ("pricing.adapters.goagae", "GoaGaeAdapter"),
+    Game.BLACKJACK: ("pricing.adapters.blackjack", "BlackjackAdapter"),
+}
+_ADAPTERS: dict[Game, GameAdapter] = {}
 
 
 def _builtin_adapter(game: Game) -> GameAdapter | None:
-    """The adapters of ``pricing.adapters``, imported on first use: they build on this module."""
-    if game is Game.GOA_GAE:
-        from pricing.adapters.goagae import GoaGaeAdapter  # noqa: PLC0415 - see docstring
-
-        return GoaGaeAdapter()
-    if game is Game.BLACKJACK:
-        from pricing.adapters.blackjack import BlackjackAdapter  # noqa: PLC0415
-
-        return BlackjackAdapter()
-    return None
+    where = _BUILTIN_ADAPTERS.get(game)
+    if where is None:
+        return None
+    module, name = where
+    adapter: GameAdapter = getattr(importlib.import_module(module), name)()
+    return adapter
 
 
 def register_adapter(adapter: GameAdapter) -> None:

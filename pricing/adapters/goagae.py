@@ -18,66 +18,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pricing import goagae
-from pricing.cards import Card, parse_card
-from pricing.errors import InvalidInput, InvalidOption
-from pricing.tables import (
-    EndedRound,
-    Game,
-    GameState,
-    GameView,
-    TableConfig,
-    TablePhase,
-    standard_view,
-)
+from pricing.adapters.single_deck import SingleDeckAdapter
+from pricing.cards import Card
+from pricing.payout import BetPrice
+from pricing.tables import Game, TableConfig
 
 __all__ = ["GoaGaeAdapter"]
 
-_DECK_SIZE = 52
 
-
-class GoaGaeAdapter:
-    """Goa Gae for ``pricing.tables``: the engine's deck, quote and ``bet_wins``."""
-
+class GoaGaeAdapter(SingleDeckAdapter[goagae.GoaGaePaytable]):
     game = Game.GOA_GAE
+    paytable_type = goagae.GoaGaePaytable
+    default_paytable = goagae.DEFAULT_PAYTABLE
 
-    def configure(self, config: TableConfig) -> TableConfig:
-        if config.decks not in (0, 1):
-            raise InvalidOption(
-                f"decks {config.decks} is not allowed for Goa Gae: it is dealt from one "
-                "52-card deck per shoe (send 0 or 1)"
-            )
-        rules = goagae.DEFAULT_PAYTABLE if config.rules is None else config.rules
-        if not isinstance(rules, goagae.GoaGaePaytable):
-            raise InvalidOption(f"Goa Gae rules must be a GoaGaePaytable, got {rules!r}")
-        return TableConfig(Game.GOA_GAE, 1, rules)
+    def new_deck(self, paytable: goagae.GoaGaePaytable) -> goagae.GoaGaeDeck:
+        return goagae.GoaGaeDeck(paytable=paytable)
 
-    def new_state(self, config: TableConfig) -> goagae.GoaGaeDeck:
-        assert isinstance(config.rules, goagae.GoaGaePaytable)
-        return goagae.GoaGaeDeck(paytable=config.rules)
-
-    def view(self, state: GameState) -> GameView:
-        return standard_view(state)
-
-    def quote(
-        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
-    ) -> GameView:
-        if up_card:
-            raise InvalidInput("dealer_up_card is a blackjack field: Goa Gae has no dealer card")
-        assert isinstance(config.rules, goagae.GoaGaePaytable)
-        cards = tuple(parse_card(c) for c in exposed)
-        prices = goagae.quote(cards, config.rules)
-        return GameView(
-            phase=TablePhase.BETTING,
-            shoe=1,
-            round_id=0,
-            result_index=0,
-            exposed=(),
-            cards_remaining=_DECK_SIZE - len(cards),
-            prices=prices,
-        )
+    def price(self, cards: Sequence[Card], paytable: goagae.GoaGaePaytable) -> dict[str, BetPrice]:
+        return goagae.quote(cards, paytable)
 
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         return goagae.bet_wins(bet, result)
-
-    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
-        raise InvalidInput(f"Goa Gae has no side bet {bet!r}")

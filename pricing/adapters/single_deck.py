@@ -1,0 +1,103 @@
+"""The adapter shape shared by the games dealt from one 52-card deck per shoe whose bets are
+all dynamic, priced by the shared payout rule (Hi-Lo, Goa Gae).
+
+Such a game differs from another only in its engine: its paytable type, its deck state, its
+``quote`` and how a bet is decided from the cards that decided its round. Everything else a
+``pricing.tables.GameAdapter`` does (options, views, stateless quotes, no side bets) is here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Generic, TypeVar
+
+from pricing.cards import Card, parse_cards
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.payout import BetPrice, Paytable
+from pricing.tables import (
+    EndedRound,
+    Game,
+    GameState,
+    GameView,
+    TableConfig,
+    TablePhase,
+    standard_view,
+)
+
+__all__ = ["SingleDeckAdapter"]
+
+P = TypeVar("P", bound=Paytable)
+
+_DECK_SIZE = 52
+
+
+class SingleDeckAdapter(Generic[P]):
+    """Base of the one-deck, dynamic-bet game adapters; a subclass names its engine's parts."""
+
+    game: ClassVar[Game]
+    paytable_type: type[P]
+    default_paytable: P
+
+    @property
+    def title(self) -> str:
+        return self.paytable_type.GAME
+
+    def configure(self, config: TableConfig) -> TableConfig:
+        if config.decks not in (0, 1):
+            raise InvalidOption(
+                f"decks {config.decks} is not allowed for {self.title}: it is dealt from one "
+                "52-card deck per shoe (send 0 or 1)"
+            )
+        rules = self.default_paytable if config.rules is None else config.rules
+        if not isinstance(rules, self.paytable_type):
+            raise InvalidOption(
+                f"{self.title} rules must be a {self.paytable_type.__name__}, got {rules!r}"
+            )
+        return TableConfig(self.game, 1, rules)
+
+    def paytable(self, config: TableConfig) -> P:
+        """The configured paytable (``configure`` has checked its type)."""
+        rules = config.rules
+        assert isinstance(rules, self.paytable_type)
+        return rules
+
+    def new_state(self, config: TableConfig) -> GameState:
+        return self.new_deck(self.paytable(config))
+
+    def view(self, state: GameState) -> GameView:
+        return standard_view(state)
+
+    def quote(
+        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+    ) -> GameView:
+        if up_card:
+            raise InvalidInput(
+                f"dealer_up_card is a blackjack field: {self.title} has no dealer card"
+            )
+        cards = parse_cards(exposed)
+        return GameView(
+            phase=TablePhase.BETTING,
+            shoe=1,
+            round_id=0,
+            result_index=0,
+            exposed=(),
+            cards_remaining=_DECK_SIZE - len(cards),
+            prices=self.price(cards, self.paytable(config)),
+        )
+
+    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
+        raise InvalidInput(f"{self.title} has no side bet {bet!r}")
+
+    # -- the engine's parts --
+
+    def new_deck(self, paytable: P) -> GameState:
+        """A freshly opened table's deck state."""
+        raise NotImplementedError
+
+    def price(self, cards: Sequence[Card], paytable: P) -> dict[str, BetPrice]:
+        """The bets' prices with ``cards`` seen."""
+        raise NotImplementedError
+
+    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
+        """Whether ``bet`` won, given the cards that decided its round."""
+        raise NotImplementedError

@@ -30,7 +30,7 @@ from pricing._payout import BetPrice
 from pricing.cards import CARD_INDEX, Card, card_index, parse_card, parse_cards
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import PayRule, Paytable
+from pricing.payout import PayRule, Paytable, closed
 
 __all__ = [
     "BETS",
@@ -440,10 +440,7 @@ class GoaGaeDeck:
         live = quote(self.exposed, self.paytable)
         if self.phase is Phase.BETTING:
             return live
-        return {
-            bet: BetPrice(bet, p.wins, p.remaining, 0, open=False, clamped=False)
-            for bet, p in live.items()
-        }
+        return closed(live)
 
     def apply(self, event: Event) -> GoaGaeDeck:
         """The state after ``event``."""

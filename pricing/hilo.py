@@ -24,7 +24,7 @@ from pricing._payout import BetPrice
 from pricing.cards import CARD_INDEX, Card, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import PayRule, Paytable
+from pricing.payout import PayRule, Paytable, closed
 
 __all__ = [
     "BETS",
@@ -181,10 +181,7 @@ class HiLoDeck:
         live = quote(self.exposed, self.paytable)
         if self.phase is Phase.BETTING:
             return live
-        return {
-            bet: BetPrice(bet, p.wins, p.remaining, 0, open=False, clamped=False)
-            for bet, p in live.items()
-        }
+        return closed(live)
 
     def apply(self, event: Event) -> HiLoDeck:
         """The state after ``event``."""

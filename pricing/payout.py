@@ -22,13 +22,25 @@ from typing import ClassVar, Self
 from pricing._payout import BetPrice, price_bet, raw_payout_hundredths
 from pricing.errors import InvalidOption
 
-__all__ = ["BetPrice", "PayRule", "Paytable", "raw_payout_hundredths"]
+__all__ = ["BetPrice", "PayRule", "Paytable", "closed", "raw_payout_hundredths"]
 
 _MAX_HUNDREDTHS = 10**9  # 10,000,000 : 1 — far beyond any paytable, well inside int64
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def closed(prices: Mapping[str, BetPrice]) -> dict[str, BetPrice]:
+    """The same bets, not offered: counts kept for display, payout 0, ``open`` false.
+
+    >>> closed({"LOW": PayRule(9600, 52, 264).price("LOW", 24, 47)})["LOW"].open
+    False
+    """
+    return {
+        bet: BetPrice(bet, p.wins, p.remaining, 0, open=False, clamped=False)
+        for bet, p in prices.items()
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ from typing import Final, Generic, Protocol, TypeVar
 from pricing.cards import Card
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import BetPrice
+from pricing.payout import BetPrice, closed
 
 __all__ = [
     "CardRole",
@@ -646,10 +646,7 @@ def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
         result_index=view.result_index,
         exposed=view.exposed,
         cards_remaining=view.cards_remaining,
-        prices={
-            bet: BetPrice(bet, p.wins, p.remaining, 0, open=False, clamped=False)
-            for bet, p in view.prices.items()
-        },
+        prices=closed(view.prices),
         ended=ended,
         side_bets=tuple(
             SideBetView(sb.bet, sb.outcomes, sb.rtp, sb.player_favourable, open=False)

@@ -18,30 +18,15 @@ from pricing import blackjack, goagae
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher
-from tests.test_service_e2e import Feed, expect_error, metric, wire_prices
+from tests.wire import Feed, engine_prices, expect_error, metric, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
 
 PLAYER, DEALER, BURN, RESULT = pb.PLAYER, pb.DEALER, pb.BURN, pb.RESULT
 
 
-class GameFeed(Feed):
-    def end_round(self) -> pb.TableState:
-        self.seq += 1
-        return self.stub.EndRound(pb.EndRoundRequest(table_id=self.table_id, seq=self.seq))
-
-
 def goagae_prices(exposed: Sequence[str], betting: bool) -> list[tuple[Any, ...]]:
-    """The engine's prices as the wire should carry them: every bet closed outside betting."""
-    rows = []
-    for bet, p in goagae.quote(exposed).items():
-        if betting:
-            rows.append(
-                (bet, p.wins, p.remaining, p.probability, p.payout_hundredths, p.open, p.clamped)
-            )
-        else:
-            rows.append((bet, p.wins, p.remaining, p.probability, 0, False, False))
-    return rows
+    return engine_prices(goagae.quote(exposed), betting)
 
 
 def wire_side_bets(state: pb.TableState | pb.QuoteResponse) -> dict[str, tuple[Any, ...]]:
@@ -86,7 +71,7 @@ def settle(server: ServerProcess, table_id: str, round_id: int, version: int, be
 def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
     server: ServerProcess, table_id: str
 ) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     opened = feed.open(game=pb.GOA_GAE)
     assert (opened.version, opened.phase, opened.decks, opened.round_id) == (1, pb.BETTING, 1, 1)
     assert wire_prices(opened) == goagae_prices([], betting=True)
@@ -140,7 +125,7 @@ def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
 def test_goagae_settles_a_win_a_loss_voids_and_pending(
     server: ServerProcess, table_id: str
 ) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     feed.open(game=pb.GOA_GAE)
     feed.expose("9S", BURN)
     feed.expose("KD", DEALER)
@@ -220,7 +205,7 @@ def engine_dealer(up: str, others: Sequence[str], decks: int, rule: str) -> tupl
 def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     server: ServerProcess, table_id: str
 ) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     rules = pb.BlackjackRules(dealer_rule=pb.H17, shuffle_mode=pb.DEPLETING)
     opened = feed.open(game=pb.BLACKJACK, decks=6, blackjack=rules)
     assert (opened.decks, opened.phase, opened.cards_remaining) == (6, pb.BETTING, 312)
@@ -275,7 +260,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
 
 
 def test_blackjack_side_bets_lose_and_void(server: ServerProcess, table_id: str) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     feed.open(game=pb.BLACKJACK)
     ended = feed.end_round()  # an empty round 1: nothing dealt, its bets refunded
     assert ended.ended_round.void and ended.round_id == 2
@@ -298,7 +283,7 @@ def test_blackjack_side_bets_lose_and_void(server: ServerProcess, table_id: str)
 def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
     server: ServerProcess, table_id: str
 ) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     rules = pb.BlackjackRules(
         shuffle_mode=pb.CONTINUOUS,
         royal_match=pb.RoyalMatchPaytable(royal_hundredths=1000, easy_hundredths=300),
@@ -336,7 +321,7 @@ def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
 def test_side_bet_rtp_gauge_follows_each_blackjack_table(
     server: ServerProcess, table_id: str
 ) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     feed.open(game=pb.BLACKJACK, decks=1)
 
     def gauge(bet: str) -> float | None:
@@ -441,7 +426,7 @@ def test_rejected_cards_have_their_code_and_change_nothing(
     code: grpc.StatusCode,
     fragment: str,
 ) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     feed.open(game=game, decks=1)
     for seen in setup:
         feed.expose(seen, PLAYER)
@@ -453,7 +438,7 @@ def test_rejected_cards_have_their_code_and_change_nothing(
 
 
 def test_goagae_end_round_without_a_card_is_refused(server: ServerProcess, table_id: str) -> None:
-    feed = GameFeed(server, table_id)
+    feed = Feed(server, table_id)
     before = feed.open(game=pb.GOA_GAE)
     expect_error(feed.end_round, grpc.StatusCode.FAILED_PRECONDITION, "VoidRound")
     assert server.pricing().GetTable(pb.GetTableRequest(table_id=table_id)) == before

@@ -28,61 +28,15 @@ from pricing.tables import Game, OpenTable, Table, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher
+from tests.wire import Feed, engine_prices, expect_error, metric, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
 
 BURNS = ["2S", "3S", "4S", "5S", "6S"]
 
 
-class Feed:
-    """A dealer feed: numbers its events itself, as a card reader would."""
-
-    def __init__(self, server: ServerProcess, table_id: str) -> None:
-        self.stub = server.dealer()
-        self.table_id = table_id
-        self.seq = 0
-
-    def open(self, **kwargs: Any) -> pb.TableState:
-        kwargs.setdefault("game", pb.HILO)
-        return self.stub.OpenTable(pb.OpenTableRequest(table_id=self.table_id, **kwargs))
-
-    def expose(self, card: str, role: int = pb.BURN) -> pb.TableState:
-        self.seq += 1
-        return self.stub.ExposeCard(
-            pb.ExposeCardRequest(table_id=self.table_id, seq=self.seq, card=card, role=role)
-        )
-
-    def void(self) -> pb.TableState:
-        self.seq += 1
-        return self.stub.VoidRound(pb.VoidRoundRequest(table_id=self.table_id, seq=self.seq))
-
-    def new_shoe(self) -> pb.TableState:
-        self.seq += 1
-        return self.stub.NewShoe(pb.NewShoeRequest(table_id=self.table_id, seq=self.seq))
-
-    def close(self) -> pb.TableState:
-        self.seq += 1
-        return self.stub.CloseTable(pb.CloseTableRequest(table_id=self.table_id, seq=self.seq))
-
-
 def expected_prices(exposed: Sequence[str], betting: bool) -> list[tuple[Any, ...]]:
-    """What the engine says, as the wire should carry it: every bet closed outside betting."""
-    rows = []
-    for bet, p in hilo.quote(exposed).items():
-        if betting:
-            rows.append(
-                (bet, p.wins, p.remaining, p.probability, p.payout_hundredths, p.open, p.clamped)
-            )
-        else:
-            rows.append((bet, p.wins, p.remaining, p.probability, 0, False, False))
-    return rows
-
-
-def wire_prices(state: pb.TableState | pb.QuoteResponse) -> list[tuple[Any, ...]]:
-    return [
-        (p.bet, p.wins, p.remaining, p.probability, p.payout_hundredths, p.open, p.clamped)
-        for p in state.prices
-    ]
+    return engine_prices(hilo.quote(exposed), betting)
 
 
 def shuffled_deck(seed: int) -> list[str]:
@@ -98,18 +52,6 @@ def deck_events(feed: Feed, cards: list[str]) -> list[Callable[[], pb.TableState
         (lambda c=c, r=r: feed.expose(c, r))  # type: ignore[misc]
         for c, r in zip(cards, roles, strict=False)
     ]
-
-
-def expect_error(
-    call: Callable[[], object], code: grpc.StatusCode, *fragments: str
-) -> grpc.RpcError:
-    with pytest.raises(grpc.RpcError) as info:
-        call()
-    error = info.value
-    assert error.code() == code, error.details()
-    for fragment in fragments:
-        assert fragment in error.details(), error.details()
-    return error
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,16 +229,6 @@ def test_settling_a_bet_that_was_closed_is_refused(server: ServerProcess, table_
 
 # ---------------------------------------------------------------------------------------------
 # Slow and fast watchers
-
-
-def metric(server: ServerProcess, name: str, labels: dict[str, str] | None = None) -> float:
-    for family in text_string_to_metric_families(server.metrics_text()):
-        for sample in family.samples:
-            if sample.name == name and all(
-                sample.labels.get(k) == v for k, v in (labels or {}).items()
-            ):
-                return float(sample.value)
-    return 0.0
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:

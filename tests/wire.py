@@ -1,0 +1,92 @@
+"""Helpers of the end-to-end tests: a numbering dealer feed, and the engine's and the wire's
+prices in one comparable form."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import grpc
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from pricing.payout import BetPrice
+from pricing.v1 import pricing_pb2 as pb
+from tests.conftest import ServerProcess
+
+
+class Feed:
+    """A dealer feed: numbers its events itself, as a card reader would."""
+
+    def __init__(self, server: ServerProcess, table_id: str) -> None:
+        self.stub = server.dealer()
+        self.table_id = table_id
+        self.seq = 0
+
+    def open(self, **kwargs: Any) -> pb.TableState:
+        kwargs.setdefault("game", pb.HILO)
+        return self.stub.OpenTable(pb.OpenTableRequest(table_id=self.table_id, **kwargs))
+
+    def expose(self, card: str, role: int = pb.BURN) -> pb.TableState:
+        self.seq += 1
+        return self.stub.ExposeCard(
+            pb.ExposeCardRequest(table_id=self.table_id, seq=self.seq, card=card, role=role)
+        )
+
+    def void(self) -> pb.TableState:
+        self.seq += 1
+        return self.stub.VoidRound(pb.VoidRoundRequest(table_id=self.table_id, seq=self.seq))
+
+    def new_shoe(self) -> pb.TableState:
+        self.seq += 1
+        return self.stub.NewShoe(pb.NewShoeRequest(table_id=self.table_id, seq=self.seq))
+
+    def end_round(self) -> pb.TableState:
+        self.seq += 1
+        return self.stub.EndRound(pb.EndRoundRequest(table_id=self.table_id, seq=self.seq))
+
+    def close(self) -> pb.TableState:
+        self.seq += 1
+        return self.stub.CloseTable(pb.CloseTableRequest(table_id=self.table_id, seq=self.seq))
+
+
+def engine_prices(prices: Mapping[str, BetPrice], betting: bool) -> list[tuple[Any, ...]]:
+    """What the engine says, as the wire should carry it: every bet closed outside betting."""
+    rows = []
+    for bet, p in prices.items():
+        if betting:
+            rows.append(
+                (bet, p.wins, p.remaining, p.probability, p.payout_hundredths, p.open, p.clamped)
+            )
+        else:
+            rows.append((bet, p.wins, p.remaining, p.probability, 0, False, False))
+    return rows
+
+
+def wire_prices(state: pb.TableState | pb.QuoteResponse) -> list[tuple[Any, ...]]:
+    return [
+        (p.bet, p.wins, p.remaining, p.probability, p.payout_hundredths, p.open, p.clamped)
+        for p in state.prices
+    ]
+
+
+def expect_error(
+    call: Callable[[], object], code: grpc.StatusCode, *fragments: str
+) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    error = info.value
+    assert error.code() == code, error.details()
+    for fragment in fragments:
+        assert fragment in error.details(), error.details()
+    return error
+
+
+def metric(server: ServerProcess, name: str, labels: dict[str, str] | None = None) -> float:
+    for family in text_string_to_metric_families(server.metrics_text()):
+        for sample in family.samples:
+            if sample.name == name and all(
+                sample.labels.get(k) == v for k, v in (labels or {}).items()
+            ):
+                return float(sample.value)
+    return 0.0

@@ -9,4 +9,4 @@ import sys
 from pricing.server import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python server.py"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import json
 import logging
 import os
@@ -37,15 +38,68 @@ log = logging.getLogger("pricing.server")
 
 ENV_PREFIX: Final = "PRICING_"
 TOKEN_ENV: Final = "PRICING_DEALER_TOKEN"
+LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def _env(name: str, default: str) -> str:
+    # A string default goes through the flag's own ``type``, so an environment value is
+    # checked exactly like the flag (argparse reports a bad one as a usage error).
     return os.environ.get(ENV_PREFIX + name, default)
 
 
-def parser() -> argparse.ArgumentParser:
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: use 0-65535 (0: any free port)")
+    return value
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{value} seconds is outside 0-3600")
+    return value
+
+
+def _flag(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not a yes/no value (use 1 or 0)")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve beyond this machine
+
+
+def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="pricing serve",
+        prog=prog,
         description=(
             "Serve live-table prices over gRPC. Game servers read from "
             f"{PRICING_SERVICE}; the dealer feed writes to {DEALER_SERVICE}; health "
@@ -53,9 +107,10 @@ def parser() -> argparse.ArgumentParser:
             "on the metrics port."
         ),
         epilog=(
-            "Each flag also reads an environment variable, shown in brackets. Set "
-            f"{TOKEN_ENV} to require 'authorization: Bearer <token>' metadata on every "
-            "DealerService call (the token is never logged). On start-up a JSON line "
+            "Each flag also reads an environment variable, shown in brackets (the flag wins). "
+            f"Set {TOKEN_ENV} to require 'authorization: Bearer <token>' metadata on every "
+            "DealerService call (the token is never logged); it is required when binding "
+            "beyond loopback, unless --allow-open-feed. On start-up a JSON line "
             '{"event": "ready", ...} with the bound ports is printed to standard output.'
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -67,28 +122,40 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--port",
-        type=int,
-        default=int(_env("PORT", "50051")),
+        type=_port,
+        default=_env("PORT", "50051"),
         help="gRPC port, 0 for any free port [PRICING_PORT]",
     )
     p.add_argument(
         "--metrics-port",
-        type=int,
-        default=int(_env("METRICS_PORT", "9464")),
+        type=_port,
+        default=_env("METRICS_PORT", "9464"),
         help="Prometheus /metrics HTTP port, 0 for any free port [PRICING_METRICS_PORT]",
     )
     p.add_argument(
         "--log-level",
+        type=_log_level,
         default=_env("LOG_LEVEL", "INFO"),
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        type=str.upper,
+        metavar="{" + ",".join(LOG_LEVELS) + "}",
         help="log verbosity; logs go to standard error [PRICING_LOG_LEVEL]",
     )
     p.add_argument(
         "--grace",
-        type=float,
-        default=float(_env("GRACE", "5")),
+        type=_seconds,
+        default=_env("GRACE", "5"),
         help="seconds calls in flight get to finish on shutdown [PRICING_GRACE]",
+    )
+    p.add_argument(
+        "--allow-open-feed",
+        nargs="?",
+        const="1",
+        type=_flag,
+        default=_env("ALLOW_OPEN_FEED", "0"),
+        metavar="{1,0}",
+        help=(
+            f"serve the dealer feed beyond loopback without {TOKEN_ENV}: anyone who can reach "
+            "the port can then expose cards and close tables [PRICING_ALLOW_OPEN_FEED]"
+        ),
     )
     return p
 
@@ -163,8 +230,15 @@ async def serve(
     log.info("stopped")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
+    p = parser(prog)
+    args = p.parse_args(argv)
+    dealer_token = os.environ.get(TOKEN_ENV) or None
+    if not dealer_token and not args.allow_open_feed and not is_loopback(args.host):
+        p.error(
+            f"--host {args.host} serves the dealer feed beyond this machine: set {TOKEN_ENV} "
+            "so only the dealer feed can write, or pass --allow-open-feed to accept the risk"
+        )
     logging.basicConfig(
         level=args.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
@@ -177,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.port,
                 args.metrics_port,
                 grace=args.grace,
-                dealer_token=os.environ.get(TOKEN_ENV) or None,
+                dealer_token=dealer_token,
             )
         )
     except (RuntimeError, OSError) as exc:

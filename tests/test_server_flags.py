@@ -1,0 +1,109 @@
+"""The server's flags and their environment variables: checked alike, refused with a usage error
+naming the bad value, and a dealer feed that is never left open beyond loopback by accident."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pricing.server import is_loopback, parser
+from tests.conftest import ROOT
+
+
+def parse(
+    argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> argparse.Namespace:
+    for key in [k for k in os.environ if k.startswith("PRICING_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return parser().parse_args(argv)
+
+
+def test_defaults_bind_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    args = parse([], {}, monkeypatch)
+    assert (args.host, args.port, args.metrics_port, args.log_level, args.grace) == (
+        "127.0.0.1",
+        50051,
+        9464,
+        "INFO",
+        5.0,
+    )
+    assert args.allow_open_feed is False
+
+
+def test_environment_sets_each_flag_and_the_flag_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {
+        "PRICING_PORT": "6000",
+        "PRICING_METRICS_PORT": "0",
+        "PRICING_LOG_LEVEL": "debug",
+        "PRICING_GRACE": "2.5",
+        "PRICING_ALLOW_OPEN_FEED": "yes",
+    }
+    args = parse(["--port", "7000"], env, monkeypatch)
+    assert (args.port, args.metrics_port, args.log_level, args.grace) == (7000, 0, "DEBUG", 2.5)
+    assert args.allow_open_feed is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "message"),
+    [
+        ([], {"PRICING_PORT": "abc"}, "'abc' is not a port number"),
+        (["--port", "70000"], {}, "70000 is not a port"),
+        ([], {"PRICING_METRICS_PORT": "-1"}, "-1 is not a port"),
+        ([], {"PRICING_LOG_LEVEL": "verbose"}, "'verbose' is not one of"),
+        (["--grace", "soon"], {}, "'soon' is not a number of seconds"),
+        ([], {"PRICING_ALLOW_OPEN_FEED": "maybe"}, "'maybe' is not a yes/no value"),
+    ],
+)
+def test_bad_values_are_usage_errors_naming_them(
+    argv: list[str],
+    env: dict[str, str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse(argv, env, monkeypatch)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("127.8.9.10", True), ("localhost", True), ("::1", True),
+     ("[::1]", True), ("0.0.0.0", False), ("::", False), ("10.1.2.3", False),
+     ("pricing.internal", False)],
+)  # fmt: skip
+def test_loopback_hosts(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def run_server(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "server.py"), *args],
+        env=clean | env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_an_open_dealer_feed_beyond_loopback_is_refused_before_binding() -> None:
+    done = run_server("--host", "0.0.0.0", "--port", "0", "--metrics-port", "0", env={})
+    assert done.returncode == 2
+    assert "PRICING_DEALER_TOKEN" in done.stderr and "--allow-open-feed" in done.stderr
+    assert "ready" not in done.stdout
+
+
+def test_help_names_the_program_it_was_started_as() -> None:
+    done = run_server("--help", env={"PRICING_PORT": "abc"})
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: python server.py")
+    assert "PRICING_ALLOW_OPEN_FEED" in done.stdout

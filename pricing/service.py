@@ -94,8 +94,12 @@ class Slot:
         self._wake = asyncio.Event()
 
     def put(self, published: Published) -> bool:
-        """Hand over ``published``; True if it replaced a state the watcher had not read."""
-        if published.version < self.from_version:
+        """Hand over ``published``; True if it replaced a state the watcher had not read.
+
+        A state older than ``from_version`` is skipped, except a final one: nothing will ever
+        follow it, so the watcher gets it and its stream ends (issue 5: a table closing ends
+        every stream on it with OK, whatever version the watcher asked to start from)."""
+        if published.version < self.from_version and not published.final:
             return False
         conflated = self.pending is not None
         self.pending = published
@@ -131,20 +135,20 @@ class Hub:
     def subscribe(self, from_version: int) -> Slot:
         slot = Slot(from_version)
         slot.put(self.latest)
-        if self.latest.final and slot.pending is None:
-            slot.end()  # closed, and nothing at or after from_version will ever come
-        else:
+        if not self.latest.final:  # closed: the slot holds the final state, nothing follows
             self.slots.add(slot)
         return slot
 
     def publish(self, published: Published) -> int:
-        """Give every watcher the new state; the number of unread states it replaced."""
+        """Give every watcher the new state; the number of unread states it replaced. A final
+        state is put in every slot whatever its ``from_version`` (``Slot.put``), so each
+        watcher dropped here sends it and ends."""
         self.latest = published
         conflated = 0
         for slot in self.slots:
             conflated += slot.put(published)
         if published.final:
-            self.slots.clear()  # each slot ends after sending this final state
+            self.slots.clear()
         return conflated
 
 
@@ -224,6 +228,9 @@ class PricingService:
         self.metrics = metrics if metrics is not None else Metrics()
         self.tables = tables if tables is not None else Tables()
         self._hubs: dict[str, Hub] = {}
+        # Every WatchTable stream in progress, whatever its table's state: what end_streams
+        # must reach (a hub forgets its slots once its table has closed).
+        self._watchers: set[Slot] = set()
         self._token = f"Bearer {dealer_token}".encode() if dealer_token else None
         self._stopping = False
 
@@ -268,9 +275,9 @@ class PricingService:
     def end_streams(self) -> None:
         """Shutting down: every WatchTable stream ends now, with OK."""
         self._stopping = True
+        for slot in self._watchers:
+            slot.end()
         for hub in self._hubs.values():
-            for slot in hub.slots:
-                slot.end()
             hub.slots.clear()
 
     # ---- DealerService ---------------------------------------------------------------------
@@ -406,6 +413,7 @@ class PricingService:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
             return
         slot = hub.subscribe(request.from_version)
+        self._watchers.add(slot)
         self.metrics.watchers.inc()
         try:
             while True:
@@ -417,6 +425,7 @@ class PricingService:
                     return
         finally:
             hub.slots.discard(slot)
+            self._watchers.discard(slot)
             self.metrics.watchers.dec()
 
     @_rpc

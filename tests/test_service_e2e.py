@@ -110,6 +110,34 @@ def test_watch_from_version_skips_older_states(server: ServerProcess, table_id: 
     assert watcher.next().version == 3
 
 
+def test_watch_from_a_version_past_the_close_ends_with_the_final_state(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = Feed(server, table_id)
+    feed.open()
+    watchers_before = metric(server, "pricing_watchers")
+    watcher = Watcher(server.pricing(), table_id, from_version=10)
+    wait_for(lambda: metric(server, "pricing_watchers") == watchers_before + 1)  # subscribed
+    closed = feed.close()  # version 2, below from_version: still the last state there will be
+    assert (closed.version, closed.phase) == (2, pb.CLOSED)
+    assert watcher.next(timeout=5) == closed
+    assert watcher.end(timeout=5) == grpc.StatusCode.OK
+    wait_for(lambda: metric(server, "pricing_watchers") == watchers_before)
+
+
+def test_watch_of_a_closed_table_sends_its_final_state_then_ends(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = Feed(server, table_id)
+    feed.open()
+    feed.expose("2S")
+    closed = feed.close()
+    for from_version in (0, closed.version, closed.version + 7):
+        watcher = Watcher(server.pricing(), table_id, from_version=from_version)
+        assert watcher.next(timeout=5) == closed, from_version
+        assert watcher.end(timeout=5) == grpc.StatusCode.OK, from_version
+
+
 # ---------------------------------------------------------------------------------------------
 # Voids
 

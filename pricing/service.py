@@ -156,6 +156,9 @@ class Hub:
 # Error mapping
 
 
+#: Only our own error types say what the caller did wrong. Anything else (a plain ValueError
+#: from a kernel's internal contract, a protobuf range error, a KeyError) is a bug of ours:
+#: INTERNAL, never a client error.
 _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (TableNotFound, grpc.StatusCode.NOT_FOUND),
     (TableExists, grpc.StatusCode.ALREADY_EXISTS),
@@ -163,8 +166,10 @@ _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
-    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 )
+
+#: What the caller of a failed call is told of a bug: nothing of its internals.
+INTERNAL_DETAILS: Final = "internal error: the server could not handle this request (logged)"
 
 
 def status_code(exc: BaseException) -> grpc.StatusCode | None:
@@ -184,7 +189,8 @@ _DEALER_METHODS: Final = frozenset(
 def _rpc(
     method: Callable[[Any, Any, Context], Awaitable[R]],
 ) -> Callable[[Any, Any, Context], Awaitable[R]]:
-    """Turn the domain errors a unary handler raises into gRPC statuses."""
+    """Turn the domain errors a unary handler raises into gRPC statuses, and any other
+    exception into INTERNAL with a generic message (its traceback goes to the log)."""
 
     # Rejected feed events matter to an operator (a card reader out of step); rejected reads
     # are the caller's business.
@@ -194,12 +200,16 @@ def _rpc(
     async def wrapped(self: Any, request: Any, context: Context) -> R:
         try:
             return await method(self, request, context)
+        except grpc.aio.AbortError:
+            raise  # the handler aborted with its own status (UNAUTHENTICATED)
         except Exception as exc:
             code = status_code(exc)
             if code is None:
-                raise
-            log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
-            await context.abort(code, str(exc))
+                log.exception("%s failed: internal error", method.__name__)
+                await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_DETAILS)
+            else:
+                log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
+                await context.abort(code, str(exc))
             raise AssertionError("unreachable: abort raises") from exc
 
     return wrapped
@@ -436,7 +446,7 @@ class PricingService:
         t0 = time.perf_counter()
         try:
             view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
-        except ValueError as exc:
+        except IllegalMove as exc:
             # The request alone is contradictory (a card twice in a one-deck quote): whatever
             # the state of the server, it is a bad argument.
             raise InvalidInput(str(exc)) from None

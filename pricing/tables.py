@@ -247,7 +247,8 @@ class RoundOutcome(Protocol):
 
 class GameState(Protocol):
     """The shape every engine state has (``pricing.hilo.HiLoDeck`` is the model): immutable;
-    ``apply`` returns the next state, or raises a ``ValueError`` and changes nothing;
+    ``apply`` returns the next state, or raises one of ``pricing.errors``' types
+    (``InvalidInput``, ``IllegalMove``) and changes nothing (anything else is a bug: INTERNAL);
     ``outcome`` is the round the last event ended, if it ended one. A state may also have a
     ``result_index`` (Hi-Lo: which result of the deck the open round decides)."""
 

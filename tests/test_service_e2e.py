@@ -484,6 +484,56 @@ ERROR_ROWS: list[tuple[str, Callable[[Feed], None], str, grpc.StatusCode, tuple[
         grpc.StatusCode.INVALID_ARGUMENT,
         ("decks 2",),
     ),
+    # Settle (the table stands at version 6, round 1 open for betting)
+    (
+        "settle stake beyond uint64's reach",
+        lambda f: _opened_hilo(f, 5),
+        f"settle:1:6:HIGH:{2**64 - 1}",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("stake_cents", str(2**64 - 1)),
+    ),
+    (
+        "settle stake above the maximum",
+        lambda f: _opened_hilo(f, 5),
+        f"settle:1:6:HIGH:{10**12 + 1}",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("stake_cents", str(10**12 + 1)),
+    ),
+    (
+        "settle stake zero",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:6:HIGH:0",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("stake_cents", "got 0"),
+    ),
+    (
+        "settle version zero",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:0:HIGH:100",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("version", "got 0"),
+    ),
+    (
+        "settle future version",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:99:HIGH:100",
+        grpc.StatusCode.FAILED_PRECONDITION,
+        ("version 99", "does not exist yet"),
+    ),
+    (
+        "settle round zero",
+        lambda f: _opened_hilo(f, 5),
+        "settle:0:6:HIGH:100",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("round_id", "got 0"),
+    ),
+    (
+        "settle unknown bet",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:6:PURPLE:100",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("'PURPLE'",),
+    ),
 ]
 
 
@@ -500,6 +550,17 @@ def _send(feed: Feed, action: str) -> object:
         return stub.VoidRound(pb.VoidRoundRequest(table_id=tid, seq=seq))
     if kind == "end":
         return stub.EndRound(pb.EndRoundRequest(table_id=tid, seq=seq))
+    if kind == "settle":
+        round_id, version, bet, stake = arg.split(":")
+        return feed.server.pricing().Settle(
+            pb.SettleRequest(
+                table_id=tid,
+                round_id=int(round_id),
+                version=int(version),
+                bet=bet,
+                stake_cents=int(stake),
+            )
+        )
     if kind == "seq0":
         return stub.VoidRound(pb.VoidRoundRequest(table_id=tid, seq=0))
     if arg == "seven":

@@ -710,9 +710,6 @@ class Tables:
     def __iter__(self) -> Iterator[Table]:
         return iter(list(self._tables.values()))
 
-    def open_count(self) -> int:
-        return sum(not t.closed for t in self._tables.values())
-
     def get(self, table_id: str) -> Table:
         table = self._tables.get(table_id)
         if table is None:

@@ -165,19 +165,37 @@ def _quote(args: argparse.Namespace, out: TextIO) -> int:
 _WAITABLE = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE)
 
 
+#: ``pricing watch``'s exit status when the server ended the stream of a table still open.
+EXIT_STREAM_ENDED: Final = 3
+
+
 def _watch(args: argparse.Namespace, out: TextIO) -> int:
-    """Follow a table; wait for it to open (or for the server to come back) unless --no-wait."""
+    """Follow a table until it closes; wait for it to open, or for the server to come back,
+    unless --no-wait.
+
+    A stream ends with OK both when the table closes and when the server shuts down (it ends
+    every stream on SIGTERM): only a last state in phase CLOSED means the table closed."""
     from_version = args.from_version
     waiting = False
+    last: pb.TableState | None = None
     with PricingClient(args.server, timeout=None) as client:
         while True:
             try:
                 for state in client.watch_table(args.table, from_version):
                     waiting = False
+                    last = state
                     print(format_state(state), file=out, flush=True)
                     from_version = state.version + 1
-                print(f"table {args.table!r} closed", file=out)
-                return 0
+                if last is not None and last.phase == pb.CLOSED:
+                    print(f"table {args.table!r} closed", file=out)
+                    return 0
+                ended = f"the server ended the stream of table {args.table!r} (it did not close)"
+                if not args.wait:
+                    print(f"pricing: {ended}", file=sys.stderr)
+                    return EXIT_STREAM_ENDED
+                print(f"{ended}: reconnecting", file=out, flush=True)
+                waiting = True
+                time.sleep(0.5)  # the server is going away: do not spin while it does
             except grpc.RpcError as exc:
                 if not args.wait or exc.code() not in _WAITABLE:
                     raise
@@ -357,14 +375,23 @@ def parser() -> argparse.ArgumentParser:
     )
     q.set_defaults(run=_quote)
 
-    w = sub.add_parser("watch", help="print a table's prices each time they change")
+    w = sub.add_parser(
+        "watch",
+        help="print a table's prices each time they change",
+        description="Print a table's state each time it changes, until the table closes "
+        "(exit 0). If the table or the server is not there yet, or the server ends the stream "
+        "without the table closing (a restart), wait and reconnect, carrying on from the next "
+        f"version; with --no-wait, exit 1 on an error and {EXIT_STREAM_ENDED} when the server "
+        "ends the stream of a table that did not close.",
+    )
     w.add_argument("table", help="table id")
     w.add_argument("--from-version", type=int, default=0, help="skip states before this one")
     w.add_argument(
         "--no-wait",
         dest="wait",
         action="store_false",
-        help="fail at once if the table or server is not there (default: wait for them)",
+        help="fail at once if the table or server is not there or goes away (default: wait "
+        "and reconnect)",
     )
     _add_server(w)
     w.set_defaults(run=_watch)

@@ -171,8 +171,9 @@ class PricingClient:
         return self._pricing.GetTable(pb.GetTableRequest(table_id=table_id), timeout=self.timeout)
 
     def watch_table(self, table_id: str, from_version: int = 0) -> Iterator[pb.TableState]:
-        """The current state, then each new one; ends when the table closes. Cancelled when
-        the iterator is closed or garbage-collected."""
+        """The current state, then each new one. Ends when the table closes (the last state's
+        phase is CLOSED) or when the server shuts down (any other phase: reconnect from the
+        last version + 1). Cancelled when the iterator is closed or garbage-collected."""
         call = self._pricing.WatchTable(
             pb.WatchTableRequest(table_id=table_id, from_version=from_version)
         )
@@ -343,6 +344,8 @@ class AsyncPricingClient:
     async def watch_table(
         self, table_id: str, from_version: int = 0
     ) -> AsyncIterator[pb.TableState]:
+        """As ``PricingClient.watch_table``: the table closed only if the last state's phase is
+        CLOSED; otherwise the server ended the stream (shutting down)."""
         call = self._pricing.WatchTable(
             pb.WatchTableRequest(table_id=table_id, from_version=from_version)
         )

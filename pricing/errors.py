@@ -2,7 +2,9 @@
 
 Both kinds are ``ValueError``s. The service maps ``InvalidInput`` to ``INVALID_ARGUMENT`` (the
 request itself is malformed) and ``IllegalMove`` to ``FAILED_PRECONDITION`` (well-formed, but
-not possible in the current state of the table or shoe).
+not possible in the current state of the table or shoe). A plain ``ValueError`` is not a client
+error: engines and kernels raise it only when their own callers broke a contract (a bug), and the
+service answers it with ``INTERNAL``. Every check of a client's input raises one of these types.
 """
 
 from __future__ import annotations

@@ -20,23 +20,18 @@ from pricing.errors import InvalidInput, InvalidOption
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
     CardRole,
-    CloseTable,
-    EndRound,
     ExposeCard,
     Game,
     GameView,
-    NewShoe,
     Settlement,
     Snapshot,
     TableConfig,
-    VoidRound,
     adapter_for,
 )
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = [
     "RULES_FROM_PROTO",
-    "close_event",
     "config_from_proto",
     "expose_event",
     "game_from_proto",
@@ -159,12 +154,6 @@ RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
     Game.BLACKJACK: ("blackjack", _blackjack_rules),
 }
 
-_RULES_FIELD: Final[dict[Game, str]] = {
-    Game.HILO: "hilo",
-    Game.BLACKJACK: "blackjack",
-    Game.GOA_GAE: "goa_gae",
-}
-
 
 def config_from_proto(
     game_value: int, decks: int, request: pb.OpenTableRequest | pb.QuoteRequest
@@ -175,11 +164,9 @@ def config_from_proto(
     chosen = request.WhichOneof("rules")
     if chosen is None:
         return TableConfig(game, decks, None)
-    if chosen != _RULES_FIELD[game]:
+    field, convert = RULES_FROM_PROTO[game]  # every Game has its rules message
+    if chosen != field:
         raise InvalidOption(f"rules {chosen!r} were sent for a {game.name} table")
-    if game not in RULES_FROM_PROTO:
-        raise InvalidOption(f"{game.name} takes no {chosen!r} rules in this build")
-    field, convert = RULES_FROM_PROTO[game]
     return TableConfig(game, decks, convert(getattr(request, field)))
 
 
@@ -199,13 +186,6 @@ def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
             "is not valid: send BURN, RESULT, PLAYER or DEALER"
         )
     return ExposeCard(parse_card(request.card), role)
-
-
-def close_event() -> CloseTable:
-    return CloseTable()
-
-
-EVENT_OF: Final = {"VoidRound": VoidRound, "EndRound": EndRound, "NewShoe": NewShoe}
 
 
 def _prices(view: GameView) -> list[pb.BetPrice]:

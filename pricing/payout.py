@@ -17,14 +17,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Self
+from typing import ClassVar, Final, Self
 
 from pricing._payout import BetPrice, price_bet, raw_payout_hundredths
 from pricing.errors import InvalidOption
 
-__all__ = ["BetPrice", "PayRule", "Paytable", "closed", "raw_payout_hundredths"]
+__all__ = [
+    "MAX_HUNDREDTHS",
+    "BetPrice",
+    "PayRule",
+    "Paytable",
+    "closed",
+    "raw_payout_hundredths",
+]
 
-_MAX_HUNDREDTHS = 10**9  # 10,000,000 : 1 — far beyond any paytable, well inside int64
+#: The highest pay a rule may name, in hundredths: 10,000,000 : 1, far beyond any paytable, well
+#: inside int64 (and the wire's uint32). Settlement's largest stake is sized against it.
+MAX_HUNDREDTHS: Final = 10**9
 
 
 def _is_int(value: object) -> bool:
@@ -56,7 +65,7 @@ class PayRule:
             raise InvalidOption(f"rtp_bp must be in (0, 10000] basis points, got {self.rtp_bp!r}")
         for name in ("min_hundredths", "max_hundredths"):
             value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= _MAX_HUNDREDTHS:
+            if not _is_int(value) or not 0 <= value <= MAX_HUNDREDTHS:
                 raise InvalidOption(f"{name} must be a whole number >= 0, got {value!r}")
         if self.min_hundredths > self.max_hundredths:
             raise InvalidOption(

@@ -94,8 +94,12 @@ class Slot:
         self._wake = asyncio.Event()
 
     def put(self, published: Published) -> bool:
-        """Hand over ``published``; True if it replaced a state the watcher had not read."""
-        if published.version < self.from_version:
+        """Hand over ``published``; True if it replaced a state the watcher had not read.
+
+        A state older than ``from_version`` is skipped, except a final one: nothing will ever
+        follow it, so the watcher gets it and its stream ends (issue 5: a table closing ends
+        every stream on it with OK, whatever version the watcher asked to start from)."""
+        if published.version < self.from_version and not published.final:
             return False
         conflated = self.pending is not None
         self.pending = published
@@ -131,20 +135,20 @@ class Hub:
     def subscribe(self, from_version: int) -> Slot:
         slot = Slot(from_version)
         slot.put(self.latest)
-        if self.latest.final and slot.pending is None:
-            slot.end()  # closed, and nothing at or after from_version will ever come
-        else:
+        if not self.latest.final:  # closed: the slot holds the final state, nothing follows
             self.slots.add(slot)
         return slot
 
     def publish(self, published: Published) -> int:
-        """Give every watcher the new state; the number of unread states it replaced."""
+        """Give every watcher the new state; the number of unread states it replaced. A final
+        state is put in every slot whatever its ``from_version`` (``Slot.put``), so each
+        watcher dropped here sends it and ends."""
         self.latest = published
         conflated = 0
         for slot in self.slots:
             conflated += slot.put(published)
         if published.final:
-            self.slots.clear()  # each slot ends after sending this final state
+            self.slots.clear()
         return conflated
 
 
@@ -152,6 +156,9 @@ class Hub:
 # Error mapping
 
 
+#: Only our own error types say what the caller did wrong. Anything else (a plain ValueError
+#: from a kernel's internal contract, a protobuf range error, a KeyError) is a bug of ours:
+#: INTERNAL, never a client error.
 _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (TableNotFound, grpc.StatusCode.NOT_FOUND),
     (TableExists, grpc.StatusCode.ALREADY_EXISTS),
@@ -159,8 +166,10 @@ _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
-    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 )
+
+#: What the caller of a failed call is told of a bug: nothing of its internals.
+INTERNAL_DETAILS: Final = "internal error: the server could not handle this request (logged)"
 
 
 def status_code(exc: BaseException) -> grpc.StatusCode | None:
@@ -180,7 +189,8 @@ _DEALER_METHODS: Final = frozenset(
 def _rpc(
     method: Callable[[Any, Any, Context], Awaitable[R]],
 ) -> Callable[[Any, Any, Context], Awaitable[R]]:
-    """Turn the domain errors a unary handler raises into gRPC statuses."""
+    """Turn the domain errors a unary handler raises into gRPC statuses, and any other
+    exception into INTERNAL with a generic message (its traceback goes to the log)."""
 
     # Rejected feed events matter to an operator (a card reader out of step); rejected reads
     # are the caller's business.
@@ -190,12 +200,16 @@ def _rpc(
     async def wrapped(self: Any, request: Any, context: Context) -> R:
         try:
             return await method(self, request, context)
+        except grpc.aio.AbortError:
+            raise  # the handler aborted with its own status (UNAUTHENTICATED)
         except Exception as exc:
             code = status_code(exc)
             if code is None:
-                raise
-            log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
-            await context.abort(code, str(exc))
+                log.exception("%s failed: internal error", method.__name__)
+                await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_DETAILS)
+            else:
+                log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
+                await context.abort(code, str(exc))
             raise AssertionError("unreachable: abort raises") from exc
 
     return wrapped
@@ -224,6 +238,9 @@ class PricingService:
         self.metrics = metrics if metrics is not None else Metrics()
         self.tables = tables if tables is not None else Tables()
         self._hubs: dict[str, Hub] = {}
+        # Every WatchTable stream in progress, whatever its table's state: what end_streams
+        # must reach (a hub forgets its slots once its table has closed).
+        self._watchers: set[Slot] = set()
         self._token = f"Bearer {dealer_token}".encode() if dealer_token else None
         self._stopping = False
 
@@ -268,9 +285,9 @@ class PricingService:
     def end_streams(self) -> None:
         """Shutting down: every WatchTable stream ends now, with OK."""
         self._stopping = True
+        for slot in self._watchers:
+            slot.end()
         for hub in self._hubs.values():
-            for slot in hub.slots:
-                slot.end()
             hub.slots.clear()
 
     # ---- DealerService ---------------------------------------------------------------------
@@ -406,6 +423,7 @@ class PricingService:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
             return
         slot = hub.subscribe(request.from_version)
+        self._watchers.add(slot)
         self.metrics.watchers.inc()
         try:
             while True:
@@ -417,6 +435,7 @@ class PricingService:
                     return
         finally:
             hub.slots.discard(slot)
+            self._watchers.discard(slot)
             self.metrics.watchers.dec()
 
     @_rpc
@@ -424,14 +443,14 @@ class PricingService:
         config = config_from_proto(request.game, request.decks, request)
         adapter = adapter_for(game_from_proto(request.game))
         config = adapter.configure(config)
-        t0 = time.perf_counter()
+        # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
+        # time is grpc_server_handling_seconds{grpc_method="Quote"}.
         try:
             view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
-        except ValueError as exc:
+        except IllegalMove as exc:
             # The request alone is contradictory (a card twice in a one-deck quote): whatever
             # the state of the server, it is a bad argument.
             raise InvalidInput(str(exc)) from None
-        self.metrics.compute.labels(config.game.name).observe(time.perf_counter() - t0)
         return quote_to_proto(config.game, view)
 
     @_rpc

@@ -40,9 +40,10 @@ from typing import Final, Generic, Protocol, TypeVar
 from pricing.cards import Card
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import BetPrice, closed
+from pricing.payout import MAX_HUNDREDTHS, BetPrice, closed
 
 __all__ = [
+    "MAX_STAKE_CENTS",
     "CardRole",
     "CloseTable",
     "DealerOutcomesView",
@@ -247,7 +248,8 @@ class RoundOutcome(Protocol):
 
 class GameState(Protocol):
     """The shape every engine state has (``pricing.hilo.HiLoDeck`` is the model): immutable;
-    ``apply`` returns the next state, or raises a ``ValueError`` and changes nothing;
+    ``apply`` returns the next state, or raises one of ``pricing.errors``' types
+    (``InvalidInput``, ``IllegalMove``) and changes nothing (anything else is a bug: INTERNAL);
     ``outcome`` is the round the last event ended, if it ended one. A state may also have a
     ``result_index`` (Hi-Lo: which result of the deck the open round decides)."""
 
@@ -428,6 +430,12 @@ class _Bounded(OrderedDict[K, V], Generic[K, V]):
             self.popitem(last=False)
 
 
+#: The largest stake ``Table.settle`` takes: 10**12 cents (ten billion in the table's currency).
+#: Sized so the most a bet can return, stake + floor(stake × MAX_HUNDREDTHS / 100), stays below
+#: 2**64: ``returned_cents`` is a uint64 on the wire.
+MAX_STAKE_CENTS: Final = 10**12
+assert MAX_STAKE_CENTS + MAX_STAKE_CENTS * MAX_HUNDREDTHS // 100 < 2**64
+
 #: Defaults of the bounded histories: enough for any retry, and for settling any bet of the last
 #: ~250 Hi-Lo decks (16 versions each); a few MB per table at most.
 SEQ_HISTORY: Final = 256
@@ -556,16 +564,38 @@ class Table:
         The bet is valid only if that round was open for betting at that version and the bet
         was open then; it is paid at that version's price: profit = floor(stake × payout /
         100), in integers. A void round returns the stake; before the result: PENDING.
+
+        Malformed whatever the table's state (``InvalidInput``): a stake outside
+        1..``MAX_STAKE_CENTS``, a round or version of 0 (both count from 1), a bet the game
+        does not have. Well-formed but not possible now (``IllegalMove``): a version the table
+        has not reached yet, one no longer held, a bet that was not open at that version.
         """
-        if stake_cents <= 0:
-            raise InvalidInput(f"stake_cents must be positive, got {stake_cents}")
+        if not 1 <= stake_cents <= MAX_STAKE_CENTS:
+            raise InvalidInput(
+                f"stake_cents must be from 1 to {MAX_STAKE_CENTS}, got {stake_cents}"
+            )
+        if round_id < 1:
+            raise InvalidInput(f"round_id must be 1 or more (rounds count from 1), got {round_id}")
+        if version < 1:
+            raise InvalidInput(
+                f"version must be 1 or more (a table opens at version 1), got {version}"
+            )
+        point = self._prices.get(version)
+        view = self.snapshot.view
+        known = dict.fromkeys([*view.prices, *(sb.bet for sb in view.side_bets)])
+        if point is not None:  # a game's bets are fixed for a table's life; in case one is not
+            known.update(dict.fromkeys([*point.payouts, *point.side_bets]))
+        if bet not in known:
+            raise InvalidInput(
+                f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
+                f"{', '.join(known)}"
+            )
         current = self.snapshot.version
         if version > current:
             raise IllegalMove(
                 f"version {version} of table {self.table_id!r} does not exist yet "
                 f"(current version {current})"
             )
-        point = self._prices.get(version)
         if point is None:
             raise IllegalMove(
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
@@ -574,10 +604,9 @@ class Table:
         if bet in point.side_bets:
             return self._settle_side_bet(round_id, version, bet, stake_cents, point)
         if bet not in point.payouts:
-            known = [*point.payouts, *point.side_bets]
-            raise InvalidInput(
-                f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
-                f"{', '.join(known)}"
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: the bet was not offered at that version"
             )
         self._check_open_round(round_id, version, bet, point)
         payout = point.payouts[bet]
@@ -680,9 +709,6 @@ class Tables:
 
     def __iter__(self) -> Iterator[Table]:
         return iter(list(self._tables.values()))
-
-    def open_count(self) -> int:
-        return sum(not t.closed for t in self._tables.values())
 
     def get(self, table_id: str) -> Table:
         table = self._tables.get(table_id)

@@ -12,7 +12,7 @@ import pytest
 from pricing import blackjack, cli, goagae
 from pricing.client import AsyncPricingClient, PricingClient
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import ServerProcess
+from tests.conftest import ServerProcess, start_server
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -46,6 +46,43 @@ def test_simulate_feeds_a_table_that_watch_follows_to_the_end(
     assert versions == sorted(set(versions)) and versions[-1] >= 2 * 16 + 1
     assert "BETTING" in fed and "SHOE_COMPLETE" in fed
     assert "RESULT" in fed
+
+
+class _Signalling(io.StringIO):
+    """Output that signals once the first line has been written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wrote_line = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if "\n" in text:
+            self.wrote_line.set()
+        return written
+
+
+def test_watch_tells_a_server_shutdown_from_a_table_closing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    own = start_server()  # this test stops its server
+    out = _Signalling()
+    codes: list[int] = []
+    argv = ["watch", "demo", "--no-wait", "--server", own.target]
+    watcher = threading.Thread(target=lambda: codes.append(cli.main(argv, out=out)), daemon=True)
+    try:
+        with PricingClient(own.target) as client:
+            client.feed("demo").open()
+        watcher.start()
+        assert out.wrote_line.wait(10)  # the first state is out: the stream is open
+        assert own.stop() == 0  # SIGTERM: the server ends every stream with OK
+    finally:
+        own.stop()
+    watcher.join(10)
+    assert codes == [cli.EXIT_STREAM_ENDED]
+    assert out.getvalue().startswith("v1 ") and "closed" not in out.getvalue()
+    err = capsys.readouterr().err
+    assert "the server ended the stream of table 'demo' (it did not close)" in err
 
 
 @pytest.mark.parametrize(

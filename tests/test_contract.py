@@ -70,3 +70,12 @@ def test_messages() -> None:
     assert fields("QuoteRequest") >= {"game", "decks", "exposed"}
     assert fields("SideBetOutcome") >= {"name", "ways", "total", "probability", "pays_hundredths"}
     assert fields("SideBetOdds") >= {"outcomes", "rtp", "player_favourable"}
+
+
+def test_every_game_has_its_rules_field_in_the_oneof() -> None:
+    from pricing.messages import RULES_FROM_PROTO  # noqa: PLC0415 - the wire-only tests above
+    from pricing.tables import Game  # noqa: PLC0415
+
+    oneof = {f.name for f in pb.OpenTableRequest.DESCRIPTOR.oneofs_by_name["rules"].fields}
+    assert set(RULES_FROM_PROTO) == set(Game)
+    assert {field for field, _ in RULES_FROM_PROTO.values()} == oneof

@@ -110,6 +110,34 @@ def test_watch_from_version_skips_older_states(server: ServerProcess, table_id: 
     assert watcher.next().version == 3
 
 
+def test_watch_from_a_version_past_the_close_ends_with_the_final_state(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = Feed(server, table_id)
+    feed.open()
+    watchers_before = metric(server, "pricing_watchers")
+    watcher = Watcher(server.pricing(), table_id, from_version=10)
+    wait_for(lambda: metric(server, "pricing_watchers") == watchers_before + 1)  # subscribed
+    closed = feed.close()  # version 2, below from_version: still the last state there will be
+    assert (closed.version, closed.phase) == (2, pb.CLOSED)
+    assert watcher.next(timeout=5) == closed
+    assert watcher.end(timeout=5) == grpc.StatusCode.OK
+    wait_for(lambda: metric(server, "pricing_watchers") == watchers_before)
+
+
+def test_watch_of_a_closed_table_sends_its_final_state_then_ends(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = Feed(server, table_id)
+    feed.open()
+    feed.expose("2S")
+    closed = feed.close()
+    for from_version in (0, closed.version, closed.version + 7):
+        watcher = Watcher(server.pricing(), table_id, from_version=from_version)
+        assert watcher.next(timeout=5) == closed, from_version
+        assert watcher.end(timeout=5) == grpc.StatusCode.OK, from_version
+
+
 # ---------------------------------------------------------------------------------------------
 # Voids
 
@@ -456,6 +484,56 @@ ERROR_ROWS: list[tuple[str, Callable[[Feed], None], str, grpc.StatusCode, tuple[
         grpc.StatusCode.INVALID_ARGUMENT,
         ("decks 2",),
     ),
+    # Settle (the table stands at version 6, round 1 open for betting)
+    (
+        "settle stake beyond uint64's reach",
+        lambda f: _opened_hilo(f, 5),
+        f"settle:1:6:HIGH:{2**64 - 1}",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("stake_cents", str(2**64 - 1)),
+    ),
+    (
+        "settle stake above the maximum",
+        lambda f: _opened_hilo(f, 5),
+        f"settle:1:6:HIGH:{10**12 + 1}",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("stake_cents", str(10**12 + 1)),
+    ),
+    (
+        "settle stake zero",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:6:HIGH:0",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("stake_cents", "got 0"),
+    ),
+    (
+        "settle version zero",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:0:HIGH:100",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("version", "got 0"),
+    ),
+    (
+        "settle future version",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:99:HIGH:100",
+        grpc.StatusCode.FAILED_PRECONDITION,
+        ("version 99", "does not exist yet"),
+    ),
+    (
+        "settle round zero",
+        lambda f: _opened_hilo(f, 5),
+        "settle:0:6:HIGH:100",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("round_id", "got 0"),
+    ),
+    (
+        "settle unknown bet",
+        lambda f: _opened_hilo(f, 5),
+        "settle:1:6:PURPLE:100",
+        grpc.StatusCode.INVALID_ARGUMENT,
+        ("'PURPLE'",),
+    ),
 ]
 
 
@@ -472,6 +550,17 @@ def _send(feed: Feed, action: str) -> object:
         return stub.VoidRound(pb.VoidRoundRequest(table_id=tid, seq=seq))
     if kind == "end":
         return stub.EndRound(pb.EndRoundRequest(table_id=tid, seq=seq))
+    if kind == "settle":
+        round_id, version, bet, stake = arg.split(":")
+        return feed.server.pricing().Settle(
+            pb.SettleRequest(
+                table_id=tid,
+                round_id=int(round_id),
+                version=int(version),
+                bet=bet,
+                stake_cents=int(stake),
+            )
+        )
     if kind == "seq0":
         return stub.VoidRound(pb.VoidRoundRequest(table_id=tid, seq=0))
     if arg == "seven":
@@ -707,18 +796,29 @@ def test_metrics_show_sub_ms_histograms_and_counts_matching_the_calls(
         metric(server, "grpc_server_handled_total", {**g, "grpc_code": "NOT_FOUND"}) == missing + 3
     )
     assert metric(server, "pricing_cards_total", {"game": "HILO", "role": "BURN"}) == cards + 5
-    assert metric(server, "pricing_compute_seconds_count", {"game": "HILO"}) >= computed + 5
+    # Per accepted event only: the 7 quotes are not in it (Quote's own time is in
+    # grpc_server_handling_seconds{grpc_method="Quote"}).
+    assert metric(server, "pricing_compute_seconds_count", {"game": "HILO"}) == computed + 5
     assert metric(server, "pricing_publish_seconds_count") == published + 5
     assert metric(server, "pricing_tables") >= 1
 
     text = server.metrics_text()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
     for name in (
         "grpc_server_handling_seconds",
         "pricing_compute_seconds",
         "pricing_publish_seconds",
     ):
-        for le in SUB_MS_BUCKETS:
-            assert f"{name}_bucket{{" in text and f'le="{le}"' in text
+        assert families[name].type == "histogram", name
+        # Each series of the histogram (one per label set) has every sub-ms bucket of its own.
+        series: dict[tuple[tuple[str, str], ...], set[str]] = {}
+        for sample in families[name].samples:
+            if sample.name == f"{name}_bucket":
+                key = tuple(sorted((k, v) for k, v in sample.labels.items() if k != "le"))
+                series.setdefault(key, set()).add(sample.labels["le"])
+        assert series, name
+        for key, les in series.items():
+            assert set(SUB_MS_BUCKETS) | {"100.0", "+Inf"} <= les, (name, key, sorted(les))
     buckets = {
         s.labels["le"]: s.value
         for f in text_string_to_metric_families(text)

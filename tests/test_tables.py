@@ -16,7 +16,8 @@ from pricing import tables as tables_module
 from pricing.cards import DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.payout import BetPrice, PayRule
+from pricing.messages import settlement_to_proto
+from pricing.payout import MAX_HUNDREDTHS, BetPrice, PayRule
 from pricing.tables import (
     CloseTable,
     EndedRound,
@@ -190,6 +191,52 @@ def test_settlement_pays_in_integers_at_the_version_price() -> None:
         table.settle(1, v, "SOMETHING", 100)
     with pytest.raises(InvalidInput, match="stake_cents"):
         table.settle(1, v, "HIGH", 0)
+
+
+@pytest.mark.parametrize(
+    ("round_id", "version", "bet", "stake", "error", "fragments"),
+    [
+        (1, 6, "HIGH", 0, InvalidInput, ("stake_cents", "got 0")),
+        (1, 6, "HIGH", 2**64 - 1, InvalidInput, ("stake_cents", str(2**64 - 1), "10000")),
+        (1, 6, "HIGH", tables_module.MAX_STAKE_CENTS + 1, InvalidInput, ("stake_cents",)),
+        (1, 0, "HIGH", 100, InvalidInput, ("version", "got 0")),
+        (0, 6, "HIGH", 100, InvalidInput, ("round_id", "got 0")),
+        (1, 6, "PURPLE", 100, InvalidInput, ("'PURPLE'", "HIGH")),
+        (1, 0, "PURPLE", 100, InvalidInput, ("version",)),  # malformed first, in order
+        (1, 99, "PURPLE", 100, InvalidInput, ("'PURPLE'",)),  # a bad name, whatever the version
+        (1, 7, "HIGH", 100, IllegalMove, ("version 7", "does not exist yet", "current version 6")),
+    ],
+)
+def test_settle_rejects_malformed_and_impossible_bets(
+    *,
+    round_id: int,
+    version: int,
+    bet: str,
+    stake: int,
+    error: type[Exception],
+    fragments: tuple[str, ...],
+) -> None:
+    table = hilo_table()
+    feed(table, *BURNS)  # version 6, round 1 open for betting
+    assert (table.snapshot.version, table.snapshot.view.round_id) == (6, 1)
+    with pytest.raises(error) as info:
+        table.settle(round_id, version, bet, stake)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_the_largest_stake_at_the_largest_pay_fits_the_wire() -> None:
+    most = PayRule(10_000, MAX_HUNDREDTHS, MAX_HUNDREDTHS)
+    table = Table("t", TableConfig(Game.HILO, rules=hilo.HiLoPaytable(seven=most)))
+    feed(table, *BURNS)
+    v = table.snapshot.version
+    assert table.snapshot.view.prices["SEVEN"].payout_hundredths == MAX_HUNDREDTHS
+    feed(table, expose("7H", RESULT))
+    stake = tables_module.MAX_STAKE_CENTS
+    win = table.settle(1, v, "SEVEN", stake)
+    assert win.returned_cents == stake + stake * MAX_HUNDREDTHS // 100 < 2**64
+    request = pb.SettleRequest(table_id="t", round_id=1, version=v, bet="SEVEN", stake_cents=stake)
+    assert settlement_to_proto(win, request).returned_cents == win.returned_cents
 
 
 def test_settlement_history_is_bounded() -> None:

@@ -19,6 +19,7 @@ class Feed:
     """A dealer feed: numbers its events itself, as a card reader would."""
 
     def __init__(self, server: ServerProcess, table_id: str) -> None:
+        self.server = server
         self.stub = server.dealer()
         self.table_id = table_id
         self.seq = 0

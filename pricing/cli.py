@@ -97,7 +97,7 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
         rules.dealer_rule = pb.DealerRule.Value(args.rule)
         rules.pairs.preset = pb.PERFECT_PAIRS if args.pairs == "perfect-pairs" else pb.ANY_PAIR
         if args.no_crown:
-            rules.royal_match.SetInParent()  # sent, crown_enabled false: the pays, no Crown
+            rules.royal_match.crown_enabled = False
     elif args.up or args.no_crown or args.rule != "S17" or args.pairs != "perfect-pairs":
         raise ValueError("--up, --rule, --pairs and --no-crown are blackjack options")
     return request

@@ -93,20 +93,40 @@ _PAIRS_FIELDS: Final = {
 }
 
 
+_CROWN_TREASURE_HUNDREDTHS: Final = 100_000  # RULES.md §2: Crown Treasure pays 1000 : 1
+
+
 def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable:
-    """Sent: a pay of 0 keeps its default; ``crown_enabled`` switches Crown Treasure."""
+    """Each field sent replaces its default; a field left out keeps it."""
     default = blackjack.DEFAULT_ROYAL_MATCH
+    crown_on = (
+        message.crown_enabled
+        if message.HasField("crown_enabled")
+        else default.crown_hundredths is not None
+    )
     crown: int | None = None
-    if message.crown_enabled:
-        crown = message.crown_hundredths or default.crown_hundredths
-    elif message.crown_hundredths:
+    if crown_on:
+        crown = (
+            message.crown_hundredths
+            if message.HasField("crown_hundredths")
+            else default.crown_hundredths or _CROWN_TREASURE_HUNDREDTHS
+        )
+    elif message.HasField("crown_hundredths"):
         raise InvalidOption(
             f"royal_match crown_hundredths {message.crown_hundredths} was sent with "
-            "crown_enabled false: set crown_enabled to offer Crown Treasure"
+            "crown_enabled false: Crown Treasure is off, so it pays nothing of its own"
         )
     return blackjack.RoyalMatchPaytable(
-        royal_hundredths=message.royal_hundredths or default.royal_hundredths,
-        easy_hundredths=message.easy_hundredths or default.easy_hundredths,
+        royal_hundredths=(
+            message.royal_hundredths
+            if message.HasField("royal_hundredths")
+            else default.royal_hundredths
+        ),
+        easy_hundredths=(
+            message.easy_hundredths
+            if message.HasField("easy_hundredths")
+            else default.easy_hundredths
+        ),
         crown_hundredths=crown,
     )
 

@@ -286,7 +286,9 @@ def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
     feed = Feed(server, table_id)
     rules = pb.BlackjackRules(
         shuffle_mode=pb.CONTINUOUS,
-        royal_match=pb.RoyalMatchPaytable(royal_hundredths=1000, easy_hundredths=300),
+        royal_match=pb.RoyalMatchPaytable(
+            royal_hundredths=1000, easy_hundredths=300, crown_enabled=False
+        ),
         pairs=pb.PairsPaytable(preset=pb.ANY_PAIR),
     )
     kwargs: dict[str, Any] = {

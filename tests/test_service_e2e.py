@@ -657,7 +657,7 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
                 table_id=table_id,
                 game=pb.BLACKJACK,
                 blackjack=pb.BlackjackRules(
-                    royal_match=pb.RoyalMatchPaytable(crown_hundredths=50000)
+                    royal_match=pb.RoyalMatchPaytable(crown_hundredths=50000, crown_enabled=False)
                 ),
             ),
             grpc.StatusCode.INVALID_ARGUMENT,

@@ -348,9 +348,25 @@ def test_rules_messages_become_the_engines_objects() -> None:
         blackjack.RoyalMatchPaytable(2500, 300, 100_000),
         blackjack.PairsPaytable(None, 3000, 1200, 600),
     )
-    no_crown = blackjack_options(pb.BlackjackRules(royal_match=pb.RoyalMatchPaytable()))
+    no_crown = blackjack_options(
+        pb.BlackjackRules(royal_match=pb.RoyalMatchPaytable(crown_enabled=False))
+    )
     assert isinstance(no_crown, BlackjackOptions)
     assert no_crown.royal_match == blackjack.STANDARD_ROYAL_MATCH
+    # Each field left out keeps its default: an empty message, or one pay alone, leaves the
+    # Crown on; a pay sent as 0 is 0, not "the default".
+    for message, want in [
+        (pb.RoyalMatchPaytable(), blackjack.DEFAULT_ROYAL_MATCH),
+        (pb.RoyalMatchPaytable(royal_hundredths=2000), blackjack.RoyalMatchPaytable(2000)),
+        (pb.RoyalMatchPaytable(easy_hundredths=0), blackjack.RoyalMatchPaytable(2500, 0)),
+        (
+            pb.RoyalMatchPaytable(crown_hundredths=50_000),
+            blackjack.RoyalMatchPaytable(2500, 250, 50_000),
+        ),
+    ]:
+        options = blackjack_options(pb.BlackjackRules(royal_match=message))
+        assert isinstance(options, BlackjackOptions)
+        assert options.royal_match == want, message
     any_pair = blackjack_options(
         pb.BlackjackRules(pairs=pb.PairsPaytable(preset=pb.ANY_PAIR, pays_hundredths={"PAIR": 900}))
     )

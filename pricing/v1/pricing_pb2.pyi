@@ -252,9 +252,8 @@ Global___HiLoRules: _TypeAlias = HiLoRules  # noqa: Y015
 
 @_typing.final
 class RoyalMatchPaytable(_message.Message):
-    """Royal Match 21 (RULES.md §2). Omitted: 25:1, 2.5:1, Crown Treasure 1000:1 on. When the
-    message is sent, a pay of 0 keeps that pay's default and `crown_enabled` says whether Crown
-    Treasure is on (proto3: leaving it out turns it off).
+    """Royal Match 21 (RULES.md §2): 25:1, 2.5:1 and Crown Treasure 1000:1 on by default. Each field
+    left out keeps its default (presence is tracked), so any one pay can be changed alone.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -266,22 +265,37 @@ class RoyalMatchPaytable(_message.Message):
     royal_hundredths: _builtins.int
     easy_hundredths: _builtins.int
     crown_hundredths: _builtins.int
-    """only with crown_enabled"""
+    """only while Crown Treasure is on"""
     crown_enabled: _builtins.bool
-    """off: a Crown pays as a Royal Match"""
+    """false: no Crown Treasure, a Crown pays as a Royal Match"""
     def __init__(
         self,
         *,
-        royal_hundredths: _builtins.int = ...,
-        easy_hundredths: _builtins.int = ...,
-        crown_hundredths: _builtins.int = ...,
-        crown_enabled: _builtins.bool = ...,
+        royal_hundredths: _builtins.int | None = ...,
+        easy_hundredths: _builtins.int | None = ...,
+        crown_hundredths: _builtins.int | None = ...,
+        crown_enabled: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_crown_enabled", b"_crown_enabled", "_crown_hundredths", b"_crown_hundredths", "_easy_hundredths", b"_easy_hundredths", "_royal_hundredths", b"_royal_hundredths", "crown_enabled", b"crown_enabled", "crown_hundredths", b"crown_hundredths", "easy_hundredths", b"easy_hundredths", "royal_hundredths", b"royal_hundredths"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["crown_enabled", b"crown_enabled", "crown_hundredths", b"crown_hundredths", "easy_hundredths", b"easy_hundredths", "royal_hundredths", b"royal_hundredths"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_crown_enabled", b"_crown_enabled", "_crown_hundredths", b"_crown_hundredths", "_easy_hundredths", b"_easy_hundredths", "_royal_hundredths", b"_royal_hundredths", "crown_enabled", b"crown_enabled", "crown_hundredths", b"crown_hundredths", "easy_hundredths", b"easy_hundredths", "royal_hundredths", b"royal_hundredths"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__crown_enabled: _TypeAlias = _typing.Literal["crown_enabled"]  # noqa: Y015
+    _WhichOneofArgType__crown_enabled: _TypeAlias = _typing.Literal["_crown_enabled", b"_crown_enabled"]  # noqa: Y015
+    _WhichOneofReturnType__crown_hundredths: _TypeAlias = _typing.Literal["crown_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__crown_hundredths: _TypeAlias = _typing.Literal["_crown_hundredths", b"_crown_hundredths"]  # noqa: Y015
+    _WhichOneofReturnType__easy_hundredths: _TypeAlias = _typing.Literal["easy_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__easy_hundredths: _TypeAlias = _typing.Literal["_easy_hundredths", b"_easy_hundredths"]  # noqa: Y015
+    _WhichOneofReturnType__royal_hundredths: _TypeAlias = _typing.Literal["royal_hundredths"]  # noqa: Y015
+    _WhichOneofArgType__royal_hundredths: _TypeAlias = _typing.Literal["_royal_hundredths", b"_royal_hundredths"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__crown_enabled) -> _WhichOneofReturnType__crown_enabled | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__crown_hundredths) -> _WhichOneofReturnType__crown_hundredths | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__easy_hundredths) -> _WhichOneofReturnType__easy_hundredths | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royal_hundredths) -> _WhichOneofReturnType__royal_hundredths | None: ...
 
 Global___RoyalMatchPaytable: _TypeAlias = RoyalMatchPaytable  # noqa: Y015
 

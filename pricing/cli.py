@@ -28,8 +28,7 @@ import grpc
 
 from pricing.cards import DECK
 from pricing.client import DealerFeed, PricingClient, default_target
-from pricing.messages import config_from_proto, quote_to_proto
-from pricing.tables import adapter_for
+from pricing.messages import answer_quote
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["format_prices", "format_state", "main"]
@@ -103,15 +102,6 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
     return request
 
 
-def _local_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
-    """What the service's Quote answers, computed here by the same adapters."""
-    config = config_from_proto(request.game, request.decks, request)
-    adapter = adapter_for(config.game)
-    config = adapter.configure(config)
-    view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
-    return quote_to_proto(config.game, view)
-
-
 def format_quote(response: pb.QuoteResponse) -> str:
     """A quote as text: dynamic prices, then side bets, insurance and dealer outcomes."""
     lines = []
@@ -157,7 +147,7 @@ def _quote(args: argparse.Namespace, out: TextIO) -> int:
                 dealer_up_card=request.dealer_up_card,
             )
     else:
-        response = _local_quote(request)
+        response = answer_quote(request)
     print(format_quote(response), file=out)
     return 0
 

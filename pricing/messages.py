@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from pricing import blackjack, goagae, hilo
 from pricing.adapters.blackjack import BlackjackOptions
 from pricing.cards import parse_card
-from pricing.errors import InvalidInput, InvalidOption
+from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
     CardRole,
@@ -32,6 +32,7 @@ from pricing.v1 import pricing_pb2 as pb
 
 __all__ = [
     "RULES_FROM_PROTO",
+    "answer_quote",
     "config_from_proto",
     "expose_event",
     "game_from_proto",
@@ -173,6 +174,21 @@ RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
     Game.GOA_GAE: ("goa_gae", _goagae_rules),
     Game.BLACKJACK: ("blackjack", _blackjack_rules),
 }
+
+
+def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
+    """The answer to a Quote: the prices and odds of a table in that state, with no table.
+    The service and the offline ``pricing quote`` both answer through here."""
+    config = config_from_proto(request.game, request.decks, request)
+    adapter = adapter_for(config.game)
+    config = adapter.configure(config)
+    try:
+        view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
+    except IllegalMove as exc:
+        # The request alone is contradictory (a card twice in a one-deck quote): whatever the
+        # state of the server, it is a bad argument.
+        raise InvalidInput(str(exc)) from None
+    return quote_to_proto(config.game, view)
 
 
 def config_from_proto(

@@ -25,10 +25,9 @@ import grpc.aio
 
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.messages import (
+    answer_quote,
     config_from_proto,
     expose_event,
-    game_from_proto,
-    quote_to_proto,
     settlement_to_proto,
     snapshot_to_proto,
 )
@@ -47,7 +46,6 @@ from pricing.tables import (
     TableNotFound,
     Tables,
     VoidRound,
-    adapter_for,
 )
 from pricing.v1 import pricing_pb2 as pb
 
@@ -440,18 +438,9 @@ class PricingService:
 
     @_rpc
     async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:
-        config = config_from_proto(request.game, request.decks, request)
-        adapter = adapter_for(game_from_proto(request.game))
-        config = adapter.configure(config)
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
         # time is grpc_server_handling_seconds{grpc_method="Quote"}.
-        try:
-            view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
-        except IllegalMove as exc:
-            # The request alone is contradictory (a card twice in a one-deck quote): whatever
-            # the state of the server, it is a bad argument.
-            raise InvalidInput(str(exc)) from None
-        return quote_to_proto(config.game, view)
+        return answer_quote(request)
 
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:

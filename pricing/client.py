@@ -22,7 +22,9 @@ and a dealer feed::
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from types import TracebackType
 from typing import Final, Self
@@ -46,6 +48,16 @@ __all__ = [
 DEFAULT_TARGET: Final = "127.0.0.1:50051"
 #: Calls that may be resent with the same seq: the server applies a seq once.
 _RETRYABLE: Final = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds to wait before resending after failed attempt ``attempt`` (0-based): doubling
+    from 50 ms, at most 1 s, so a restarting server is not hammered.
+
+    >>> [retry_delay(a) for a in range(6)]
+    [0.05, 0.1, 0.2, 0.4, 0.8, 1.0]
+    """
+    return float(min(0.05 * 2**attempt, 1.0))
 
 
 def default_target() -> str:
@@ -247,6 +259,7 @@ class DealerFeed:
             except grpc.RpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
+                time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
 
@@ -418,6 +431,7 @@ class AsyncDealerFeed:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
+                await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
 

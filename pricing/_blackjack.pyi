@@ -41,6 +41,17 @@ def dealer_exact(
     h17: bool,
 ) -> _Exact: ...
 def dealer_exact_counts(up_index: int, card_counts: Sequence[int], h17: bool) -> _Exact: ...
+def dealer_exact_hand(
+    hand: Iterable[object],
+    exposed: Iterable[object],
+    index: dict[object, int],
+    parse_index: Callable[[object], int],
+    decks: int,
+    h17: bool,
+) -> _Exact: ...
+def dealer_exact_hand_counts(
+    hand_indices: Iterable[int], card_counts: Sequence[int], h17: bool
+) -> _Exact: ...
 def dealer_table_counts(card_counts: Sequence[int], h17: bool) -> tuple[_Exact | None, ...]: ...
 def dealer_table(
     exposed: Iterable[object],

@@ -20,12 +20,16 @@ Interpretations (RULES.md has none for these points):
 * Royal Match's Crown Treasure compares the player's first two cards with the dealer's first
   two. The four cards are counted as a random deal of four from the shoe (player two, dealer
   two): with a hole-card deal that is exact whatever the deal order.
-* Insurance and dealer outcomes draw the dealer's cards from the shoe as it is now. Cards that
-  players draw in between are unknown when the price is shown; the chance that the next cards
-  of the shoe are any given sequence is a martingale as cards are drawn, so however many cards
-  the players take, the dealer's cards are distributed exactly as the next cards of the shoe
-  now. This also holds for RULES.md §3's European deal, where the dealer's second card comes
-  after the players have drawn.
+* Insurance is offered while the dealer's only card is an Ace, up to the dealer's second
+  card (RULES.md §3's European deal; see ``BlackjackShoe.insurance``). Dealer outcomes are
+  conditioned on the dealer's hand so far (every DEALER card of the round, in order:
+  ``dealer_odds_from_hand``); a hand that is over is a point mass on its result.
+* Insurance and dealer outcomes draw the dealer's next cards from the shoe as it is now.
+  Cards that players draw in between are unknown when the price is shown; the chance that the
+  next cards of the shoe are any given sequence is a martingale as cards are drawn, so however
+  many cards the players take, the dealer's cards are distributed exactly as the next cards of
+  the shoe now. This also holds for RULES.md §3's European deal, where the dealer's second
+  card comes after the players have drawn.
 * A pay of ``n`` hundredths means ``n / 100 : 1``; a losing outcome is listed with ``-100``
   (the stake is lost), so the RTP is ``sum(ways × (pays + 100)) / (100 × total)`` over every
   outcome.
@@ -74,11 +78,15 @@ __all__ = [
     "SideBetOdds",
     "classify_pair",
     "classify_royal_match",
+    "dealer_hand_result",
     "dealer_odds",
+    "dealer_odds_from_hand",
     "dealer_outcomes",
+    "dealer_outcomes_from_hand",
     "dealer_table",
     "insurance",
     "pairs_paytable",
+    "played_dealer_hand",
     "royal_match_paytable",
     "side_bets",
 ]
@@ -429,7 +437,8 @@ class InsuranceOdds:
 @dataclass(frozen=True, slots=True)
 class DealerOdds:
     """The exact distribution of the dealer's final result: ``numerators[i] / denominator``
-    for ``DEALER_OUTCOMES[i]`` (17, 18, 19, 20, 21, BJ, BUST), in lowest common terms."""
+    for ``DEALER_OUTCOMES[i]`` (17, 18, 19, 20, 21, BJ, BUST), in lowest common terms.
+    ``up`` is the value of the dealer's up card (the hand's first card)."""
 
     up: str
     rule: DealerRule
@@ -627,6 +636,112 @@ def dealer_odds(
     return DealerOdds.from_exact(_up_value(card), dealer_rule, exact)
 
 
+def _hand_total(cards: Iterable[Card]) -> tuple[int, bool]:
+    """The best total of ``cards`` and whether it is soft (an ace counted as 11)."""
+    hard = 0
+    ace = False
+    for card in cards:
+        hard += min(int(card.rank), 10)
+        ace = ace or card.rank is Rank.ACE
+    if ace and hard + 10 <= 21:
+        return hard + 10, True
+    return hard, False
+
+
+def dealer_hand_result(
+    hand: Iterable[Card | str], rule: DealerRule | str = DealerRule.S17
+) -> str | None:
+    """The dealer's final result if the hand ``hand`` (the dealer's cards in the order dealt)
+    is over — ``"BJ"`` (a two-card 21: an ace and a ten-value card), ``"BUST"``, or ``"17"``
+    to ``"21"`` where ``rule`` says stand — else ``None``: the dealer draws (RULES.md §3:
+    S17 stands on all 17s, H17 hits soft 17). A one-card hand always draws.
+
+    >>> dealer_hand_result(["AS", "KH"]), dealer_hand_result(["6S", "KH", "9D"])
+    ('BJ', 'BUST')
+    >>> dealer_hand_result(["AS", "6H"], "S17"), dealer_hand_result(["AS", "6H"], "H17")
+    ('17', None)
+    """
+    cards = tuple(parse_card(c) for c in hand)
+    dealer_rule = DealerRule.parse(rule)
+    if len(cards) < 2:
+        return None
+    total, soft = _hand_total(cards)
+    if len(cards) == 2 and total == 21:
+        return "BJ"
+    if total > 21:
+        return "BUST"
+    if total > 17 or (total == 17 and not (soft and dealer_rule is DealerRule.H17)):
+        return str(total)
+    return None
+
+
+def played_dealer_hand(
+    cards: Iterable[Card | str], rule: DealerRule | str = DealerRule.S17
+) -> tuple[Card, ...]:
+    """The dealer's hand made of ``cards``, the round's DEALER cards in the order dealt: all of
+    them, up to the card that ends the hand (``dealer_hand_result``).
+
+    Interpretation (RULES.md §3 says nothing of a DEALER card after the dealer's hand is
+    over; by analogy with §1's procedure, where "an over-drawn card is a burn" and "an
+    unnecessary exposure after the game has started does not change a result"): a DEALER card
+    after the hand is over leaves the shoe but is not part of the hand.
+
+    >>> played_dealer_hand(["10S", "8H", "5D"])  # stands on 18: 5D is a burn
+    (Card.parse('10S'), Card.parse('8H'))
+    """
+    dealer_rule = DealerRule.parse(rule)
+    hand: list[Card] = []
+    for card in cards:
+        hand.append(parse_card(card))
+        if dealer_hand_result(hand, dealer_rule) is not None:
+            break
+    return tuple(hand)
+
+
+def dealer_odds_from_hand(
+    hand: Iterable[Card | str],
+    exposed: Iterable[Card | str],
+    decks: int = 6,
+    rule: DealerRule | str = DealerRule.S17,
+) -> DealerOdds:
+    """The exact distribution of the dealer's final result given the dealer's hand so far:
+    ``hand`` is the dealer's cards in the order dealt (the up card first), the rest is drawn
+    without replacement from the shoe without ``exposed`` (every other card seen) and
+    ``hand``. A hand that is over (``dealer_hand_result``) is a point mass on its result; BJ
+    is only possible as the hand's second card. ``InvalidInput`` for an empty hand or a card
+    after the hand is over (``played_dealer_hand`` drops those); ``IllegalMove`` if the shoe
+    could not complete some dealer hand. With one card this is ``dealer_odds``.
+
+    >>> dealer_odds_from_hand(["AS", "KH"], [], decks=1).fractions()["BJ"]
+    Fraction(1, 1)
+    >>> dealer_odds_from_hand(["6S", "KH"], [], decks=1).fractions()["BUST"]
+    Fraction(3, 5)
+    """
+    decks = _check_decks(decks)
+    dealer_rule = DealerRule.parse(rule)
+    cards = tuple(parse_card(c) for c in hand)
+    if not cards:
+        raise InvalidInput("the dealer's hand needs at least one card")
+    exact = _blackjack.dealer_exact_hand(
+        cards, exposed, _TEXT_INDEX, card_index, decks, dealer_rule is DealerRule.H17
+    )
+    return DealerOdds.from_exact(_up_value(cards[0]), dealer_rule, exact)
+
+
+def dealer_outcomes_from_hand(
+    hand: Iterable[Card | str],
+    exposed: Iterable[Card | str],
+    decks: int = 6,
+    rule: DealerRule | str = "S17",
+) -> dict[str, float]:
+    """``dealer_odds_from_hand`` as floats, keyed as ``dealer_outcomes``.
+
+    >>> dealer_outcomes_from_hand(["6S", "KH", "9D"], [], decks=1)["BUST"]
+    1.0
+    """
+    return dealer_odds_from_hand(hand, exposed, decks, rule).probabilities()
+
+
 def dealer_outcomes(
     up: Card | str,
     exposed: Iterable[Card | str],
@@ -732,12 +847,29 @@ class BlackjackShoe:
         return tuple(e.card for e in self.round_exposed)
 
     @cached_property
+    def dealer_cards(self) -> tuple[Card, ...]:
+        """Every DEALER card of the round, in the order dealt."""
+        return tuple(e.card for e in self.round_exposed if e.role is CardRole.DEALER)
+
+    @cached_property
+    def dealer_hand(self) -> tuple[Card, ...]:
+        """The dealer's hand: the round's DEALER cards up to the one that ends the hand
+        (``played_dealer_hand``: a DEALER card after that is a burn, an interpretation)."""
+        cards = self.dealer_cards
+        if len(cards) <= 2:  # a one-card hand always draws: both cards are the hand's
+            return cards
+        return played_dealer_hand(cards, self.rule)
+
+    @cached_property
     def dealer_up(self) -> Card | None:
         """The dealer's up card: the first DEALER card of the round."""
-        for e in self.round_exposed:
-            if e.role is CardRole.DEALER:
-                return e.card
-        return None
+        cards = self.dealer_cards
+        return cards[0] if cards else None
+
+    @property
+    def dealer_result(self) -> str | None:
+        """The dealer's final result once the hand is over (``dealer_hand_result``)."""
+        return dealer_hand_result(self.dealer_hand, self.rule)
 
     @property
     def next_round_exposed(self) -> tuple[Card, ...]:
@@ -759,26 +891,37 @@ class BlackjackShoe:
 
     @cached_property
     def insurance(self) -> InsuranceOdds | None:
-        """Insurance odds when the round's dealer up card is an Ace, else ``None``."""
-        up = self.dealer_up
-        if up is None or up.rank is not Rank.ACE or self.cards_remaining == 0:
+        """Insurance odds while the dealer's only card is an Ace, else ``None``.
+
+        RULES.md §3: "Insurance (dealer card is an Ace): ... pays 2 : 1 if the dealer makes
+        blackjack", and "the dealer gets ONE card at the deal (European no hole card)".
+        Interpretation: the insurance decision is only open until the dealer's second card;
+        once it is out, blackjack is made or missed and there is nothing left to insure (a
+        table shows no insurance from then on). The odds are those of the dealer's second card
+        being a ten-value card, drawn from the shoe as it is now (player cards seen since the
+        Ace removed: see the module's notes)."""
+        cards = self.dealer_cards
+        if len(cards) != 1 or cards[0].rank is not Rank.ACE or self.cards_remaining == 0:
             return None
         return InsuranceOdds(*_blackjack.insurance_ways_counts(self.counts))
 
     @cached_property
     def dealer_outcomes(self) -> DealerOdds | None:
-        """The dealer's outcomes from the round's up card (every other card seen removed);
-        ``None`` before the up card, or when the shoe could not complete a dealer hand."""
-        up = self.dealer_up
-        if up is None:
+        """The dealer's outcomes given the dealer's hand so far (``dealer_hand``: the up card
+        and every later DEALER card), the rest drawn from the shoe as it is now (every card
+        seen removed); a point mass on the result once the hand is over (stands by the
+        table's rule, busts, or is a blackjack). ``None`` before the up card, or when the shoe
+        could not complete a dealer hand."""
+        hand = self.dealer_hand
+        if not hand:
             return None
         try:
-            exact = _blackjack.dealer_exact_counts(
-                up.index, self.counts, self.rule is DealerRule.H17
+            exact = _blackjack.dealer_exact_hand_counts(
+                [c.index for c in hand], self.counts, self.rule is DealerRule.H17
             )
         except IllegalMove:
             return None
-        return DealerOdds.from_exact(_up_value(up), self.rule, exact)
+        return DealerOdds.from_exact(_up_value(hand[0]), self.rule, exact)
 
     @cached_property
     def next_dealer_table(self) -> dict[str, DealerOdds | None]:

@@ -14,6 +14,7 @@ from pricing.blackjack import (
     PairsPaytable,
     RoyalMatchPaytable,
     dealer_odds,
+    dealer_odds_from_hand,
     dealer_table,
     insurance,
     side_bets,
@@ -134,6 +135,40 @@ def test_dealer_outcomes_match_reference(
     got = dealer_odds(up, exposed, decks=decks, rule=rule)
     assert got.fractions() == want
     assert got.probabilities() == {o: float(p) for o, p in want.items()}
+
+
+@examples(60)
+@given(shoe=shoes(max_decks=2, min_left=1), rule=st.sampled_from(["S17", "H17"]), data=st.data())
+def test_dealer_outcomes_from_a_partial_hand_match_reference(
+    shoe: tuple[int, list[str]], rule: str, data: st.DataObject
+) -> None:
+    """The dealer's hand so far (two to six cards, drawn from the shoe and stopped at a
+    random point or where the rule says the hand is over): the kernel's exact distribution
+    equals the reference's, point masses on finished hands included."""
+    decks, exposed = shoe
+    left = [c for c in CARDS for _ in range(decks - exposed.count(c))]
+    hand: list[str] = []
+    extra = data.draw(st.integers(1, 5))  # cards after the up card (one card: test above)
+    while left and len(hand) <= extra:
+        if len(hand) >= 2 and not ref.dealer_must_hit([ref.kind(c)[0] for c in hand], rule):
+            break
+        low = [c for c in left if ref.kind(c)[0] <= 5]  # long hands: A-5 keep it drawing
+        card = data.draw(st.sampled_from(low if low and data.draw(st.booleans()) else left))
+        left.remove(card)
+        hand.append(card)
+    if not hand:
+        return
+    try:
+        want = ref.dealer_from_hand(hand, exposed, decks, rule)
+    except ValueError:  # the shoe runs out in some hand: the kernel must refuse it too
+        with pytest.raises(IllegalMove):
+            dealer_odds_from_hand(hand, exposed, decks=decks, rule=rule)
+        return
+    got = dealer_odds_from_hand(hand, exposed, decks=decks, rule=rule)
+    assert got.fractions() == want
+    assert got.probabilities() == {o: float(p) for o, p in want.items()}
+    if len(hand) == 1:
+        assert got == dealer_odds(hand[0], exposed, decks=decks, rule=rule)
 
 
 @examples(5)

@@ -14,6 +14,7 @@ from pricing.blackjack import (
     DealerRule,
     ShoeMode,
     dealer_odds,
+    dealer_odds_from_hand,
     dealer_table,
     insurance,
     side_bets,
@@ -21,6 +22,7 @@ from pricing.blackjack import (
 from pricing.cards import DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from tests.reference import blackjack_ref as ref
 
 P, D, B = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
 
@@ -89,7 +91,9 @@ def test_up_card_is_the_first_dealer_card_of_the_round() -> None:
     state = deal(BlackjackShoe(decks=1), ("6H", D), ("AS", D))
     assert state.dealer_up == parse_card("6H")
     assert state.insurance is None
-    assert state.dealer_outcomes == dealer_odds("6H", ["AS"], decks=1)
+    # 6 then A is soft 17: the S17 dealer stands, whatever is left of the shoe.
+    assert state.dealer_outcomes is not None
+    assert state.dealer_outcomes.fractions()["17"] == 1
     burn_first = deal(BlackjackShoe(decks=1), ("AC", B), ("AD", P), ("7S", D))
     assert burn_first.dealer_up == parse_card("7S") and burn_first.insurance is None
 
@@ -177,6 +181,32 @@ def test_seventh_ace_of_spades_in_a_six_deck_shoe() -> None:
 
 # --- the fold against a plain model --------------------------------------------------------------
 
+
+def assert_dealer_views(state: BlackjackShoe, out: list[Card], dealer: list[Card]) -> None:
+    """The dealer views of ``state`` (S17) for the cards ``out`` of the shoe, ``dealer`` being
+    the round's DEALER cards in order."""
+    assert state.dealer_up == (dealer[0] if dealer else None)
+    if dealer:
+        # The dealer's hand: its cards up to the one after which the S17 dealer stops.
+        hand = [dealer[0]]
+        for card in dealer[1:]:
+            if not ref.dealer_must_hit([int(c.rank) for c in hand], "S17"):
+                break
+            hand.append(card)
+        others = list(out)
+        for card in hand:
+            others.remove(card)
+        try:
+            want = dealer_odds_from_hand(hand, others, decks=state.decks)
+        except IllegalMove:
+            want = None
+        assert state.dealer_outcomes == want
+    if len(dealer) == 1 and dealer[0].rank == 1 and state.cards_remaining:
+        assert state.insurance == insurance(out, decks=state.decks)
+    else:
+        assert state.insurance is None
+
+
 events = st.one_of(
     st.builds(
         ExposeCard,
@@ -199,6 +229,7 @@ def test_fold_matches_a_plain_model(decks: int, mode: ShoeMode, feed: list[Event
     state = BlackjackShoe(decks=decks, mode=mode)
     out: list[Card] = []  # cards out of the shoe
     this_round: list[Card] = []
+    dealer: list[Card] = []  # the round's DEALER cards
     round_id, shoe = 1, 1
     for event in feed:
         before = state
@@ -211,33 +242,25 @@ def test_fold_matches_a_plain_model(decks: int, mode: ShoeMode, feed: list[Event
                 continue
             out.append(event.card)
             this_round.append(event.card)
+            if event.role is CardRole.DEALER:
+                dealer.append(event.card)
         elif isinstance(event, EndRound | VoidRound):
             round_id += 1
             if mode is ShoeMode.CONTINUOUS:
                 for card in this_round:
                     out.remove(card)
-            this_round = []
+            this_round, dealer = [], []
         else:
             shoe += 1
             round_id += 1 if this_round else 0
-            out, this_round = [], []
+            out, this_round, dealer = [], [], []
         state = state.apply(event)
         assert list(state.exposed) == out
         assert [e.card for e in state.round_exposed] == this_round
         assert (state.round_id, state.shoe) == (round_id, shoe)
         assert state.cards_remaining == 52 * decks - len(out)
         assert state.counts == tuple(decks - out.count(card) for card in DECK)
-    up = state.dealer_up
-    if up is not None:
-        others = list(out)
-        others.remove(up)
-        try:
-            want = dealer_odds(up, others, decks=decks)
-        except IllegalMove:
-            want = None
-        assert state.dealer_outcomes == want
-        if up.rank == 1 and state.cards_remaining:
-            assert state.insurance == insurance(out, decks=decks)
+    assert_dealer_views(state, out, dealer)
     if mode is ShoeMode.CONTINUOUS:
         assert out == this_round  # only the current round is ever out of a continuous shoe
         assert state.side_bets == side_bets([], decks=decks)

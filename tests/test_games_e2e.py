@@ -202,6 +202,13 @@ def engine_dealer(up: str, others: Sequence[str], decks: int, rule: str) -> tupl
     return (up, rule, blackjack.dealer_outcomes(up, others, decks, rule))
 
 
+def engine_dealer_hand(
+    hand: Sequence[str], others: Sequence[str], decks: int, rule: str
+) -> tuple[Any, ...]:
+    """The wire's dealer outcomes given the dealer's hand so far: the up card is its first."""
+    return (hand[0], rule, blackjack.dealer_outcomes_from_hand(hand, others, decks, rule))
+
+
 def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     server: ServerProcess, table_id: str
 ) -> None:
@@ -231,13 +238,25 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
             assert wire_dealer(streamed) == engine_dealer("AS", others, 6, "H17")
         else:
             assert wire_insurance(streamed) is None and wire_dealer(streamed) is None
-    feed.expose("9D", DEALER)
-    exposed.append("9D")
-    watcher.next()
+    # The dealer draws (H17): A 5 is soft 16, A 5 K hard 16, A 5 K 9 busts. From the second
+    # card on there is no insurance, and the dealer outcomes are conditioned on the hand.
+    hand = ["AS"]
+    for card in ["5D", "KD", "9C"]:
+        response = feed.expose(card, DEALER)
+        exposed.append(card)
+        hand.append(card)
+        assert watcher.next() == response
+        others = ["KH", "KH"]  # the PLAYER cards
+        assert wire_insurance(response) is None
+        dealer = wire_dealer(response)
+        assert dealer == engine_dealer_hand(hand, others, 6, "H17")
+        assert dealer != engine_dealer("AS", [*others, *hand[1:]], 6, "H17")  # not the up card's
+    bust = dict.fromkeys(blackjack.DEALER_OUTCOMES, 0.0) | {"BUST": 1.0}
+    assert dealer is not None and dealer[2] == bust
     ended = feed.end_round()
     assert watcher.next() == ended
-    assert (ended.phase, ended.round_id, ended.cards_remaining) == (pb.BETTING, 2, 308)
-    assert list(ended.ended_round.result_cards) == ["KH", "KH", "AS", "9D"]
+    assert (ended.phase, ended.round_id, ended.cards_remaining) == (pb.BETTING, 2, 306)
+    assert list(ended.ended_round.result_cards) == ["KH", "KH", "AS", "5D"]
     assert wire_side_bets(ended) == engine_side_bets(exposed, 6)
     assert wire_insurance(ended) is None and wire_dealer(ended) is None
 
@@ -250,7 +269,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     )
     royal = settle(server, table_id, 1, 1, "ROYAL_MATCH")
     assert (royal.status, royal.outcome, royal.returned_cents) == (pb.Settlement.WIN, "EASY", 3500)
-    assert list(royal.result_cards) == ["KH", "KH", "AS", "9D"]
+    assert list(royal.result_cards) == ["KH", "KH", "AS", "5D"]
     expect_error(
         lambda: settle(server, table_id, 1, 2, "PAIRS"),
         grpc.StatusCode.FAILED_PRECONDITION,

@@ -6,12 +6,14 @@ Every result is a ratio of integers computed in C without rounding:
 * side bets (RULES.md §2, §3): the number of ways the player's first two cards (and, for Crown
   Treasure, the dealer's first two) fall into each outcome, out of every possible deal;
 * insurance: the cards that give a dealer Ace a blackjack, out of the cards left;
-* dealer outcomes: the dealer's final result, 17–21, BJ or BUST, summed exactly over every
-  order in which the dealer can draw from the shoe, without replacement (orders that draw the
-  same cards are summed together, see ``_draw_levels``). Every draw sequence of ``k`` cards
-  has the exact weight ``c1 × c2 × … × ck`` (the counts at each draw) over
-  ``N × (N − 1) × … × (N − k + 1)``; scaled to the common denominator
-  ``N × … × (N − D + 1)`` (``D`` the longest possible sequence) the numerators are integers.
+* dealer outcomes: the dealer's final result, 17–21, BJ or BUST, from the up card or from
+  the dealer's hand so far (any number of cards: a hand that is already over is a point mass
+  on its result), summed exactly over every order in which the dealer can draw from the
+  shoe, without replacement (orders that draw the same cards are summed together, see
+  ``_draw_levels``). Every draw sequence of ``k`` cards has the exact weight
+  ``c1 × c2 × … × ck`` (the counts at each draw) over ``N × (N − 1) × … × (N − k + 1)``;
+  scaled to the common denominator ``N × … × (N − D + 1)`` (``D`` the longest possible
+  sequence) the numerators are integers.
   With 8 decks ``D`` is 12 and the denominator is below 416**12 ≈ 2.8e31, so unsigned 128-bit
   integers (``unsigned __int128``, GCC/Clang) hold every value exactly; they are reduced to
   lowest common terms and handed to Python as ``int`` objects.
@@ -33,7 +35,7 @@ from cpython.unicode cimport (
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidOption
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 
 cdef extern from *:
     """
@@ -60,6 +62,7 @@ cdef enum:
     MAX_DECKS = 8
     # The longest dealer draw sequence after the up card (H17, up A: six more aces make soft
     # 17, which hits; a 5 makes hard 12; four aces make 16; then the last card): 12 cards.
+    # The dealer's hand so far is a prefix of such a sequence: from it, fewer draws remain.
     MAX_DRAWS = 12
     OUT_BJ = 5
     OUT_BUST = 6
@@ -400,14 +403,18 @@ cdef inline int _level_add(Level* level, unsigned long long code, int hard, bint
     return 0
 
 
-cdef void _draw_levels(Dealer* d, int up_value, Level* cur, Level* nxt) noexcept nogil:
+cdef void _draw_levels(Dealer* d, int start_hard, bint start_ace, int start_cards,
+                       Level* cur, Level* nxt) noexcept nogil:
+    """Draw from the dealer's hand so far (``start_cards`` cards, hard total ``start_hard``,
+    ``start_ace`` if it holds an ace; the caller checked that it must draw) until every hand
+    stands or busts. Blackjack is a 21 made by the second card of the hand only."""
     cdef int depth, e, v, avail, new_hard, total, outcome
     cdef bint ace, soft
     cdef unsigned long long code
     cdef u128 weight, w
     cdef Level* swap
     _level_clear(cur)
-    _level_add(cur, 0, up_value, up_value == 1, 1)
+    _level_add(cur, 0, start_hard, start_ace, 1)
     depth = 0
     while cur.n > 0:
         if d.remaining - depth == 0:
@@ -429,7 +436,7 @@ cdef void _draw_levels(Dealer* d, int up_value, Level* cur, Level* nxt) noexcept
                 ace = cur.ace[e] or v == 0
                 soft = ace and new_hard + 10 <= 21
                 total = new_hard + 10 if soft else new_hard
-                if depth == 0 and total == 21:
+                if start_cards + depth == 1 and total == 21:
                     outcome = OUT_BJ
                 elif total > 21:
                     outcome = OUT_BUST
@@ -464,7 +471,36 @@ cdef object _u128_to_int(u128 x):
 cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint h17):
     """``(numerators, denominator)`` of the seven outcomes for an up card of ``up_value``
     (1 = ace … 10 = ten) over a shoe holding ``counts10`` (up card already removed)."""
+    return _dealer_exact_from(counts10, remaining, up_value, up_value == 1, 1, h17)
+
+
+cdef int _final_outcome(int hard, bint ace, int n_cards, bint h17) noexcept nogil:
+    """The dealer's result if a hand of ``n_cards`` cards (hard total ``hard``, ``ace`` if it
+    holds one) is over — BJ (a two-card 21), BUST, or 17–21 where the rule says stand — else
+    -1: the dealer draws. A one-card hand always draws."""
+    cdef bint soft = ace and hard + 10 <= 21
+    cdef int total = hard + 10 if soft else hard
+    if n_cards < 2:
+        return -1
+    if n_cards == 2 and total == 21:
+        return OUT_BJ
+    if total > 21:
+        return OUT_BUST
+    if total > 17 or (total == 17 and not (soft and h17)):
+        return total - 17
+    return -1
+
+
+cdef tuple _dealer_exact_from(const int* counts10, int remaining, int start_hard,
+                              bint start_ace, int start_cards, bint h17):
+    """``(numerators, denominator)`` of the seven outcomes for the dealer's hand so far
+    (``start_cards`` cards, hard total ``start_hard``, ``start_ace`` if it holds an ace),
+    drawing the rest from a shoe holding ``counts10`` (the hand's cards already removed). A
+    hand that is over is a point mass on its result, whatever is left of the shoe."""
     cdef Dealer d
+    cdef int final = _final_outcome(start_hard, start_ace, start_cards, h17)
+    if final >= 0:
+        return (tuple([1 if k == final else 0 for k in range(7)]), 1)
     cdef int k, depth_limit
     cdef Level* levels
     memset(&d, 0, sizeof(Dealer))
@@ -484,7 +520,7 @@ cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint 
         if levels == NULL:
             raise MemoryError()
         with nogil:
-            _draw_levels(&d, up_value, &levels[0], &levels[1])
+            _draw_levels(&d, start_hard, start_ace, start_cards, &levels[0], &levels[1])
         free(levels)
     if d.level_full:
         raise RuntimeError(
@@ -494,9 +530,13 @@ cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint 
         # dealer hand draws more than MAX_DRAWS cards (the test suite checks it on 8 decks).
         raise RuntimeError(f"dealer hand longer than {MAX_DRAWS} draws: kernel bound broken")
     if d.ran_out:
+        if start_cards == 1:
+            hand = f"an up card of {VALUE_SYMBOLS[start_hard - 1]}"
+        else:
+            hand = f"the dealer's {start_cards} cards"
         raise IllegalMove(
-            f"the {remaining} cards left cannot complete every dealer hand from an up card "
-            f"of {VALUE_SYMBOLS[up_value - 1]}: the shoe must be reshuffled")
+            f"the {remaining} cards left cannot complete every dealer hand from {hand}: "
+            "the shoe must be reshuffled")
     # Lowest common terms: divide the numerators and the denominator by their common factor.
     cdef u128 common = d.tail[0]
     for k in range(7):
@@ -542,6 +582,61 @@ def dealer_exact_counts(int up_index, object card_counts, bint h17):
     _counts_from_sequence(card_counts, counts)
     cdef int remaining = _values_from_cards(counts, counts10)
     return _dealer_exact(counts10, remaining, _up_value(up_index), h17)
+
+
+def dealer_exact_hand(object hand, object exposed, dict index, object parse_index, int decks,
+                      bint h17):
+    """Exact dealer outcomes for the dealer's hand so far, ``hand`` being the dealer's cards
+    in the order dealt (the up card first), after ``exposed`` (every other card seen, not
+    including ``hand``) left a ``decks``-deck shoe: as ``dealer_exact``."""
+    cdef int counts[N_CARDS]
+    cdef int counts10[N_VALUES]
+    _fill_counts(exposed, index, parse_index, decks, counts)
+    indices = [_index_of(card, index, parse_index) for card in hand]
+    for idx in indices:
+        if counts[<int>idx] == 0:
+            raise CardNotInShoe(
+                f"dealer card {_card_text(idx)} is not in the shoe: all {decks} of the "
+                f"{decks}-deck shoe are already exposed")
+        counts[<int>idx] -= 1
+    cdef int remaining = _values_from_cards(counts, counts10)
+    return _dealer_exact_hand(indices, counts10, remaining, h17)
+
+
+def dealer_exact_hand_counts(object hand_indices, object card_counts, bint h17):
+    """As ``dealer_exact_hand``, for the dealer's cards of deck indices ``hand_indices`` (in
+    the order dealt) already dealt from a shoe that now holds ``card_counts[i]`` of deck
+    index ``i``."""
+    cdef int counts[N_CARDS]
+    cdef int counts10[N_VALUES]
+    indices = list(hand_indices)
+    for idx in indices:
+        if not 0 <= idx < N_CARDS:
+            raise ValueError(f"dealer card index must be 0-51, got {idx}")
+    _counts_from_sequence(card_counts, counts)
+    cdef int remaining = _values_from_cards(counts, counts10)
+    return _dealer_exact_hand(indices, counts10, remaining, h17)
+
+
+cdef tuple _dealer_exact_hand(list indices, const int* counts10, int remaining, bint h17):
+    """Fold the dealer's cards (deck indices, in order) into a hand state and count from it.
+    ``InvalidInput`` for no card, or for a card after the hand was already over: the caller
+    decides which cards make up the dealer's hand (``pricing.blackjack``)."""
+    cdef int hard = 0, n = 0, value
+    cdef bint ace = False
+    if not indices:
+        raise InvalidInput("the dealer's hand needs at least one card")
+    for idx in indices:
+        if n >= 2 and _final_outcome(hard, ace, n, h17) >= 0:
+            raise InvalidInput(
+                f"the dealer's hand is over after {n} cards "
+                f"({' '.join(_card_text(i) for i in indices[:n])}): "
+                f"{_card_text(idx)} is not part of it")
+        value = _up_value(idx)
+        hard += value
+        ace = ace or value == 1
+        n += 1
+    return _dealer_exact_from(counts10, remaining, hard, ace, n, h17)
 
 
 cdef inline int _up_value(int up_idx) noexcept nogil:

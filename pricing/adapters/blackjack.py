@@ -10,7 +10,10 @@ around it, and nothing of the game's rules:
   round's first cards, so "open at a version" means the round was open for betting then;
 - ``BlackjackAdapter``: views, quotes and settlement through the engine's own functions
   (``side_bets``, ``insurance``, ``dealer_odds``, ``classify_royal_match``,
-  ``classify_pair``).
+  ``classify_pair``). A table's insurance and dealer outcomes are the shoe's own views
+  (``BlackjackShoe.insurance``: only while the dealer's one card is an Ace;
+  ``BlackjackShoe.dealer_outcomes``: conditioned on the dealer's hand so far); the wire's
+  ``up_card`` is the dealer's first card.
 
 Settlement (interpretation, as for Goa Gae's hand: RULES.md does not say how a live feed
 reports seats): the side bets settle on the round's first two PLAYER cards, and Royal Match's

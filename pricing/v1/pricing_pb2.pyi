@@ -542,7 +542,9 @@ Global___SideBetOdds: _TypeAlias = SideBetOdds  # noqa: Y015
 
 @_typing.final
 class InsuranceOdds(_message.Message):
-    """Insurance when the dealer shows an Ace."""
+    """Insurance when the dealer shows an Ace: set only while the Ace is the dealer's only card
+    (no hole card: once the dealer's second card is out there is nothing left to insure).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -551,7 +553,7 @@ class InsuranceOdds(_message.Message):
     RTP_FIELD_NUMBER: _builtins.int
     PLAYER_FAVOURABLE_FIELD_NUMBER: _builtins.int
     offered: _builtins.bool
-    """the dealer's card is an Ace"""
+    """the dealer's only card is an Ace"""
     probability: _builtins.float
     """the dealer makes blackjack"""
     rtp: _builtins.float
@@ -598,7 +600,10 @@ Global___DealerOutcome: _TypeAlias = DealerOutcome  # noqa: Y015
 
 @_typing.final
 class DealerOutcomes(_message.Message):
-    """The distribution of the dealer's final result for the up card."""
+    """The distribution of the dealer's final result given the dealer's hand so far: the up card
+    and every later DEALER card of the round (a point mass once the hand stands, busts or is a
+    blackjack); a Quote has the up card only.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -606,6 +611,7 @@ class DealerOutcomes(_message.Message):
     RULE_FIELD_NUMBER: _builtins.int
     OUTCOMES_FIELD_NUMBER: _builtins.int
     up_card: _builtins.str
+    """the dealer's first card"""
     rule: Global___DealerRule.ValueType
     @_builtins.property
     def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealerOutcome]: ...

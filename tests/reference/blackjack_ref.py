@@ -150,11 +150,27 @@ def dealer_must_hit(ranks: list[int], rule: str) -> bool:
 
 def dealer(up: str, exposed: Iterable[str], decks: int, rule: str) -> dict[str, Fraction]:
     """Distribution of the dealer's final result from ``up``: draw card by card (13 ranks,
-    suits ignored) from the shoe without ``exposed`` and ``up`` until the rule says stand.
+    suits ignored) from the shoe without ``exposed`` and ``up`` until the rule says stand."""
+    return dealer_from_hand([up], exposed, decks, rule)
+
+
+def dealer_from_hand(
+    hand: list[str], exposed: Iterable[str], decks: int, rule: str
+) -> dict[str, Fraction]:
+    """Distribution of the dealer's final result from the dealer's cards so far ``hand`` (in
+    the order dealt): if the rule says stand (or the hand is bust), that result for sure;
+    otherwise draw card by card (13 ranks, suits ignored) from the shoe without ``exposed``
+    and ``hand`` until it does. BJ is a 21 in exactly two cards.
 
     The future of a hand depends only on which cards it holds (not their order), so results
     are remembered per sorted hand: the same recursion, fast enough for the tests."""
-    shoe = remaining_shoe([*exposed, up], decks)
+    if not hand:
+        raise ValueError("the dealer's hand needs a card")
+    ranks = [kind(c)[0] for c in hand]
+    for n in range(1, len(ranks)):
+        if n >= 2 and not dealer_must_hit(ranks[:n], rule):
+            raise ValueError(f"the dealer's hand is over after {n} cards")
+    shoe = remaining_shoe([*exposed, *hand], decks)
     by_rank: Counter[int] = Counter()
     for (r, _s), n in shoe.items():
         by_rank[r] += n
@@ -189,4 +205,4 @@ def dealer(up: str, exposed: Iterable[str], decks: int, rule: str) -> dict[str, 
         memo[key] = out
         return out
 
-    return play([kind(up)[0]])
+    return play(ranks)

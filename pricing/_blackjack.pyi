@@ -2,12 +2,8 @@
 
 from collections.abc import Callable, Iterable, Sequence
 
-RANK_SYMBOLS: tuple[str, ...]
-SUIT_SYMBOLS: str
 DEALER_OUTCOMES: tuple[str, ...]
 VALUE_SYMBOLS: tuple[str, ...]
-
-def register_deck(deck: tuple[object, ...]) -> None: ...
 
 _Ways5 = tuple[int, int, int, int, int]
 _Exact = tuple[tuple[int, ...], int]

@@ -102,9 +102,9 @@ INSURANCE_HUNDREDTHS: Final = 200
 
 _MAX_HUNDREDTHS: Final = 10**9  # 10,000,000 : 1, as pricing.payout
 
-# The kernel resolves the canonical Card objects by identity and text through a text-only
-# index (a dict of strings only is the fastest look-up); anything else goes to card_index.
-_blackjack.register_deck(DECK)
+# The kernels (pricing._deck) resolve the canonical Card objects by identity and text through
+# a text-only index (a dict of strings only is the fastest look-up); anything else goes to
+# card_index.
 _TEXT_INDEX: Final[dict[object, int]] = {k: v for k, v in CARD_INDEX.items() if isinstance(k, str)}
 
 

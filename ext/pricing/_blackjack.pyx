@@ -23,19 +23,12 @@ Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0�
 """
 
 cimport cython
-from cpython.dict cimport PyDict_GetItem
-from cpython.long cimport PyLong_AsLong
-from cpython.object cimport PyObject
-from cpython.unicode cimport (
-    PyUnicode_1BYTE_DATA,
-    PyUnicode_1BYTE_KIND,
-    PyUnicode_GET_LENGTH,
-    PyUnicode_KIND,
-)
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
+from pricing._deck cimport MAX_DECKS, N_CARDS, card_index_of, card_text, check_decks, take_out
+
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 
 cdef extern from *:
     """
@@ -49,17 +42,13 @@ cdef extern from *:
     unsigned long long u128_hi "bj_u128_hi"(u128 x) nogil
     unsigned long long u128_lo "bj_u128_lo"(u128 x) nogil
 
-RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUIT_SYMBOLS = "CDHS"
 #: The dealer's possible final results, in the order of every numerator tuple below.
 DEALER_OUTCOMES = ("17", "18", "19", "20", "21", "BJ", "BUST")
 #: The ten card values the dealer's play depends on: ace, 2 … 9, ten (10 J Q K).
 VALUE_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 cdef enum:
-    N_CARDS = 52
     N_VALUES = 10
-    MAX_DECKS = 8
     # The longest dealer draw sequence after the up card (H17, up A: six more aces make soft
     # 17, which hits; a 5 makes hard 12; four aces make 16; then the last card): 12 cards.
     # The dealer's hand so far is a prefix of such a sequence: from it, fewer draws remain.
@@ -71,149 +60,10 @@ cdef int KING = 13
 cdef int QUEEN = 12
 
 
-cdef object _card_text(long idx):
-    return RANK_SYMBOLS[idx >> 2] + SUIT_SYMBOLS[idx & 3]
-
-
-# Identity fast path for the 52 canonical ``Card`` objects (``register_deck``): hashing a
-# frozen dataclass runs Python code, a look-up of its address in this small open-addressing
-# table does not. The tuple is kept here, so the addresses stay those of live cards and can
-# never be reused by another object.
-cdef enum:
-    DECK_SLOTS = 128  # a power of two, well above 52
-
-cdef tuple _DECK = ()
-cdef PyObject* _deck_ptr[DECK_SLOTS]
-cdef int _deck_idx[DECK_SLOTS]
-
-
-def register_deck(tuple deck):
-    """Let ``deck[i]`` (the canonical cards) resolve to index ``i`` by identity."""
-    global _DECK
-    cdef size_t slot
-    cdef int i
-    if len(deck) != N_CARDS:
-        raise ValueError(f"need the 52 cards, got {len(deck)}")
-    _DECK = deck
-    memset(_deck_ptr, 0, sizeof(_deck_ptr))
-    for i in range(N_CARDS):
-        slot = _deck_slot(<PyObject*>deck[i])
-        while _deck_ptr[slot] != NULL:
-            slot = (slot + 1) & (DECK_SLOTS - 1)
-        _deck_ptr[slot] = <PyObject*>deck[i]
-        _deck_idx[slot] = i
-
-
-cdef inline size_t _deck_slot(PyObject* p) noexcept nogil:
-    return (<size_t>p >> 4) & (DECK_SLOTS - 1)
-
-
-cdef inline int _deck_lookup(PyObject* p) noexcept nogil:
-    cdef size_t slot = _deck_slot(p)
-    while _deck_ptr[slot] != NULL:
-        if _deck_ptr[slot] == p:
-            return _deck_idx[slot]
-        slot = (slot + 1) & (DECK_SLOTS - 1)
-    return -1
-
-
-cdef inline int _ascii_index(str text) noexcept:
-    """Deck index of a plain ASCII spelling (``AS``, ``10h``, ``Td``), or -1 for anything
-    else, which then goes through the full parser (``pricing.cards.parse_card``)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
-    cdef const unsigned char* data
-    cdef int rank, suit
-    cdef unsigned char c
-    if n < 2 or n > 3 or PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND:
-        return -1
-    data = <const unsigned char*>PyUnicode_1BYTE_DATA(text)
-    c = data[n - 1] | 0x20  # ASCII lower case
-    if c == c'c':
-        suit = 0
-    elif c == c'd':
-        suit = 1
-    elif c == c'h':
-        suit = 2
-    elif c == c's':
-        suit = 3
-    else:
-        return -1
-    if n == 3:
-        if data[0] != c'1' or data[1] != c'0':
-            return -1
-        return 9 * 4 + suit
-    c = data[0]
-    if c'2' <= c <= c'9':
-        rank = c - c'0'
-    else:
-        c = c | 0x20
-        if c == c'a':
-            rank = 1
-        elif c == c't':
-            rank = 10
-        elif c == c'j':
-            rank = 11
-        elif c == c'q':
-            rank = 12
-        elif c == c'k':
-            rank = 13
-        else:
-            return -1
-    return (rank - 1) * 4 + suit
-
-
-cdef int _index_of(object card, dict index, object parse_index) except -1:
-    """Deck index of a card: canonical ``Card`` objects by identity, plain ASCII text by a
-    direct read of its two or three characters, other text through ``index`` (a borrowed
-    look-up), anything else through ``parse_index`` (which raises on bad input)."""
-    cdef PyObject* found
-    cdef int idx
-    if type(card) is str:
-        idx = _ascii_index(<str>card)
-        if idx >= 0:
-            return idx
-    else:
-        idx = _deck_lookup(<PyObject*>card)
-        if idx >= 0:
-            return idx
-    found = PyDict_GetItem(index, card)
-    idx = PyLong_AsLong(<object>found) if found != NULL else parse_index(card)
-    if not 0 <= idx < N_CARDS:
-        raise ValueError(f"card index must be 0-51, got {idx} for {card!r}")
-    return idx
-
-
-cdef int _check_decks(int decks) except -1:
-    if not 1 <= decks <= MAX_DECKS:
-        raise InvalidOption(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks}")
-    return 0
-
-
-cdef int _fill_counts(object exposed, dict index, object parse_index, int decks,
-                      int* counts) except -1:
-    """Start from a full shoe of ``decks`` decks and take out every card of ``exposed``;
-    return the number of cards left. Raises ``CardNotInShoe`` naming a card seen more often
-    than the shoe holds it."""
-    cdef int i, idx
-    cdef int remaining = N_CARDS * decks
-    _check_decks(decks)
-    for i in range(N_CARDS):
-        counts[i] = decks
-    for card in exposed:
-        idx = _index_of(card, index, parse_index)
-        if counts[idx] == 0:
-            raise CardNotInShoe(
-                f"card {_card_text(idx)} is not in the shoe: all {decks} of the "
-                f"{decks}-deck shoe are already exposed")
-        counts[idx] -= 1
-        remaining -= 1
-    return remaining
-
-
 def shoe_counts(object exposed, dict index, object parse_index, int decks):
     """How many of each of the 52 cards (by deck index) remain after ``exposed``."""
     cdef int counts[N_CARDS]
-    _fill_counts(exposed, index, parse_index, decks, counts)
+    take_out(exposed, index, parse_index, decks, counts)
     return tuple([counts[i] for i in range(N_CARDS)])
 
 
@@ -287,7 +137,7 @@ def side_bet_ways(object exposed, dict index, object parse_index, int decks):
     player's two cards out of ``C(N, 2)``.
     """
     cdef int counts[N_CARDS]
-    cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
+    cdef int remaining = take_out(exposed, index, parse_index, decks, counts)
     return _side_bet_ways(counts, remaining)
 
 
@@ -307,7 +157,7 @@ cdef long long _counts_from_sequence(object card_counts, int* counts) except -1:
         counts[i] = card_counts[i]
         if not 0 <= counts[i] <= MAX_DECKS:
             raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
-                             f"{_card_text(i)}")
+                             f"{card_text(i)}")
         remaining += counts[i]
     return remaining
 
@@ -328,7 +178,7 @@ def insurance_ways(object exposed, dict index, object parse_index, int decks):
     """``(ten_value_cards, cards_left)``: the ways a dealer Ace makes blackjack with its next
     card, out of the cards left after ``exposed`` (which includes the Ace)."""
     cdef int counts[N_CARDS]
-    cdef int remaining = _fill_counts(exposed, index, parse_index, decks, counts)
+    cdef int remaining = take_out(exposed, index, parse_index, decks, counts)
     return (_tens(counts), remaining)
 
 
@@ -568,8 +418,8 @@ def dealer_exact(object up, object exposed, dict index, object parse_index, int 
     """Exact dealer outcomes for the up card ``up`` after ``exposed`` (not including ``up``)
     left a ``decks``-deck shoe: ``((n17, n18, n19, n20, n21, nBJ, nBUST), denominator)``."""
     cdef int counts[N_CARDS]
-    _fill_counts(exposed, index, parse_index, decks, counts)
-    return _dealer_for_up(_index_of(up, index, parse_index), counts, decks, h17)
+    take_out(exposed, index, parse_index, decks, counts)
+    return _dealer_for_up(card_index_of(up, index, parse_index), counts, decks, h17)
 
 
 def dealer_exact_counts(int up_index, object card_counts, bint h17):
@@ -591,12 +441,12 @@ def dealer_exact_hand(object hand, object exposed, dict index, object parse_inde
     including ``hand``) left a ``decks``-deck shoe: as ``dealer_exact``."""
     cdef int counts[N_CARDS]
     cdef int counts10[N_VALUES]
-    _fill_counts(exposed, index, parse_index, decks, counts)
-    indices = [_index_of(card, index, parse_index) for card in hand]
+    take_out(exposed, index, parse_index, decks, counts)
+    indices = [card_index_of(card, index, parse_index) for card in hand]
     for idx in indices:
         if counts[<int>idx] == 0:
             raise CardNotInShoe(
-                f"dealer card {_card_text(idx)} is not in the shoe: all {decks} of the "
+                f"dealer card {card_text(idx)} is not in the shoe: all {decks} of the "
                 f"{decks}-deck shoe are already exposed")
         counts[<int>idx] -= 1
     cdef int remaining = _values_from_cards(counts, counts10)
@@ -630,8 +480,8 @@ cdef tuple _dealer_exact_hand(list indices, const int* counts10, int remaining, 
         if n >= 2 and _final_outcome(hard, ace, n, h17) >= 0:
             raise InvalidInput(
                 f"the dealer's hand is over after {n} cards "
-                f"({' '.join(_card_text(i) for i in indices[:n])}): "
-                f"{_card_text(idx)} is not part of it")
+                f"({' '.join(card_text(i) for i in indices[:n])}): "
+                f"{card_text(idx)} is not part of it")
         value = _up_value(idx)
         hard += value
         ace = ace or value == 1
@@ -648,7 +498,7 @@ cdef tuple _dealer_for_up(int up_idx, int* counts, int decks, bint h17):
     cdef int counts10[N_VALUES]
     if counts[up_idx] == 0:
         raise CardNotInShoe(
-            f"up card {_card_text(up_idx)} is not in the shoe: all {decks} of the "
+            f"up card {card_text(up_idx)} is not in the shoe: all {decks} of the "
             f"{decks}-deck shoe are already exposed")
     counts[up_idx] -= 1
     cdef int remaining = _values_from_cards(counts, counts10)
@@ -660,7 +510,7 @@ def dealer_table(object exposed, dict index, object parse_index, int decks, bint
     """For each up-card value (A, 2 … 9, 10), the exact dealer outcomes if the next up card
     has that value, or ``None`` when none is left (or the shoe would run out): ten entries."""
     cdef int counts[N_CARDS]
-    _fill_counts(exposed, index, parse_index, decks, counts)
+    take_out(exposed, index, parse_index, decks, counts)
     return _dealer_table(counts, h17)
 
 

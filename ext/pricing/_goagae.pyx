@@ -29,6 +29,7 @@ and inclusion-exclusion give the opponent hands below a strength that avoid the 
 cimport cython
 from libc.stdlib cimport calloc, free
 
+from pricing._deck cimport card_index_of, card_text
 from pricing._payout cimport BetPrice, make_price
 
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
@@ -180,21 +181,15 @@ def evaluate_indices(int a, int b, int c):
     return (STRENGTH_CATEGORY[s], (CARD_POINTS[a] + CARD_POINTS[b] + CARD_POINTS[c]) % 10, s)
 
 
-cdef str _card_text(long long idx):
-    return f"{RANK_SYMBOLS[idx >> 2]}{'CDHS'[idx & 3]}"
-
-
 cdef int _take_out(object cards, dict index, object parse_index, unsigned char* present,
                    str what) except -1:
     """Take every card of ``cards`` (Cards or card texts) out of ``present``."""
-    cdef object idx_obj
-    cdef long long idx
+    cdef int idx
     for card in cards:
-        idx_obj = index.get(card)
-        idx = parse_index(card) if idx_obj is None else idx_obj
+        idx = card_index_of(card, index, parse_index)
         if not present[idx]:
             raise CardNotInShoe(
-                f"card {_card_text(idx)} in {what} is not in the deck: it is listed twice "
+                f"card {card_text(idx)} in {what} is not in the deck: it is listed twice "
                 "(a deck holds one of each)")
         present[idx] = 0
     return 0
@@ -408,16 +403,14 @@ def showdown_counts(object hand, object exposed, dict index, object parse_index)
     cdef const unsigned short* pair
     cdef unsigned short s, t
     cdef int width = N_STRENGTHS + 1
-    cdef object idx_obj
     for i in range(N_CARDS):
         present[i] = 1
     for card in hand:
         if k == 3:
             raise InvalidInput(f"a Goa Gae hand has at most 3 cards, got more: {list(hand)!r}")
-        idx_obj = index.get(card)
-        known[k] = parse_index(card) if idx_obj is None else idx_obj
+        known[k] = card_index_of(card, index, parse_index)
         if not present[known[k]]:
-            raise CardNotInShoe(f"card {_card_text(known[k])} is in the hand twice")
+            raise CardNotInShoe(f"card {card_text(known[k])} is in the hand twice")
         present[known[k]] = 0
         k += 1
     if k == 0:

@@ -6,9 +6,8 @@ Bets on the next result card (RULES.md §1): LOW wins on A–6, HIGH on 8–K, O
 EVEN on 2 4 6 8 10 Q, SEVEN on 7; a 7 loses every bet but SEVEN.
 """
 
+from pricing._deck cimport N_CARDS, take_out
 from pricing._payout cimport BetPrice, make_price
-
-from pricing.errors import CardNotInShoe
 
 BETS = ("LOW", "HIGH", "ODD", "EVEN", "SEVEN")
 RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -57,26 +56,14 @@ cdef dict _price_counts(const long long* rank_counts, tuple rules):
     return out
 
 
-cdef long long _fill_rank_counts(object exposed, dict index, object parse_index,
-                                 long long* rank_counts) except -1:
+cdef int _fill_rank_counts(object exposed, dict index, object parse_index,
+                           long long* rank_counts) except -1:
     """Start from one full deck and take out every card of ``exposed``."""
-    cdef long long seen[52]
-    cdef int i, r
-    cdef object idx_obj
-    cdef long long idx
-    for i in range(52):
-        seen[i] = 0
+    cdef int counts[N_CARDS]
+    cdef int r
+    take_out(exposed, index, parse_index, 1, counts)
     for r in range(N_RANKS):
-        rank_counts[r] = 4
-    for card in exposed:
-        idx_obj = index.get(card)
-        idx = parse_index(card) if idx_obj is None else idx_obj
-        if seen[idx]:
-            raise CardNotInShoe(
-                f"card {RANK_SYMBOLS[idx >> 2]}{'CDHS'[idx & 3]} is exposed twice: "
-                "a deck holds one of each")
-        seen[idx] = 1
-        rank_counts[idx >> 2] -= 1
+        rank_counts[r] = counts[4 * r] + counts[4 * r + 1] + counts[4 * r + 2] + counts[4 * r + 3]
     return 0
 
 

@@ -57,6 +57,7 @@ from pricing import _blackjack
 from pricing.cards import CARD_INDEX, DECK, MAX_DECKS, Card, Rank, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.payout import MAX_HUNDREDTHS, is_whole_number
 
 __all__ = [
     "ANY_PAIR",
@@ -100,28 +101,17 @@ LOSE_HUNDREDTHS: Final = -100
 #: Insurance pays 2 : 1 (RULES.md §3).
 INSURANCE_HUNDREDTHS: Final = 200
 
-_MAX_HUNDREDTHS: Final = 10**9  # 10,000,000 : 1, as pricing.payout
-
-# The kernels (pricing._deck) resolve the canonical Card objects by identity and text through
-# a text-only index (a dict of strings only is the fastest look-up); anything else goes to
-# card_index.
-_TEXT_INDEX: Final[dict[object, int]] = {k: v for k, v in CARD_INDEX.items() if isinstance(k, str)}
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
 
 def _check_pays(name: str, value: object) -> None:
-    if not _is_int(value) or not 0 <= value <= _MAX_HUNDREDTHS:  # type: ignore[operator]
+    if not is_whole_number(value) or not 0 <= value <= MAX_HUNDREDTHS:  # type: ignore[operator]
         raise InvalidOption(
-            f"{name} must be a whole number of hundredths from 0 to {_MAX_HUNDREDTHS} "
+            f"{name} must be a whole number of hundredths from 0 to {MAX_HUNDREDTHS} "
             f"(2.5 : 1 is 250), got {value!r}"
         )
 
 
 def _check_decks(decks: object) -> int:
-    if not _is_int(decks) or not 1 <= decks <= MAX_DECKS:  # type: ignore[operator]
+    if not is_whole_number(decks) or not 1 <= decks <= MAX_DECKS:  # type: ignore[operator]
         raise InvalidOption(f"decks must be a whole number from 1 to {MAX_DECKS}, got {decks!r}")
     return decks  # type: ignore[return-value]
 
@@ -564,7 +554,7 @@ def side_bets(
     decks = _check_decks(decks)
     rm_table = royal_match_paytable(royal_match)
     pairs_table = pairs_paytable(pairs)
-    rm, pp = _blackjack.side_bet_ways(exposed, _TEXT_INDEX, card_index, decks)
+    rm, pp = _blackjack.side_bet_ways(exposed, CARD_INDEX, card_index, decks)
     return _side_bets_from_ways(rm, pp, rm_table, pairs_table)
 
 
@@ -600,7 +590,7 @@ def insurance(exposed: Iterable[Card | str], decks: int = 6) -> InsuranceOdds:
     (Fraction(12, 47), False, False)
     """
     decks = _check_decks(decks)
-    ways, total = _blackjack.insurance_ways(exposed, _TEXT_INDEX, card_index, decks)
+    ways, total = _blackjack.insurance_ways(exposed, CARD_INDEX, card_index, decks)
     if total == 0:
         raise IllegalMove("no card is left in the shoe for the dealer: the shoe must be reshuffled")
     return InsuranceOdds(ways, total)
@@ -631,7 +621,7 @@ def dealer_odds(
     dealer_rule = DealerRule.parse(rule)
     card = parse_card(up)
     exact = _blackjack.dealer_exact(
-        card, exposed, _TEXT_INDEX, card_index, decks, dealer_rule is DealerRule.H17
+        card, exposed, CARD_INDEX, card_index, decks, dealer_rule is DealerRule.H17
     )
     return DealerOdds.from_exact(_up_value(card), dealer_rule, exact)
 
@@ -723,7 +713,7 @@ def dealer_odds_from_hand(
     if not cards:
         raise InvalidInput("the dealer's hand needs at least one card")
     exact = _blackjack.dealer_exact_hand(
-        cards, exposed, _TEXT_INDEX, card_index, decks, dealer_rule is DealerRule.H17
+        cards, exposed, CARD_INDEX, card_index, decks, dealer_rule is DealerRule.H17
     )
     return DealerOdds.from_exact(_up_value(cards[0]), dealer_rule, exact)
 
@@ -773,7 +763,7 @@ def dealer_table(
     decks = _check_decks(decks)
     dealer_rule = DealerRule.parse(rule)
     rows = _blackjack.dealer_table(
-        exposed, _TEXT_INDEX, card_index, decks, dealer_rule is DealerRule.H17
+        exposed, CARD_INDEX, card_index, decks, dealer_rule is DealerRule.H17
     )
     return _dealer_table_from_rows(rows, dealer_rule)
 
@@ -833,7 +823,7 @@ class BlackjackShoe:
         object.__setattr__(self, "mode", ShoeMode.parse(self.mode))
         object.__setattr__(self, "royal_match", royal_match_paytable(self.royal_match))
         object.__setattr__(self, "pairs", pairs_paytable(self.pairs))
-        counts = _blackjack.shoe_counts(self.exposed, _TEXT_INDEX, card_index, self.decks)
+        counts = _blackjack.shoe_counts(self.exposed, CARD_INDEX, card_index, self.decks)
         object.__setattr__(self, "counts", counts)
 
     # -- derived views (computed once per state) --
@@ -885,7 +875,7 @@ class BlackjackShoe:
             counts = self.counts
         else:
             exposed = self.next_round_exposed
-            counts = _blackjack.shoe_counts(exposed, _TEXT_INDEX, card_index, self.decks)
+            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
         rm, pp = _blackjack.side_bet_ways_counts(counts)
         return _side_bets_from_ways(rm, pp, self.royal_match, self.pairs)
 
@@ -931,7 +921,7 @@ class BlackjackShoe:
             counts = self.counts
         else:
             exposed = self.next_round_exposed
-            counts = _blackjack.shoe_counts(exposed, _TEXT_INDEX, card_index, self.decks)
+            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
         rows = _blackjack.dealer_table_counts(counts, self.rule is DealerRule.H17)
         return _dealer_table_from_rows(rows, self.rule)
 

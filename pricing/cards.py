@@ -167,8 +167,8 @@ for _card in DECK:
             _FAST[(_r + _s).lower()] = _card
 del _card, _r, _s
 
-#: Every ``Card`` and every fast-path spelling, mapped to its deck index: lets the kernels turn
-#: a list of cards into counts with one dictionary look-up per card.
+#: Every ``Card`` and every fast-path spelling, mapped to its deck index: the kernels' card
+#: reader (``pricing._deck``) falls back to it for what it cannot read directly.
 CARD_INDEX: Final[dict[object, int]] = {card: card.index for card in DECK} | {
     text: card.index for text, card in _FAST.items()
 }

@@ -28,6 +28,7 @@ __all__ = [
     "PayRule",
     "Paytable",
     "closed",
+    "is_whole_number",
     "raw_payout_hundredths",
 ]
 
@@ -36,7 +37,8 @@ __all__ = [
 MAX_HUNDREDTHS: Final = 10**9
 
 
-def _is_int(value: object) -> bool:
+def is_whole_number(value: object) -> bool:
+    """An ``int`` that is not a ``bool`` (``True`` is no deck count or pay)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -61,11 +63,11 @@ class PayRule:
     max_hundredths: int
 
     def __post_init__(self) -> None:
-        if not _is_int(self.rtp_bp) or not 0 < self.rtp_bp <= 10_000:
+        if not is_whole_number(self.rtp_bp) or not 0 < self.rtp_bp <= 10_000:
             raise InvalidOption(f"rtp_bp must be in (0, 10000] basis points, got {self.rtp_bp!r}")
         for name in ("min_hundredths", "max_hundredths"):
             value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= MAX_HUNDREDTHS:
+            if not is_whole_number(value) or not 0 <= value <= MAX_HUNDREDTHS:
                 raise InvalidOption(f"{name} must be a whole number >= 0, got {value!r}")
         if self.min_hundredths > self.max_hundredths:
             raise InvalidOption(

@@ -24,8 +24,10 @@ from enum import IntEnum
 from typing import Final
 
 from pricing.errors import CardNotInShoe, InvalidCard, InvalidOption
+from pricing.text import BLANKS, quoted
 
 __all__ = [
+    "CARDS_PER_DECK",
     "CARD_INDEX",
     "DECK",
     "MAX_DECKS",
@@ -39,6 +41,7 @@ __all__ = [
 ]
 
 MAX_DECKS: Final = 8
+CARDS_PER_DECK: Final = 52
 
 
 class Rank(IntEnum):
@@ -74,9 +77,10 @@ class Rank(IntEnum):
         >>> Rank.parse("t")
         <Rank.TEN: 10>
         """
-        rank = _RANK_BY_SYMBOL.get(text.strip().upper())
+        symbol = text.strip(BLANKS)
+        rank = _RANK_BY_SYMBOL.get(symbol.upper()) if symbol.isascii() else None
         if rank is None:
-            raise InvalidCard(f"invalid rank {text!r}: expected one of A 2-10 J Q K (or T)")
+            raise InvalidCard(f"invalid rank {quoted(text)}: expected one of A 2-10 J Q K (or T)")
         return rank
 
 
@@ -174,6 +178,11 @@ CARD_INDEX: Final[dict[object, int]] = {card: card.index for card in DECK} | {
 }
 
 
+#: What card text may hold once the blanks around it are dropped; the longest spelling ("10♠").
+_CARD_CHARS: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz♣♦♥♠")
+_MAX_CARD_TEXT: Final = 3
+
+
 def parse_card(text: object) -> Card:
     """Parse one card in the notation of RULES.md; raise ``InvalidCard`` (a ``ValueError``)
     quoting the bad text.
@@ -191,24 +200,36 @@ def parse_card(text: object) -> Card:
         card = _FAST.get(text)
         if card is not None:
             return card
-        cleaned = text.strip().upper()
+        # Only blanks around the card are dropped, and only plain ASCII (or a suit symbol) is
+        # upper-cased: str.strip() would also drop "\x1f" or "\x85", and "A\u017f" (long s)
+        # upper-cases to "AS".
+        cleaned = text.strip(BLANKS)
+        if len(cleaned) > _MAX_CARD_TEXT or not _CARD_CHARS.issuperset(cleaned):
+            raise InvalidCard(
+                f"invalid card {quoted(text)}: expected a rank then a suit in ASCII letters or "
+                "digits (or ♠♥♦♣), e.g. '10H'"
+            )
+        cleaned = cleaned.upper()
         card = _FAST.get(cleaned)
         if card is not None:
             return card
         if len(cleaned) < 2:
-            raise InvalidCard(f"invalid card {text!r}: expected a rank then a suit, e.g. '10H'")
+            raise InvalidCard(
+                f"invalid card {quoted(text)}: expected a rank then a suit, e.g. '10H'"
+            )
         rank = _RANK_BY_SYMBOL.get(cleaned[:-1])
         suit = _SUIT_BY_SYMBOL.get(cleaned[-1])
         if rank is None:
             raise InvalidCard(
-                f"invalid card {text!r}: rank {cleaned[:-1]!r} is not one of A 2-10 J Q K (or T)"
+                f"invalid card {quoted(text)}: rank {cleaned[:-1]!r} is not one of "
+                "A 2-10 J Q K (or T)"
             )
         if suit is None:
             raise InvalidCard(
-                f"invalid card {text!r}: suit {cleaned[-1]!r} is not one of S H D C (or ♠♥♦♣)"
+                f"invalid card {quoted(text)}: suit {cleaned[-1]!r} is not one of S H D C (or ♠♥♦♣)"
             )
         raise AssertionError("unreachable: every valid spelling is in the fast table")
-    raise InvalidCard(f"invalid card {text!r}: expected text such as '10H'")
+    raise InvalidCard(f"invalid card {quoted(text)}: expected text such as '10H'")
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:

@@ -15,6 +15,7 @@ __all__ = [
     "InvalidCard",
     "InvalidInput",
     "InvalidOption",
+    "LimitExceeded",
 ]
 
 
@@ -36,3 +37,13 @@ class IllegalMove(ValueError):
 
 class CardNotInShoe(IllegalMove):
     """A card was reported that the shoe no longer holds."""
+
+
+class LimitExceeded(Exception):
+    """A configured limit refuses the request (RESOURCE_EXHAUSTED): ``limit`` is the flag that
+    sets it (the label of ``pricing_limit_rejections_total``), ``value`` its setting."""
+
+    def __init__(self, limit: str, value: object, what: str) -> None:
+        super().__init__(f"{what}: the limit --{limit} is {value}")
+        self.limit = limit
+        self.value = value

@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 
 from pricing import blackjack, goagae, hilo
 from pricing.adapters.blackjack import BlackjackOptions
-from pricing.cards import parse_card
+from pricing.cards import CARDS_PER_DECK, parse_card
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
@@ -28,6 +28,7 @@ from pricing.tables import (
     TableConfig,
     adapter_for,
 )
+from pricing.text import distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = [
@@ -70,7 +71,8 @@ def _hilo_rules(rules: Message) -> hilo.HiLoPaytable:
 
 def _goagae_rules(rules: Message) -> goagae.GoaGaePaytable:
     assert isinstance(rules, pb.GoaGaeRules)
-    given = {name.strip().upper(): _pay_rule(name, rule) for name, rule in rules.bets.items()}
+    names = distinct_names("Goa Gae bet", rules.bets)
+    given = {names[name]: _pay_rule(names[name], rule) for name, rule in rules.bets.items()}
     return goagae.GoaGaePaytable.from_rules(given)
 
 
@@ -138,11 +140,12 @@ def _pairs(message: pb.PairsPaytable) -> blackjack.PairsPaytable:
     table = blackjack.pairs_paytable(preset)
     pays = table.pays()
     overrides: dict[str, int] = {}
+    names = distinct_names("pairs outcome", message.pays_hundredths)
     for name, hundredths in message.pays_hundredths.items():
-        outcome = name.strip().upper()
+        outcome = names[name]
         if outcome not in pays:
             raise InvalidOption(
-                f"pairs outcome {name!r} is not in the {preset} paytable: expected one of "
+                f"pairs outcome {quoted(name)} is not in the {preset} paytable: expected one of "
                 f"{', '.join(pays)}"
             )
         overrides[_PAIRS_FIELDS[outcome]] = hundredths
@@ -182,6 +185,13 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     config = config_from_proto(request.game, request.decks, request)
     adapter = adapter_for(config.game)
     config = adapter.configure(config)
+    shoe = CARDS_PER_DECK * config.decks
+    seen = len(request.exposed) + bool(request.dealer_up_card)
+    if seen > shoe:
+        # Checked before any card is read: the work a quote costs is bounded by its shoe.
+        raise InvalidInput(
+            f"a quote of a {config.decks}-deck shoe takes at most {shoe} cards, got {seen}"
+        )
     try:
         view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
     except IllegalMove as exc:

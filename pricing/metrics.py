@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 import grpc.aio
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from pricing.metrics_http import serve_metrics_http
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "MetricsInterceptor", "serve_metrics"]
 
@@ -87,15 +89,21 @@ class Metrics:
             registry=r,
         )
 
+        self.limit_rejections = Counter(
+            "pricing_limit_rejections_total",
+            "Requests refused with RESOURCE_EXHAUSTED by a configured limit, by its flag.",
+            ("limit",),
+            registry=r,
+        )
+
     def interceptor(self) -> MetricsInterceptor:
         return MetricsInterceptor(self)
 
 
 def serve_metrics(metrics: Metrics, host: str, port: int) -> tuple[Any, int]:
-    """Serve ``/metrics`` over HTTP on ``host:port`` (port 0: any free port) in a daemon
-    thread; return the server (``shutdown()`` stops it) and the bound port."""
-    httpd, _thread = start_http_server(port, addr=host, registry=metrics.registry)
-    return httpd, int(httpd.server_port)
+    """Serve ``/metrics`` (only) over HTTP on ``host:port`` (port 0: any free port) in a
+    daemon thread; return the server (``shutdown()`` stops it) and the bound port."""
+    return serve_metrics_http(metrics.registry, host, port)
 
 
 _Behaviour = Callable[[Any, Any], Any]

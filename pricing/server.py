@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import json
 import logging
@@ -29,7 +30,11 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from pricing import security as sec
+from pricing.auth import AuthInterceptor, TokenStore
+from pricing.limits import ConcurrencyInterceptor, grpc_options
 from pricing.metrics import Metrics, serve_metrics
+from pricing.security import TOKEN_ENV, Security
 from pricing.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
 
 __all__ = ["main", "parser", "serve"]
@@ -37,7 +42,6 @@ __all__ = ["main", "parser", "serve"]
 log = logging.getLogger("pricing.server")
 
 ENV_PREFIX: Final = "PRICING_"
-TOKEN_ENV: Final = "PRICING_DEALER_TOKEN"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
@@ -108,10 +112,11 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         ),
         epilog=(
             "Each flag also reads an environment variable, shown in brackets (the flag wins). "
-            f"Set {TOKEN_ENV} to require 'authorization: Bearer <token>' metadata on every "
-            "DealerService call (the token is never logged); it is required when binding "
-            "beyond loopback, unless --allow-open-feed. On start-up a JSON line "
-            '{"event": "ready", ...} with the bound ports is printed to standard output.'
+            "Clients send tokens as 'authorization: Bearer <token>' metadata; "
+            f"{TOKEN_ENV} is a one-token shortcut for a dealer token (tokens are never "
+            "logged). Beyond loopback the server needs TLS, dealer and reader tokens, unless "
+            "--insecure. SIGHUP re-reads the tokens files and certificates. On start-up a JSON "
+            'line {"event": "ready", ...} with the bound ports is printed to standard output.'
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -145,18 +150,7 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         default=_env("GRACE", "5"),
         help="seconds calls in flight get to finish on shutdown [PRICING_GRACE]",
     )
-    p.add_argument(
-        "--allow-open-feed",
-        nargs="?",
-        const="1",
-        type=_flag,
-        default=_env("ALLOW_OPEN_FEED", "0"),
-        metavar="{1,0}",
-        help=(
-            f"serve the dealer feed beyond loopback without {TOKEN_ENV}: anyone who can reach "
-            "the port can then expose cards and close tables [PRICING_ALLOW_OPEN_FEED]"
-        ),
-    )
+    sec.add_arguments(p, _flag)
     return p
 
 
@@ -171,46 +165,71 @@ async def serve(
     *,
     grace: float = 5.0,
     dealer_token: str | None = None,
+    security: Security | None = None,
     stop: asyncio.Event | None = None,
 ) -> None:
-    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None)."""
+    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). ``security``:
+    tokens, TLS and limits (default: none but ``dealer_token``, if given)."""
+    if security is None:
+        security = Security(tokens=TokenStore(dealer_token=dealer_token))
     metrics = Metrics()
-    service = PricingService(metrics, dealer_token=dealer_token)
+    service = PricingService(metrics, limits=security.limits)
+    services = (DEALER_SERVICE, PRICING_SERVICE)
     server = grpc.aio.server(
-        interceptors=[metrics.interceptor()],
-        options=[("grpc.so_reuseport", 0)],  # a busy port is an error, not a shared port
+        interceptors=[
+            metrics.interceptor(),
+            AuthInterceptor(
+                security.tokens, dealer_service=DEALER_SERVICE, reader_service=PRICING_SERVICE
+            ),
+            ConcurrencyInterceptor(
+                security.limits.max_concurrent_rpcs,
+                services,
+                lambda limit: metrics.limit_rejections.labels(limit).inc(),
+            ),
+        ],
+        # A busy port is an error, not a shared port.
+        options=[("grpc.so_reuseport", 0), *grpc_options(security.limits)],
     )
     server.add_generic_rpc_handlers(service.handlers())
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    services = (DEALER_SERVICE, PRICING_SERVICE)
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-    reflection.enable_server_reflection(
-        (
-            *services,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
-    grpc_port = server.add_insecure_port(_bind_address(host, port))
-    httpd, bound_metrics_port = serve_metrics(metrics, host, metrics_port)
+    if security.reflection:
+        reflection.enable_server_reflection(
+            (
+                *services,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ),
+            server,
+        )
+    address = _bind_address(host, port)
+    if security.certificates is not None:
+        grpc_port = server.add_secure_port(address, security.certificates.credentials())
+    else:
+        grpc_port = server.add_insecure_port(address)
+    metrics_host = security.metrics_host or host
+    httpd, bound_metrics_port = serve_metrics(metrics, metrics_host, metrics_port)
     await server.start()
 
+    loop = asyncio.get_running_loop()
     if stop is None:
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+    with contextlib.suppress(ValueError, RuntimeError):  # not the main thread: no SIGHUP
+        loop.add_signal_handler(signal.SIGHUP, security.reload)
+    if security.insecure and not is_loopback(host):
+        log.warning("--insecure: serving beyond loopback without %s", ", ".join(security.missing()))
 
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
-        "serving gRPC on %s (dealer feed %s), metrics on http://%s/metrics",
+        "serving gRPC on %s (%s), metrics on http://%s/metrics",
         _bind_address(host, grpc_port),
-        "token required" if dealer_token else "open",
-        _bind_address(host, bound_metrics_port),
+        security.describe(),
+        _bind_address(metrics_host, bound_metrics_port),
     )
     ready = {
         "event": "ready",
@@ -233,12 +252,7 @@ async def serve(
 def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
     p = parser(prog)
     args = p.parse_args(argv)
-    dealer_token = os.environ.get(TOKEN_ENV) or None
-    if not dealer_token and not args.allow_open_feed and not is_loopback(args.host):
-        p.error(
-            f"--host {args.host} serves the dealer feed beyond this machine: set {TOKEN_ENV} "
-            "so only the dealer feed can write, or pass --allow-open-feed to accept the risk"
-        )
+    security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
     logging.basicConfig(
         level=args.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
@@ -251,7 +265,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                 args.port,
                 args.metrics_port,
                 grace=args.grace,
-                dealer_token=dealer_token,
+                security=security,
             )
         )
     except (RuntimeError, OSError) as exc:

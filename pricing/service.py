@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -22,8 +21,10 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import grpc
 import grpc.aio
+from google.protobuf.message import DecodeError
 
-from pricing.errors import IllegalMove, InvalidInput
+from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
+from pricing.limits import Limits, TokenBucket
 from pricing.messages import (
     answer_quote,
     config_from_proto,
@@ -32,6 +33,7 @@ from pricing.messages import (
     snapshot_to_proto,
 )
 from pricing.metrics import Metrics
+from pricing.ratelog import LogBudget
 from pricing.tables import (
     CloseTable,
     EndRound,
@@ -47,6 +49,7 @@ from pricing.tables import (
     Tables,
     VoidRound,
 )
+from pricing.text import ascii_name, check_table_id
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = [
@@ -164,6 +167,7 @@ _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
+    (LimitExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED),
 )
 
 #: What the caller of a failed call is told of a bug: nothing of its internals.
@@ -176,6 +180,38 @@ def status_code(exc: BaseException) -> grpc.StatusCode | None:
         if isinstance(exc, kind):
             return code
     return None
+
+
+#: The longest message a rejected call is answered with (every client value in it is already
+#: cut short by ``pricing.text.quoted``; this bounds the rest, far below gRPC's 8 KiB header limit).
+MAX_DETAILS: Final = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """What the decoder hands a handler instead of a request it could not read (the handler
+    answers it, so the caller gets INVALID_ARGUMENT or RESOURCE_EXHAUSTED, not UNKNOWN)."""
+
+    error: InvalidInput | LimitExceeded
+
+
+def decoder(message_type: Any, max_bytes: int) -> Callable[[bytes], Any]:
+    """The request deserializer of ``message_type``: no body over ``max_bytes`` is parsed."""
+    name = message_type.DESCRIPTOR.name
+
+    def decode(data: bytes) -> Any:
+        if len(data) > max_bytes:
+            return Undecodable(
+                LimitExceeded(
+                    "max-message-bytes", max_bytes, f"a {name} of {len(data)} bytes is too large"
+                )
+            )
+        try:
+            return message_type.FromString(data)
+        except DecodeError:
+            return Undecodable(InvalidInput(f"the request is not a valid {name} message"))
+
+    return decode
 
 
 R = TypeVar("R")
@@ -195,19 +231,20 @@ def _rpc(
     level = logging.INFO if method.__name__ in _DEALER_METHODS else logging.DEBUG
 
     @functools.wraps(method)
-    async def wrapped(self: Any, request: Any, context: Context) -> R:
+    async def wrapped(self: PricingService, request: Any, context: Context) -> R:
         try:
+            if isinstance(request, Undecodable):
+                raise request.error
             return await method(self, request, context)
         except grpc.aio.AbortError:
-            raise  # the handler aborted with its own status (UNAUTHENTICATED)
+            raise  # the handler aborted with its own status
         except Exception as exc:
             code = status_code(exc)
             if code is None:
                 log.exception("%s failed: internal error", method.__name__)
                 await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_DETAILS)
             else:
-                log.log(level, "%s rejected, %s: %s", method.__name__, code.name, exc)
-                await context.abort(code, str(exc))
+                await context.abort(code, self.rejected(method.__name__, code, exc, level))
             raise AssertionError("unreachable: abort raises") from exc
 
     return wrapped
@@ -223,23 +260,25 @@ def _raw(payload: bytes) -> bytes:
 
 
 class PricingService:
-    """Both servicers over one set of tables. ``dealer_token``: when set, every DealerService
-    call must carry ``authorization: Bearer <token>`` metadata (UNAUTHENTICATED otherwise)."""
+    """Both servicers over one set of tables, within ``limits``. Who may call which is checked
+    before a call reaches them (``pricing.auth``)."""
 
     def __init__(
         self,
         metrics: Metrics | None = None,
         *,
         tables: Tables | None = None,
-        dealer_token: str | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.metrics = metrics if metrics is not None else Metrics()
-        self.tables = tables if tables is not None else Tables()
+        self.limits = limits if limits is not None else Limits()
+        self.tables = tables if tables is not None else Tables(max_tables=self.limits.max_tables)
         self._hubs: dict[str, Hub] = {}
+        self._buckets: dict[str, TokenBucket] = {}
+        self._log_budget = LogBudget()
         # Every WatchTable stream in progress, whatever its table's state: what end_streams
         # must reach (a hub forgets its slots once its table has closed).
         self._watchers: set[Slot] = set()
-        self._token = f"Bearer {dealer_token}".encode() if dealer_token else None
         self._stopping = False
 
     # ---- wiring ----------------------------------------------------------------------------
@@ -247,10 +286,12 @@ class PricingService:
     def handlers(self) -> tuple[grpc.GenericRpcHandler[Any, Any], ...]:
         """The two services' handlers, with raw-bytes serialisers for ``TableState``."""
 
+        max_bytes = self.limits.max_message_bytes
+
         def unary(behaviour: Any, request_type: Any, serializer: Any = _raw) -> Any:
             return grpc.unary_unary_rpc_method_handler(
                 behaviour,
-                request_deserializer=request_type.FromString,
+                request_deserializer=decoder(request_type, max_bytes),
                 response_serializer=serializer,
             )
 
@@ -271,7 +312,7 @@ class PricingService:
                 "GetTable": unary(self.GetTable, pb.GetTableRequest),
                 "WatchTable": grpc.unary_stream_rpc_method_handler(
                     self.WatchTable,
-                    request_deserializer=pb.WatchTableRequest.FromString,
+                    request_deserializer=decoder(pb.WatchTableRequest, max_bytes),
                     response_serializer=_raw,
                 ),
                 "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
@@ -288,24 +329,27 @@ class PricingService:
         for hub in self._hubs.values():
             hub.slots.clear()
 
-    # ---- DealerService ---------------------------------------------------------------------
+    def rejected(
+        self, method: str, code: grpc.StatusCode, exc: Exception, level: int = logging.INFO
+    ) -> str:
+        """The message a rejected call is answered with; logged at ``level``, at most a few
+        lines a second however many calls are rejected, and counted if a limit refused it."""
+        details = str(exc)
+        if len(details) > MAX_DETAILS:
+            details = details[:MAX_DETAILS] + "…"
+        if isinstance(exc, LimitExceeded):
+            self.metrics.limit_rejections.labels(exc.limit).inc()
+        if log.isEnabledFor(level):
+            suppressed = self._log_budget.take()
+            if suppressed is not None:
+                more = f" ({suppressed} more rejections not logged)" if suppressed else ""
+                log.log(level, "%s rejected, %s: %s%s", method, code.name, details, more)
+        return details
 
-    async def _authorise(self, context: Context) -> None:
-        if self._token is None:
-            return
-        for key, value in context.invocation_metadata() or ():
-            if key == "authorization":
-                given = value.encode() if isinstance(value, str) else bytes(value)
-                if hmac.compare_digest(given, self._token):
-                    return
-        await context.abort(
-            grpc.StatusCode.UNAUTHENTICATED,
-            "DealerService needs the dealer-feed token: send 'authorization: Bearer <token>'",
-        )
+    # ---- DealerService ---------------------------------------------------------------------
 
     @_rpc
     async def OpenTable(self, request: pb.OpenTableRequest, context: Context) -> bytes:
-        await self._authorise(context)
         config = config_from_proto(request.game, request.decks, request)
         snapshot, created = self.tables.open_table(request.table_id, config)
         if not created:
@@ -324,33 +368,29 @@ class PricingService:
 
     @_rpc
     async def ExposeCard(self, request: pb.ExposeCardRequest, context: Context) -> bytes:
-        await self._authorise(context)
         return self._write(request.table_id, request.seq, expose_event(request))
 
     @_rpc
     async def VoidRound(self, request: pb.VoidRoundRequest, context: Context) -> bytes:
-        await self._authorise(context)
         return self._write(request.table_id, request.seq, VoidRound())
 
     @_rpc
     async def EndRound(self, request: pb.EndRoundRequest, context: Context) -> bytes:
-        await self._authorise(context)
         return self._write(request.table_id, request.seq, EndRound())
 
     @_rpc
     async def NewShoe(self, request: pb.NewShoeRequest, context: Context) -> bytes:
-        await self._authorise(context)
         return self._write(request.table_id, request.seq, NewShoe())
 
     @_rpc
     async def CloseTable(self, request: pb.CloseTableRequest, context: Context) -> bytes:
-        await self._authorise(context)
         return self._write(request.table_id, request.seq, CloseTable())
 
     def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
         """Fold one feed event into its table and publish the new state. Synchronous on
         purpose: no other coroutine runs between the check of ``seq`` and the publication."""
         table = self.tables.get(table_id)
+        self._check_rate(table_id)
         t0 = time.perf_counter()
         snapshot, new = table.apply(seq, event)
         accepted = time.perf_counter()
@@ -379,6 +419,19 @@ class PricingService:
         self.metrics.publish.observe(time.perf_counter() - accepted)
         return payload
 
+    def _check_rate(self, table_id: str) -> None:
+        """``--max-events-per-second`` per table (0: off), a burst of up to one second's worth."""
+        rate = self.limits.max_events_per_second
+        if rate <= 0:
+            return
+        bucket = self._buckets.get(table_id)
+        if bucket is None:
+            bucket = self._buckets[table_id] = TokenBucket(rate, burst=max(1.0, rate))
+        if not bucket.take():
+            raise LimitExceeded(
+                "max-events-per-second", rate, f"table {table_id!r} is sent events too fast"
+            )
+
     def _publish(self, table: Table, snapshot: Snapshot) -> bytes:
         payload = snapshot_to_proto(snapshot).SerializeToString()
         hub = self._hubs[table.table_id]
@@ -401,7 +454,7 @@ class PricingService:
     # ---- PricingService --------------------------------------------------------------------
 
     def _hub(self, table_id: str) -> Hub:
-        hub = self._hubs.get(table_id)
+        hub = self._hubs.get(check_table_id(table_id))
         if hub is None:
             raise TableNotFound(f"no table {table_id!r}")
         return hub
@@ -413,9 +466,15 @@ class PricingService:
     async def WatchTable(
         self, request: pb.WatchTableRequest, context: Context
     ) -> AsyncIterator[bytes]:
-        hub = self._hubs.get(request.table_id)
-        if hub is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id!r}")
+        try:
+            if isinstance(request, Undecodable):
+                raise request.error
+            hub = self._hub(request.table_id)
+            self._check_watchers(hub)
+        except (InvalidInput, LimitExceeded, TableNotFound) as exc:
+            code = status_code(exc)
+            assert code is not None
+            await context.abort(code, self.rejected("WatchTable", code, exc, logging.DEBUG))
             return
         if self._stopping:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
@@ -436,6 +495,17 @@ class PricingService:
             self._watchers.discard(slot)
             self.metrics.watchers.dec()
 
+    def _check_watchers(self, hub: Hub) -> None:
+        limits = self.limits
+        if len(self._watchers) >= limits.max_watchers:
+            raise LimitExceeded("max-watchers", limits.max_watchers, "too many WatchTable streams")
+        if len(hub.slots) >= limits.max_watchers_per_table:
+            raise LimitExceeded(
+                "max-watchers-per-table",
+                limits.max_watchers_per_table,
+                "too many WatchTable streams on this table",
+            )
+
     @_rpc
     async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
@@ -445,7 +515,7 @@ class PricingService:
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
         table = self.tables.get(request.table_id)
-        bet = request.bet.strip().upper()
+        bet = ascii_name("bet", request.bet)
         settlement = table.settle(request.round_id, request.version, bet, request.stake_cents)
         response = settlement_to_proto(settlement, request)
         response.bet = bet

@@ -38,9 +38,10 @@ from enum import Enum, IntEnum
 from typing import Final, Generic, Protocol, TypeVar
 
 from pricing.cards import Card
-from pricing.errors import IllegalMove, InvalidInput
+from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from pricing.payout import MAX_HUNDREDTHS, BetPrice, closed
+from pricing.text import check_table_id
 
 __all__ = [
     "MAX_STAKE_CENTS",
@@ -459,8 +460,7 @@ class Table:
         price_history: int = PRICE_HISTORY,
         round_history: int = ROUND_HISTORY,
     ) -> None:
-        if not table_id:
-            raise InvalidInput("table_id must not be empty")
+        check_table_id(table_id)
         self.adapter = adapter_for(config.game)
         self.config = self.adapter.configure(config)
         self.table_id = table_id
@@ -698,10 +698,11 @@ def _describe(event: object) -> str:
 
 
 class Tables:
-    """The live tables by id."""
+    """The live tables by id, at most ``max_tables`` of them (None: no limit)."""
 
-    def __init__(self, **limits: int) -> None:
+    def __init__(self, *, max_tables: int | None = None, **limits: int) -> None:
         self._tables: dict[str, Table] = {}
+        self.max_tables = max_tables
         self._limits = limits
 
     def __len__(self) -> int:
@@ -711,7 +712,7 @@ class Tables:
         return iter(list(self._tables.values()))
 
     def get(self, table_id: str) -> Table:
-        table = self._tables.get(table_id)
+        table = self._tables.get(check_table_id(table_id))
         if table is None:
             raise TableNotFound(f"no table {table_id!r}")
         return table
@@ -721,7 +722,7 @@ class Tables:
         return self.open_table(table_id, config)[0]
 
     def open_table(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
-        existing = self._tables.get(table_id)
+        existing = self._tables.get(check_table_id(table_id))
         if existing is not None:
             wanted = adapter_for(config.game).configure(config)
             if wanted != existing.config:
@@ -731,6 +732,8 @@ class Tables:
                     f"{_describe_config(wanted)})"
                 )
             return existing.snapshot, False
+        if self.max_tables is not None and len(self._tables) >= self.max_tables:
+            raise LimitExceeded("max-tables", self.max_tables, "no room for another table")
         table = Table(table_id, config, **self._limits)
         self._tables[table_id] = table
         return table.snapshot, True

@@ -33,7 +33,7 @@ def test_defaults_bind_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
         "INFO",
         5.0,
     )
-    assert args.allow_open_feed is False
+    assert args.insecure is False
 
 
 def test_environment_sets_each_flag_and_the_flag_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,7 +46,7 @@ def test_environment_sets_each_flag_and_the_flag_wins(monkeypatch: pytest.Monkey
     }
     args = parse(["--port", "7000"], env, monkeypatch)
     assert (args.port, args.metrics_port, args.log_level, args.grace) == (7000, 0, "DEBUG", 2.5)
-    assert args.allow_open_feed is True
+    assert args.insecure is True
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,8 @@ def run_server(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
 def test_an_open_dealer_feed_beyond_loopback_is_refused_before_binding() -> None:
     done = run_server("--host", "0.0.0.0", "--port", "0", "--metrics-port", "0", env={})
     assert done.returncode == 2
-    assert "PRICING_DEALER_TOKEN" in done.stderr and "--allow-open-feed" in done.stderr
+    for needed in ("TLS", "PRICING_DEALER_TOKEN", "--reader-tokens-file", "--insecure"):
+        assert needed in done.stderr
     assert "ready" not in done.stdout
 
 

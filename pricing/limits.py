@@ -1,0 +1,179 @@
+"""The limits a server puts on what its clients may claim, and the pieces that enforce them.
+
+Each limit is a flag of ``pricing serve`` (``Limits`` holds their values); a request over one is
+answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, and counted in
+``pricing_limit_rejections_total{limit}``. Where each is checked:
+
+- ``max_tables``: ``pricing.tables.Tables.open_table`` (the tables layer owns the tables);
+- ``max_watchers`` / ``max_watchers_per_table``: ``PricingService.WatchTable``;
+- ``max_message_bytes``: the request decoder of every handler (``pricing.service``), before
+  the body is parsed;
+- ``max_events_per_second``: a ``TokenBucket`` per table in front of the feed's writes;
+- ``max_concurrent_rpcs``: ``ConcurrencyInterceptor``, for the unary calls of the two pricing
+  services (health and reflection always answer; streams have the watcher limits);
+- keepalive and idle settings: gRPC channel options (``grpc_options``), so dead connections
+  are reaped by the transport.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import grpc
+import grpc.aio
+
+from pricing.errors import LimitExceeded
+
+__all__ = [
+    "ConcurrencyInterceptor",
+    "LimitExceeded",
+    "Limits",
+    "TokenBucket",
+    "grpc_options",
+    "refusing_handler",
+]
+
+KIB: Final = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Every limit's value; the defaults are those of ``pricing serve``. 0 turns
+    ``max_events_per_second`` off (a replayed or simulated feed may burst)."""
+
+    max_tables: int = 10_000
+    max_watchers: int = 50_000
+    max_watchers_per_table: int = 10_000
+    max_message_bytes: int = 64 * KIB
+    max_events_per_second: float = 0.0
+    max_concurrent_rpcs: int = 1_000
+    keepalive_seconds: float = 60.0
+    keepalive_timeout_seconds: float = 20.0
+    idle_seconds: float = 600.0
+
+
+def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
+    """gRPC server options for ``limits``. The transport's own receive limit is a backstop
+    above ``max_message_bytes``: up to it, the service decodes nothing over the limit and
+    answers with its own message (naming the flag); beyond it, gRPC refuses the body itself."""
+    ms = 1000
+    return [
+        ("grpc.max_receive_message_length", max(4 * limits.max_message_bytes, 1024 * KIB)),
+        # Ping an idle connection every keepalive_seconds; no answer within the timeout: the
+        # peer is gone and the connection (and any stream on it) is closed.
+        ("grpc.keepalive_time_ms", int(limits.keepalive_seconds * ms)),
+        ("grpc.keepalive_timeout_ms", int(limits.keepalive_timeout_seconds * ms)),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10 * ms),
+        # A connection with no call for idle_seconds is closed (clients reconnect on demand).
+        ("grpc.max_connection_idle_ms", int(limits.idle_seconds * ms)),
+    ]
+
+
+class TokenBucket:
+    """``rate`` events a second on average, bursts of up to ``burst``.
+
+    >>> now = [0.0]
+    >>> bucket = TokenBucket(rate=2, burst=2, clock=lambda: now[0])
+    >>> [bucket.take() for _ in range(3)]
+    [True, True, False]
+    >>> now[0] = 0.5
+    >>> bucket.take()
+    True
+    """
+
+    __slots__ = ("_clock", "_level", "_stamp", "burst", "rate")
+
+    def __init__(
+        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._level = burst
+        self._stamp = clock()
+
+    def take(self) -> bool:
+        now = self._clock()
+        self._level = min(self.burst, self._level + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if self._level < 1:
+            return False
+        self._level -= 1
+        return True
+
+
+if TYPE_CHECKING:  # generic only in the type stubs
+    ServerInterceptor = grpc.aio.ServerInterceptor[Any, Any]
+    Handler = grpc.RpcMethodHandler[Any, Any]
+else:
+    ServerInterceptor = grpc.aio.ServerInterceptor
+    Handler = grpc.RpcMethodHandler
+
+Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[Handler]]
+
+
+def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> Handler:
+    """A handler of ``handler``'s kind that ends the call at once with ``code``, before the
+    request is even decoded (a stream: on its first message)."""
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        await context.abort(code, details)
+
+    async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        await context.abort(code, details)
+        yield  # pragma: no cover - abort raises
+
+    def keep(data: bytes) -> bytes:
+        return data
+
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(stream, request_deserializer=keep)
+    return grpc.unary_unary_rpc_method_handler(unary, request_deserializer=keep)
+
+
+class ConcurrencyInterceptor(ServerInterceptor):
+    """At most ``limit`` unary calls of ``services`` in progress at once; the next one is
+    refused with RESOURCE_EXHAUSTED (counted by ``on_reject``)."""
+
+    def __init__(
+        self, limit: int, services: tuple[str, ...], on_reject: Callable[[str], None]
+    ) -> None:
+        self.limit = limit
+        self.in_flight = 0
+        self._prefixes = tuple(f"/{s}/" for s in services)
+        self._on_reject = on_reject
+
+    async def intercept_service(
+        self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
+    ) -> Handler:
+        handler = await continuation(handler_call_details)
+        if (
+            handler is None
+            or handler.unary_unary is None
+            or not handler_call_details.method.startswith(self._prefixes)
+        ):
+            return handler
+        if self.in_flight >= self.limit:
+            self._on_reject("max-concurrent-rpcs")
+            error = LimitExceeded(
+                "max-concurrent-rpcs", self.limit, "too many calls in progress; retry later"
+            )
+            return refusing_handler(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        behaviour: Any = handler.unary_unary
+
+        async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            self.in_flight += 1
+            try:
+                return await behaviour(request, context)
+            finally:
+                self.in_flight -= 1
+
+        return grpc.unary_unary_rpc_method_handler(
+            counted,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )

@@ -1,0 +1,88 @@
+"""The HTTP server of the metrics page: ``/metrics`` and nothing else, with bounded resources.
+
+``prometheus_client.start_http_server`` answers every path and gives each connection a thread
+for as long as the client keeps it open, so a few hundred half-sent requests hold a few hundred
+threads for ever. This server answers ``/metrics`` only (404 elsewhere), gives each connection
+``timeout`` seconds per read or write, and serves at most ``max_connections`` at once: a
+connection beyond that is closed at once, before any thread is started for it.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+
+__all__ = ["MetricsHTTPServer", "serve_metrics_http"]
+
+TIMEOUT_SECONDS: Final = 5.0
+MAX_CONNECTIONS: Final = 32
+
+
+class _MetricsHandler(BaseHTTPRequestHandler):
+    timeout = TIMEOUT_SECONDS  # StreamRequestHandler sets it on the socket before each read
+    server: MetricsHTTPServer
+
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path != "/metrics":
+            self.send_error(404, "Not Found", "this server serves /metrics only")
+            return
+        encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
+        body = encoder(self.server.registry)
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Scrapes are not logged (a scrape every few seconds would drown the service's log)."""
+
+
+class MetricsHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        registry: CollectorRegistry,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
+        self.registry = registry
+        self._slots = threading.BoundedSemaphore(max_connections)
+        host, port = address
+        self.address_family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        super().__init__(address, _MetricsHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)  # full: close at once, no thread for it
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def serve_metrics_http(
+    registry: CollectorRegistry, host: str, port: int
+) -> tuple[MetricsHTTPServer, int]:
+    """Serve ``registry`` on ``http://host:port/metrics`` from a daemon thread; the server
+    (``shutdown()`` stops it) and the bound port (``port`` 0: any free port)."""
+    httpd = MetricsHTTPServer((host.strip("[]"), port), registry)
+    thread = threading.Thread(target=httpd.serve_forever, name="metrics-http", daemon=True)
+    thread.start()
+    return httpd, int(httpd.server_address[1])

@@ -1,0 +1,246 @@
+"""The security and limits flags of ``pricing serve``, and what they build: the tokens of each
+role, the TLS certificates, the limits, and the rule for serving beyond this machine.
+
+Beyond loopback the server serves only with TLS, dealer tokens and reader tokens, unless
+``--insecure`` (the older ``--allow-open-feed`` is an alias) says to accept the risk, which is
+logged as a WARNING at start. ``Security.reload`` (SIGHUP) re-reads the tokens files and the
+certificates; a file that cannot be used keeps what was in force and is logged as an ERROR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from pricing.auth import TokenError, TokenStore
+from pricing.limits import KIB, Limits
+from pricing.tls import ServerCertificates, TlsError
+
+__all__ = ["TOKEN_ENV", "Security", "add_arguments", "from_arguments"]
+
+log = logging.getLogger("pricing.server")
+
+TOKEN_ENV: Final = "PRICING_DEALER_TOKEN"
+_DEFAULTS: Final = Limits()
+
+
+@dataclass
+class Security:
+    """What ``pricing serve`` was asked to enforce."""
+
+    tokens: TokenStore = field(default_factory=TokenStore)
+    certificates: ServerCertificates | None = None
+    limits: Limits = _DEFAULTS
+    reflection: bool = True
+    metrics_host: str | None = None  # None: the gRPC host
+    insecure: bool = False
+
+    def missing(self) -> list[str]:
+        """What serving beyond loopback needs and is not configured."""
+        gaps = []
+        if self.certificates is None:
+            gaps.append("TLS (--tls-cert and --tls-key)")
+        if not self.tokens.dealer_required:
+            gaps.append(f"dealer tokens (--dealer-tokens-file or {TOKEN_ENV})")
+        if not self.tokens.reader_required:
+            gaps.append("reader tokens (--reader-tokens-file)")
+        return gaps
+
+    def describe(self) -> str:
+        """For the start-up log line: what protects the port (never a token)."""
+        if self.certificates is None:
+            channel = "plaintext"
+        elif self.certificates.client_ca is None:
+            channel = "TLS"
+        else:
+            channel = "mutual TLS"
+        dealer = "token required" if self.tokens.dealer_required else "open"
+        reader = "token required" if self.tokens.reader_required else "open"
+        return f"{channel}; dealer feed {dealer}; reads {reader}"
+
+    def reload(self) -> None:
+        """SIGHUP: re-read the tokens files and certificates; each part all or nothing."""
+        try:
+            dealers, readers = self.tokens.reload()
+            log.info("reloaded tokens: %d dealer, %d reader", dealers, readers)
+        except TokenError as exc:
+            log.error("tokens not reloaded, the previous ones stay in force: %s", exc)
+        if self.certificates is not None:
+            try:
+                self.certificates.reload()
+                log.info("reloaded TLS certificates from %s", self.certificates.cert)
+            except TlsError as exc:
+                log.error("certificates not reloaded, the previous ones stay in force: %s", exc)
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get("PRICING_" + name, default)
+
+
+def _count(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below the least allowed, {low}")
+        return value
+
+    return parse
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1e6:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0-1000000")
+    return value
+
+
+def _file(text: str) -> Path | None:
+    return Path(text) if text else None
+
+
+def add_arguments(p: argparse.ArgumentParser, flag: Callable[[str], bool]) -> None:
+    """The security and limits flags; ``flag`` parses a yes/no value."""
+    s = p.add_argument_group("security")
+    s.add_argument(
+        "--dealer-tokens-file",
+        type=_file,
+        default=_env("DEALER_TOKENS_FILE", ""),
+        metavar="FILE",
+        help="dealer (write) tokens, one a line, # comments; re-read on SIGHUP. "
+        f"{TOKEN_ENV} adds one more [PRICING_DEALER_TOKENS_FILE]",
+    )
+    s.add_argument(
+        "--reader-tokens-file",
+        type=_file,
+        default=_env("READER_TOKENS_FILE", ""),
+        metavar="FILE",
+        help="reader tokens: once set, PricingService needs a reader or dealer token; "
+        "re-read on SIGHUP [PRICING_READER_TOKENS_FILE]",
+    )
+    s.add_argument(
+        "--tls-cert",
+        type=_file,
+        default=_env("TLS_CERT", ""),
+        metavar="FILE",
+        help="PEM certificate chain: serve TLS only (with --tls-key); re-read on SIGHUP "
+        "[PRICING_TLS_CERT]",
+    )
+    s.add_argument(
+        "--tls-key", type=_file, default=_env("TLS_KEY", ""), metavar="FILE",
+        help="PEM private key of --tls-cert [PRICING_TLS_KEY]",
+    )  # fmt: skip
+    s.add_argument(
+        "--tls-client-ca",
+        type=_file,
+        default=_env("TLS_CLIENT_CA", ""),
+        metavar="FILE",
+        help="PEM CA: mutual TLS, every client needs a certificate it signed "
+        "[PRICING_TLS_CLIENT_CA]",
+    )
+    s.add_argument(
+        "--insecure",
+        "--allow-open-feed",
+        dest="insecure",
+        nargs="?",
+        const="1",
+        type=flag,
+        default=_env("INSECURE", _env("ALLOW_OPEN_FEED", "0")),
+        metavar="{1,0}",
+        help="serve beyond loopback without TLS or tokens (logged as a WARNING): anyone who "
+        "can reach the port may then read, expose cards and close tables "
+        "[PRICING_INSECURE, PRICING_ALLOW_OPEN_FEED]",
+    )
+    s.add_argument(
+        "--no-reflection",
+        dest="reflection",
+        action="store_false",
+        help="do not serve gRPC reflection",
+    )
+    s.add_argument(
+        "--metrics-host",
+        default=_env("METRICS_HOST"),
+        help="address the metrics page binds (default: --host) [PRICING_METRICS_HOST]",
+    )
+    lim = p.add_argument_group("limits (each answered with RESOURCE_EXHAUSTED naming it)")
+    d = _DEFAULTS
+
+    def limit(name: str, parse: Callable[[str], object], default: object, what: str) -> None:
+        env = name.upper().replace("-", "_")
+        lim.add_argument(
+            f"--{name}", type=parse, default=_env(env, str(default)),
+            help=f"{what} [PRICING_{env}]",
+        )  # fmt: skip
+
+    limit("max-tables", _count(1), d.max_tables, "tables held, open or closed")
+    limit("max-watchers", _count(0), d.max_watchers, "WatchTable streams in all")
+    limit("max-watchers-per-table", _count(0), d.max_watchers_per_table, "streams per table")
+    limit("max-message-bytes", _count(KIB), d.max_message_bytes, "largest request body")
+    limit(
+        "max-events-per-second", _rate, 0, "feed events per second per table, bursts of one "
+        "second's worth (0: no limit; a replayed or simulated feed may burst)",
+    )  # fmt: skip
+    limit("max-concurrent-rpcs", _count(1), d.max_concurrent_rpcs, "unary calls in progress")
+    limit("keepalive-seconds", _rate, d.keepalive_seconds, "ping a quiet connection this often")
+    limit(
+        "keepalive-timeout-seconds", _rate, d.keepalive_timeout_seconds,
+        "close a connection whose ping is not answered in this time",
+    )  # fmt: skip
+    limit("idle-seconds", _rate, d.idle_seconds, "close a connection with no call this long")
+
+
+def from_arguments(
+    args: argparse.Namespace, error: Callable[[str], object], *, beyond_loopback: bool
+) -> Security:
+    """Build what the flags ask for; ``error`` (argparse's) reports what cannot be used."""
+    try:
+        tokens = TokenStore(
+            dealer_file=args.dealer_tokens_file,
+            reader_file=args.reader_tokens_file,
+            dealer_token=os.environ.get(TOKEN_ENV) or None,
+        )
+        certificates = None
+        if args.tls_cert or args.tls_key:
+            if not (args.tls_cert and args.tls_key):
+                raise TlsError("--tls-cert and --tls-key go together")
+            certificates = ServerCertificates(args.tls_cert, args.tls_key, args.tls_client_ca)
+        elif args.tls_client_ca:
+            raise TlsError("--tls-client-ca needs --tls-cert and --tls-key")
+    except (TokenError, TlsError) as exc:
+        error(str(exc))
+        raise AssertionError("unreachable: error exits") from exc
+    security = Security(
+        tokens=tokens,
+        certificates=certificates,
+        limits=Limits(
+            max_tables=args.max_tables,
+            max_watchers=args.max_watchers,
+            max_watchers_per_table=args.max_watchers_per_table,
+            max_message_bytes=args.max_message_bytes,
+            max_events_per_second=args.max_events_per_second,
+            max_concurrent_rpcs=args.max_concurrent_rpcs,
+            keepalive_seconds=args.keepalive_seconds,
+            keepalive_timeout_seconds=args.keepalive_timeout_seconds,
+            idle_seconds=args.idle_seconds,
+        ),
+        reflection=args.reflection,
+        metrics_host=args.metrics_host or None,
+        insecure=args.insecure,
+    )
+    missing = security.missing()
+    if beyond_loopback and missing and not args.insecure:
+        error(
+            f"--host {args.host} serves beyond this machine without {', '.join(missing)}: "
+            "configure them, or pass --insecure to accept the risk"
+        )
+    return security

@@ -61,7 +61,7 @@ def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
     answers with its own message (naming the flag); beyond it, gRPC refuses the body itself."""
     ms = 1000
     return [
-        ("grpc.max_receive_message_length", max(4 * limits.max_message_bytes, 1024 * KIB)),
+        ("grpc.max_receive_message_length", max(16 * limits.max_message_bytes, 4096 * KIB)),
         # Ping an idle connection every keepalive_seconds; no answer within the timeout: the
         # peer is gone and the connection (and any stream on it) is closed.
         ("grpc.keepalive_time_ms", int(limits.keepalive_seconds * ms)),

@@ -46,6 +46,7 @@ class _MetricsHandler(BaseHTTPRequestHandler):
 
 class MetricsHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # accepted (and refused at once if full) rather than left waiting
 
     def __init__(
         self,

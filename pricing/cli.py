@@ -9,8 +9,10 @@
     pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
 
-The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); the
-dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN``.
+The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); a token,
+if the server wants one, is ``--token`` or ``$PRICING_TOKEN`` (``$PRICING_DEALER_TOKEN`` also
+works); ``--tls-ca`` (``$PRICING_TLS_CA``) connects with TLS, ``--tls-cert``/``--tls-key`` add
+a client certificate for mutual TLS.
 """
 
 from __future__ import annotations
@@ -78,6 +80,40 @@ def _add_server(p: argparse.ArgumentParser) -> None:
         default=None,
         help=f"gRPC address of the service [PRICING_SERVER, default {default_target()}]",
     )
+    _add_connection(p)
+
+
+def _add_connection(p: argparse.ArgumentParser) -> None:
+    """How to reach a server that wants a token or TLS (each flag's environment variable is
+    its default)."""
+    c = p.add_argument_group("connection")
+    c.add_argument(
+        "--token",
+        default=None,
+        help="token sent as 'authorization: Bearer' [PRICING_TOKEN, else PRICING_DEALER_TOKEN]",
+    )
+    c.add_argument(
+        "--tls-ca", default=None, metavar="FILE", help="CA of the server's TLS certificate: "
+        "connect with TLS [PRICING_TLS_CA]",
+    )  # fmt: skip
+    c.add_argument(
+        "--tls-cert", default=None, metavar="FILE",
+        help="client certificate, for a server requiring mutual TLS [PRICING_TLS_CERT]",
+    )  # fmt: skip
+    c.add_argument(
+        "--tls-key", default=None, metavar="FILE", help="key of --tls-cert [PRICING_TLS_KEY]"
+    )
+
+
+def _client(args: argparse.Namespace, timeout: float | None = 10.0) -> PricingClient:
+    return PricingClient(
+        args.server,
+        token=args.token,
+        tls_ca=args.tls_ca,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        timeout=timeout,
+    )
 
 
 # ---- commands -------------------------------------------------------------------------------
@@ -138,7 +174,7 @@ def _quote(args: argparse.Namespace, out: TextIO) -> int:
     request = _quote_request(args)
     if args.server:
         rules = request.blackjack if request.HasField("blackjack") else None
-        with PricingClient(args.server) as client:
+        with _client(args) as client:
             response = client.quote(
                 request.game,
                 list(request.exposed),
@@ -168,7 +204,7 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
     from_version = args.from_version
     waiting = False
     last: pb.TableState | None = None
-    with PricingClient(args.server, timeout=None) as client:
+    with _client(args, timeout=None) as client:
         while True:
             try:
                 for state in client.watch_table(args.table, from_version):
@@ -198,7 +234,7 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _settle(args: argparse.Namespace, out: TextIO) -> int:
-    with PricingClient(args.server) as client:
+    with _client(args) as client:
         s = client.settle(args.table, args.round, args.version, args.bet, args.stake_cents)
     status = pb.Settlement.Status.Name(s.status)
     print(
@@ -213,14 +249,14 @@ def _settle(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _health(args: argparse.Namespace, out: TextIO) -> int:
-    with PricingClient(args.server, timeout=args.timeout) as client:
+    with _client(args, timeout=args.timeout) as client:
         status = client.health(args.service)
     print(status, file=out)
     return 0 if status == "SERVING" else 1
 
 
 def _table(args: argparse.Namespace, out: TextIO) -> int:
-    with PricingClient(args.server) as client:
+    with _client(args) as client:
         print(client.get_table(args.table), file=out, end="")
     return 0
 
@@ -229,7 +265,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
     blackjack; now and then a round is voided."""
     rng = random.Random(args.seed)
-    with PricingClient(args.server) as client:
+    with _client(args) as client:
         feed = client.feed(args.table)
         game = _GAMES[args.game]
         rules: pb.BlackjackRules | None = None
@@ -363,6 +399,7 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="ask this gRPC server instead of computing here (same numbers either way)",
     )
+    _add_connection(q)
     q.set_defaults(run=_quote)
 
     w = sub.add_parser(

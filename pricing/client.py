@@ -26,6 +26,8 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Final, Self
 
@@ -33,6 +35,7 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from pricing.tls import channel_credentials
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 
@@ -40,6 +43,7 @@ __all__ = [
     "DEFAULT_TARGET",
     "AsyncDealerFeed",
     "AsyncPricingClient",
+    "Connection",
     "DealerFeed",
     "PricingClient",
     "default_target",
@@ -77,6 +81,52 @@ def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),) if token else ()
 
 
+def _path(value: str | os.PathLike[str] | None, env: str) -> Path | None:
+    chosen = value if value is not None else os.environ.get(env)
+    return Path(chosen) if chosen else None
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How a client reaches the server: its token and, for TLS, the CA that signed the
+    server's certificate (and the client's own certificate and key, for mutual TLS). Each
+    defaults to the environment: ``$PRICING_TOKEN`` (else ``$PRICING_DEALER_TOKEN``),
+    ``$PRICING_TLS_CA``, ``$PRICING_TLS_CERT``, ``$PRICING_TLS_KEY``; TLS is used once any
+    of the three is set."""
+
+    token: str | None = None
+    tls_ca: Path | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+    @classmethod
+    def resolve(
+        cls,
+        token: str | None = None,
+        tls_ca: str | os.PathLike[str] | None = None,
+        tls_cert: str | os.PathLike[str] | None = None,
+        tls_key: str | os.PathLike[str] | None = None,
+    ) -> Connection:
+        if token is None:
+            token = os.environ.get("PRICING_TOKEN") or os.environ.get("PRICING_DEALER_TOKEN")
+        return cls(
+            token or None,
+            _path(tls_ca, "PRICING_TLS_CA"),
+            _path(tls_cert, "PRICING_TLS_CERT"),
+            _path(tls_key, "PRICING_TLS_KEY"),
+        )
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return _metadata(self.token)
+
+    def credentials(self) -> grpc.ChannelCredentials | None:
+        """TLS credentials, or None for a plaintext channel."""
+        if self.tls_ca is None and self.tls_cert is None and self.tls_key is None:
+            return None
+        return channel_credentials(self.tls_ca, self.tls_cert, self.tls_key)
+
+
 Rules = pb.HiLoRules | pb.BlackjackRules | pb.GoaGaeRules
 """A game's rules message: it goes into the request's ``rules`` oneof by its type."""
 
@@ -111,23 +161,35 @@ def _quote_request(
 
 
 class PricingClient:
-    """Blocking client. ``dealer_token`` (default ``$PRICING_DEALER_TOKEN``) is sent with every
-    DealerService call."""
+    """Blocking client. ``token`` (``dealer_token`` is its older name; default
+    ``$PRICING_TOKEN``, else ``$PRICING_DEALER_TOKEN``) is sent with every call; ``tls_ca``,
+    ``tls_cert`` and ``tls_key`` (default ``$PRICING_TLS_CA`` …) make the channel TLS."""
 
     def __init__(
         self,
         target: str | None = None,
         *,
+        token: str | None = None,
         dealer_token: str | None = None,
+        tls_ca: str | os.PathLike[str] | None = None,
+        tls_cert: str | os.PathLike[str] | None = None,
+        tls_key: str | os.PathLike[str] | None = None,
         timeout: float | None = 10.0,
     ) -> None:
         self.target = target or default_target()
-        self._channel = grpc.insecure_channel(self.target)
+        connection = Connection.resolve(
+            token if token is not None else dealer_token, tls_ca, tls_cert, tls_key
+        )
+        credentials = connection.credentials()
+        self._channel = (
+            grpc.secure_channel(self.target, credentials)
+            if credentials is not None
+            else grpc.insecure_channel(self.target)
+        )
         self._dealer = pb_grpc.DealerServiceStub(self._channel)
         self._pricing = pb_grpc.PricingServiceStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
-        token = dealer_token if dealer_token is not None else os.environ.get("PRICING_DEALER_TOKEN")
-        self._md = _metadata(token)
+        self._md = connection.metadata
         self.timeout = timeout
 
     def __enter__(self) -> Self:
@@ -180,14 +242,16 @@ class PricingClient:
 
     # PricingService
     def get_table(self, table_id: str) -> pb.TableState:
-        return self._pricing.GetTable(pb.GetTableRequest(table_id=table_id), timeout=self.timeout)
+        return self._pricing.GetTable(
+            pb.GetTableRequest(table_id=table_id), timeout=self.timeout, metadata=self._md
+        )
 
     def watch_table(self, table_id: str, from_version: int = 0) -> Iterator[pb.TableState]:
         """The current state, then each new one. Ends when the table closes (the last state's
         phase is CLOSED) or when the server shuts down (any other phase: reconnect from the
         last version + 1). Cancelled when the iterator is closed or garbage-collected."""
         call = self._pricing.WatchTable(
-            pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+            pb.WatchTableRequest(table_id=table_id, from_version=from_version), metadata=self._md
         )
         try:
             yield from call
@@ -207,7 +271,7 @@ class PricingClient:
         request = _quote_request(
             game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
-        return self._pricing.Quote(request, timeout=self.timeout)
+        return self._pricing.Quote(request, timeout=self.timeout, metadata=self._md)
 
     def settle(
         self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
@@ -215,7 +279,7 @@ class PricingClient:
         request = pb.SettleRequest(
             table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
         )
-        return self._pricing.Settle(request, timeout=self.timeout)
+        return self._pricing.Settle(request, timeout=self.timeout, metadata=self._md)
 
     def health(self, service: str = "") -> str:
         """``"SERVING"``, ``"NOT_SERVING"``, ... of ``service`` ("" for the whole server)."""
@@ -280,22 +344,33 @@ class DealerFeed:
 
 
 class AsyncPricingClient:
-    """The asyncio client (grpc.aio); use ``async with``."""
+    """The asyncio client (grpc.aio); use ``async with``. Arguments as ``PricingClient``."""
 
     def __init__(
         self,
         target: str | None = None,
         *,
+        token: str | None = None,
         dealer_token: str | None = None,
+        tls_ca: str | os.PathLike[str] | None = None,
+        tls_cert: str | os.PathLike[str] | None = None,
+        tls_key: str | os.PathLike[str] | None = None,
         timeout: float | None = 10.0,
     ) -> None:
         self.target = target or default_target()
-        self._channel = grpc.aio.insecure_channel(self.target)
+        connection = Connection.resolve(
+            token if token is not None else dealer_token, tls_ca, tls_cert, tls_key
+        )
+        credentials = connection.credentials()
+        self._channel = (
+            grpc.aio.secure_channel(self.target, credentials)
+            if credentials is not None
+            else grpc.aio.insecure_channel(self.target)
+        )
         self._dealer = pb_grpc.DealerServiceStub(self._channel)
         self._pricing = pb_grpc.PricingServiceStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
-        token = dealer_token if dealer_token is not None else os.environ.get("PRICING_DEALER_TOKEN")
-        self._md = _metadata(token)
+        self._md = connection.metadata
         self.timeout = timeout
 
     async def __aenter__(self) -> Self:
@@ -351,7 +426,7 @@ class AsyncPricingClient:
     # PricingService
     async def get_table(self, table_id: str) -> pb.TableState:
         return await self._pricing.GetTable(
-            pb.GetTableRequest(table_id=table_id), timeout=self.timeout
+            pb.GetTableRequest(table_id=table_id), timeout=self.timeout, metadata=self._md
         )
 
     async def watch_table(
@@ -360,7 +435,7 @@ class AsyncPricingClient:
         """As ``PricingClient.watch_table``: the table closed only if the last state's phase is
         CLOSED; otherwise the server ended the stream (shutting down)."""
         call = self._pricing.WatchTable(
-            pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+            pb.WatchTableRequest(table_id=table_id, from_version=from_version), metadata=self._md
         )
         try:
             async for state in call:
@@ -381,7 +456,7 @@ class AsyncPricingClient:
         request = _quote_request(
             game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
-        return await self._pricing.Quote(request, timeout=self.timeout)
+        return await self._pricing.Quote(request, timeout=self.timeout, metadata=self._md)
 
     async def settle(
         self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
@@ -389,7 +464,7 @@ class AsyncPricingClient:
         request = pb.SettleRequest(
             table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
         )
-        return await self._pricing.Settle(request, timeout=self.timeout)
+        return await self._pricing.Settle(request, timeout=self.timeout, metadata=self._md)
 
     async def health(self, service: str = "") -> str:
         response = await self._health.Check(

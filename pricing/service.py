@@ -497,14 +497,14 @@ class PricingService:
 
     def _check_watchers(self, hub: Hub) -> None:
         limits = self.limits
-        if len(self._watchers) >= limits.max_watchers:
-            raise LimitExceeded("max-watchers", limits.max_watchers, "too many WatchTable streams")
         if len(hub.slots) >= limits.max_watchers_per_table:
             raise LimitExceeded(
                 "max-watchers-per-table",
                 limits.max_watchers_per_table,
                 "too many WatchTable streams on this table",
             )
+        if len(self._watchers) >= limits.max_watchers:
+            raise LimitExceeded("max-watchers", limits.max_watchers, "too many WatchTable streams")
 
     @_rpc
     async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:

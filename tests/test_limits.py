@@ -1,0 +1,215 @@
+"""Every limit reached against the real server: RESOURCE_EXHAUSTED naming the limit and its
+value, counted in pricing_limit_rejections_total{limit}, the server healthy and other tables
+unaffected."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from pricing.cards import DECK
+from pricing.limits import ConcurrencyInterceptor, Limits, TokenBucket, grpc_options
+from pricing.v1 import pricing_pb2 as pb
+from tests.conftest import ServerProcess, Watcher, start_server
+from tests.wire import Feed, expect_error, metric
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def serving(server: ServerProcess) -> bool:
+    stub = health_pb2_grpc.HealthStub(server.channel())
+    response = stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+    return response.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def rejections(server: ServerProcess, limit: str) -> float:
+    return metric(server, "pricing_limit_rejections_total", {"limit": limit})
+
+
+def test_max_tables() -> None:
+    server = start_server("--max-tables=3")
+    try:
+        feeds = [Feed(server, f"t{i}") for i in range(3)]
+        for feed in feeds:
+            feed.open()
+        expect_error(
+            Feed(server, "t3").open, grpc.StatusCode.RESOURCE_EXHAUSTED, "--max-tables is 3"
+        )
+        assert feeds[0].open().version == 1  # re-joining a table is not a new one
+        assert feeds[1].expose("2S").version == 2  # the tables there carry on
+        assert rejections(server, "max-tables") == 1 and serving(server)
+    finally:
+        assert server.stop() == 0
+
+
+def test_max_watchers_in_all_and_per_table() -> None:
+    server = start_server("--max-watchers=3", "--max-watchers-per-table=2")
+    watchers: list[Watcher] = []
+    try:
+        a, b = Feed(server, "a"), Feed(server, "b")
+        a.open()
+        b.open()
+        pricing = server.pricing()
+        for table in ("a", "a", "b"):
+            watchers.append(Watcher(pricing, table))
+            watchers[-1].next()
+        over_table = Watcher(pricing, "a")
+        assert over_table.end() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "--max-watchers-per-table is 2" in over_table.call.details()
+        over_all = Watcher(pricing, "b")
+        assert over_all.end() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "--max-watchers is 3" in over_all.call.details()
+        assert b.expose("2S").version == 2
+        assert watchers[2].next().version == 2  # the streams in place go on
+        assert rejections(server, "max-watchers-per-table") == 1
+        assert rejections(server, "max-watchers") == 1 and serving(server)
+        watchers.pop().cancel()  # a stream ending frees its place
+        deadline = time.monotonic() + 10
+        while True:
+            again = Watcher(pricing, "b")
+            item = again.states.get(timeout=10)
+            if isinstance(item, pb.TableState):
+                again.cancel()
+                break
+            assert time.monotonic() < deadline, item
+    finally:
+        for w in watchers:
+            w.cancel()
+        assert server.stop() == 0
+
+
+def test_max_message_bytes() -> None:
+    server = start_server("--max-message-bytes=2048")
+    try:
+        pricing = server.pricing()
+        big = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=["10S"] * 500)
+        expect_error(
+            lambda: pricing.Quote(big),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "--max-message-bytes is 2048",
+        )
+        small = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=[str(c) for c in DECK] * 2)
+        assert pricing.Quote(small).game == pb.BLACKJACK
+        assert rejections(server, "max-message-bytes") == 1 and serving(server)
+    finally:
+        assert server.stop() == 0
+
+
+def test_max_events_per_second_per_table() -> None:
+    server = start_server("--max-events-per-second=5")
+    try:
+        fast, calm = Feed(server, "fast"), Feed(server, "calm")
+        fast.open()
+        calm.open()
+        accepted = refused = 0
+        for card in ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]:
+            try:
+                fast.expose(card)
+                accepted += 1
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert "--max-events-per-second is 5.0" in (exc.details() or "")
+                fast.seq -= 1  # not applied: the next card takes the same seq
+                refused += 1
+        assert refused >= 1 and accepted >= 5
+        state = server.pricing().GetTable(pb.GetTableRequest(table_id="fast"))
+        assert state.last_seq == accepted  # nothing refused was applied
+        assert calm.expose("2S").version == 2  # another table has its own bucket
+        assert rejections(server, "max-events-per-second") == refused and serving(server)
+    finally:
+        assert server.stop() == 0
+
+
+def test_an_idle_connection_is_closed_by_the_server() -> None:
+    server = start_server("--idle-seconds=1")
+    try:
+        channel = server.channel()
+        assert serving(server)
+        Feed(server, "idle").open()
+        stub = health_pb2_grpc.HealthStub(channel)
+        stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+        states: list[grpc.ChannelConnectivity] = []
+        channel.subscribe(states.append)
+        deadline = time.monotonic() + 15
+        while grpc.ChannelConnectivity.IDLE not in states[1:]:
+            assert time.monotonic() < deadline, states
+            time.sleep(0.1)
+    finally:
+        assert server.stop() == 0
+
+
+def test_the_transport_settings_follow_the_limits() -> None:
+    options = dict(grpc_options(Limits(keepalive_seconds=30, idle_seconds=60)))
+    assert options["grpc.keepalive_time_ms"] == 30_000
+    assert options["grpc.max_connection_idle_ms"] == 60_000
+    assert options["grpc.max_receive_message_length"] > Limits().max_message_bytes
+
+
+def test_token_bucket_refills_at_its_rate() -> None:
+    now = [0.0]
+    bucket = TokenBucket(rate=10, burst=10, clock=lambda: now[0])
+    assert sum(bucket.take() for _ in range(20)) == 10
+    now[0] = 0.35
+    assert sum(bucket.take() for _ in range(20)) == 3
+
+
+class _Context:
+    def __init__(self) -> None:
+        self.aborted: tuple[grpc.StatusCode, str] | None = None
+
+    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        self.aborted = (code, details)
+        raise RuntimeError("aborted")
+
+
+class _Details:
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.invocation_metadata = ()
+
+
+def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None:
+    """Handlers that wait (a write awaiting its journal) hold a place until they answer."""
+    refused: list[str] = []
+    limiter = ConcurrencyInterceptor(2, ("pricing.v1.PricingService",), refused.append)
+    release = asyncio.Event()
+
+    async def slow(request: Any, context: Any) -> str:
+        await release.wait()
+        return "done"
+
+    handler = grpc.unary_unary_rpc_method_handler(slow)
+
+    async def continuation(details: Any) -> Any:
+        return handler
+
+    async def run() -> None:
+        method = "/pricing.v1.PricingService/Quote"
+        calls = []
+        for _ in range(2):
+            wrapped = await limiter.intercept_service(continuation, _Details(method))  # type: ignore[arg-type]
+            calls.append(asyncio.ensure_future(wrapped.unary_unary(None, _Context())))
+        await asyncio.sleep(0)
+        third = await limiter.intercept_service(continuation, _Details(method))  # type: ignore[arg-type]
+        context = _Context()
+        with pytest.raises(RuntimeError):
+            await third.unary_unary(None, context)
+        assert context.aborted is not None
+        assert context.aborted[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "--max-concurrent-rpcs is 2" in context.aborted[1]
+        health = await limiter.intercept_service(
+            continuation, _Details("/grpc.health.v1.Health/Check")
+        )  # type: ignore[arg-type]
+        assert health is handler  # health is never limited
+        release.set()
+        assert await asyncio.gather(*calls) == ["done", "done"]
+        fourth = await limiter.intercept_service(continuation, _Details(method))  # type: ignore[arg-type]
+        assert await fourth.unary_unary(None, _Context()) == "done"
+
+    asyncio.run(run())
+    assert refused == ["max-concurrent-rpcs"]

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test lint typecheck check serve bench proto proto-check clean
+.PHONY: help venv build test lint typecheck check serve bench fuzz proto proto-check clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -41,6 +41,9 @@ serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464)
 
 bench: $(STAMP)  ## every benchmark in bench/, ratios against their baselines
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+fuzz: $(STAMP)  ## fuzz the card parser, request decoding and the table fold (a few minutes)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest fuzz -q -p no:cacheprovider --durations=0
 
 # $(call PROTOC,outdir): the stubs of proto/pricing/v1/pricing.proto, importable as pricing.v1.
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto \

@@ -25,8 +25,9 @@ RUN python -m pip install --no-cache-dir /wheels/*.whl \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin pricing
 USER pricing
 # Inside a container the service must listen beyond loopback; publish the ports with care. So
-# bound, it refuses to start without PRICING_DEALER_TOKEN (or PRICING_ALLOW_OPEN_FEED=1): the
-# dealer feed is never writable by anyone who reaches the port by accident.
+# bound, it refuses to start without TLS and dealer and reader tokens (PRICING_TLS_CERT,
+# PRICING_TLS_KEY, PRICING_DEALER_TOKENS_FILE, PRICING_READER_TOKENS_FILE) unless
+# PRICING_INSECURE=1: nobody who reaches the port by accident can read or write.
 ENV PRICING_HOST=0.0.0.0 \
     PRICING_PORT=50051 \
     PRICING_METRICS_PORT=9464 \

@@ -10,7 +10,9 @@ connection beyond that is closed at once, before any thread is started for it.
 from __future__ import annotations
 
 import socket
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -22,6 +24,8 @@ __all__ = ["MetricsHTTPServer", "serve_metrics_http"]
 
 TIMEOUT_SECONDS: Final = 5.0
 MAX_CONNECTIONS: Final = 32
+SWITCH_INTERVAL: Final = 0.0005
+MIN_FRESH_SECONDS: Final = 1.0
 
 
 class _MetricsHandler(BaseHTTPRequestHandler):
@@ -32,8 +36,7 @@ class _MetricsHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path != "/metrics":
             self.send_error(404, "Not Found", "this server serves /metrics only")
             return
-        encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
-        body = encoder(self.server.registry)
+        body, content_type = self.server.page(self.headers.get("Accept", ""))
         self.send_response(200)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -57,9 +60,27 @@ class MetricsHTTPServer(ThreadingHTTPServer):
     ) -> None:
         self.registry = registry
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._render = threading.Lock()
+        self._pages: dict[str, tuple[float, bytes]] = {}  # content type -> (fresh until, page)
         host, port = address
         self.address_family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         super().__init__(address, _MetricsHandler)
+
+    def page(self, accept: str) -> tuple[bytes, str]:
+        """The page in the format ``accept`` asks for. Rendering many series is pure Python
+        holding the GIL, so one page is rendered at a time and reused for twice as long as it
+        took to render (at least ``MIN_FRESH_SECONDS``): however many clients scrape, rendering
+        takes at most a third of one core, and the event loop the rest."""
+        encoder, content_type = choose_encoder(accept)
+        with self._render:
+            now = time.monotonic()
+            cached = self._pages.get(content_type)
+            if cached is not None and now < cached[0]:
+                return cached[1], content_type
+            body = encoder(self.registry)
+            took = time.monotonic() - now
+            self._pages[content_type] = (now + took + max(MIN_FRESH_SECONDS, 2 * took), body)
+            return body, content_type
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
@@ -83,6 +104,11 @@ def serve_metrics_http(
 ) -> tuple[MetricsHTTPServer, int]:
     """Serve ``registry`` on ``http://host:port/metrics`` from a daemon thread; the server
     (``shutdown()`` stops it) and the bound port (``port`` 0: any free port)."""
+    # Rendering a page of many series is pure Python in this thread, holding the GIL: with the
+    # default 5 ms switch interval the event loop would wait up to 5 ms at each hand-over, and
+    # a card's trip through the service takes several. 0.5 ms keeps the feed's latency close
+    # to idle while a scrape runs (bench/reads_vs_feed.py).
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
     httpd = MetricsHTTPServer((host.strip("[]"), port), registry)
     thread = threading.Thread(target=httpd.serve_forever, name="metrics-http", daemon=True)
     thread.start()

@@ -16,6 +16,7 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -276,6 +277,7 @@ class PricingService:
         self._hubs: dict[str, Hub] = {}
         self._buckets: dict[str, TokenBucket] = {}
         self._log_budget = LogBudget()
+        self._quotes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quote")
         # Every WatchTable stream in progress, whatever its table's state: what end_streams
         # must reach (a hub forgets its slots once its table has closed).
         self._watchers: set[Slot] = set()
@@ -509,8 +511,12 @@ class PricingService:
     @_rpc
     async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
-        # time is grpc_server_handling_seconds{grpc_method="Quote"}.
-        return answer_quote(request)
+        # time is grpc_server_handling_seconds{grpc_method="Quote"}. Computed in a worker
+        # thread, so a stream of heavy quotes never holds the event loop, and with it the feed
+        # (the loop takes the GIL back within the switch interval). One thread: quotes queue
+        # there rather than many threads taking turns at the GIL ahead of the loop.
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._quotes, answer_quote, request)
 
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:

@@ -499,36 +499,69 @@ class Table:
     ) -> None:
         if not table_id:
             raise InvalidInput("table_id must not be empty")
-        self.adapter = adapter_for(config.game)
-        self.config = self.adapter.configure(config)
-        self.table_id = table_id
-        self._state = self.adapter.new_state(self.config)
-        self.opening = JournalEntry(0, 1, OpenTable(table_id, self.config))
-        self.journal: list[JournalEntry] | None = [self.opening] if keep_journal else None
-        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
-        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
-        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
-        #: The first version whose retry answers and prices this object holds: 1 unless the
-        #: table was rebuilt from an image (``from_image``).
-        self.history_from = 1
+        configured = adapter_for(config.game).configure(config)
+        self._setup(
+            table_id,
+            configured,
+            seq_history=seq_history,
+            price_history=price_history,
+            round_history=round_history,
+        )
+        self.journal = [self.opening] if keep_journal else None
+        self._state = self.adapter.new_state(configured)
         self.snapshot = Snapshot(
             table_id,
-            self.config.game,
-            self.config.decks,
+            configured.game,
+            configured.decks,
             version=1,
             last_seq=0,
             view=self.adapter.view(self._state),
         )
         self._remember(self.snapshot)
 
+    def _setup(
+        self,
+        table_id: str,
+        config: TableConfig,
+        *,
+        seq_history: int,
+        price_history: int,
+        round_history: int,
+    ) -> None:
+        """What every table has, however it was built; ``config`` has its defaults in."""
+        self.adapter = adapter_for(config.game)
+        self.config = config
+        self.table_id = table_id
+        self.opening = JournalEntry(0, 1, OpenTable(table_id, config))
+        self.journal: list[JournalEntry] | None = None
+        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
+        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
+        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
+        #: The first version whose retry answers and prices this object holds: 1 unless the
+        #: table was rebuilt from an image (``from_image``).
+        self.history_from = 1
+
     @classmethod
-    def from_image(cls, image: TableImage, **limits: int) -> Table:
+    def from_image(
+        cls,
+        image: TableImage,
+        *,
+        seq_history: int = SEQ_HISTORY,
+        price_history: int = PRICE_HISTORY,
+        round_history: int = ROUND_HISTORY,
+    ) -> Table:
         """The table an image was taken of, its histories starting at the image's version."""
-        table = cls(image.table_id, image.config, keep_journal=False, **limits)
+        table = cls.__new__(cls)
+        table._setup(
+            image.table_id,
+            image.config,
+            seq_history=seq_history,
+            price_history=price_history,
+            round_history=round_history,
+        )
         table._state = image.state
         table.snapshot = image.snapshot
         table.history_from = image.snapshot.version
-        table._prices.clear()
         table._remember(image.snapshot)
         if image.last_event is not None:
             table._by_seq.put(image.snapshot.last_seq, (image.last_event, image.snapshot))

@@ -22,7 +22,6 @@ import dataclasses
 import json
 import random
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile

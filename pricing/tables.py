@@ -507,7 +507,8 @@ class Table:
             price_history=price_history,
             round_history=round_history,
         )
-        self.journal = [self.opening] if keep_journal else None
+        if keep_journal:
+            self.journal = [self.opening]
         self._state = self.adapter.new_state(configured)
         self.snapshot = Snapshot(
             table_id,

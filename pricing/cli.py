@@ -26,6 +26,8 @@ from typing import Final, TextIO
 
 import grpc
 
+from pricing.basic_strategy import player_draws
+from pricing.blackjack import dealer_hand_result, hand_total
 from pricing.cards import DECK
 from pricing.client import DealerFeed, PricingClient, default_target
 from pricing.messages import answer_quote
@@ -234,7 +236,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         game = _GAMES[args.game]
         rules: pb.BlackjackRules | None = None
         if game == pb.BLACKJACK:
-            rules = pb.BlackjackRules(shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()))
+            rules = pb.BlackjackRules(
+                shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()), seats=args.seats
+            )
         state = feed.open(game, decks=args.decks, rules=rules)
         print(
             f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
@@ -245,7 +249,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
             if args.pace:
                 time.sleep(args.pace)
 
-        dealer = _DemoDealer(feed, rng, args.void_rate, show, args.mode == "continuous")
+        dealer = _DemoDealer(
+            feed, rng, args.void_rate, show, args.mode == "continuous", seats=args.seats
+        )
         play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
         shoes = 0
         while args.shoes == 0 or shoes < args.shoes:
@@ -273,10 +279,12 @@ class _DemoDealer:
     void_rate: float
     show: Show
     continuous: bool = False  # blackjack: the round's cards go back at its end
+    seats: int = 1  # blackjack: the seats dealt to
+    rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
 
-    def deal(self, card: str, role: str) -> pb.TableState:
-        state = self.feed.expose(card, role)
-        self.show(role, card, state)
+    def deal(self, card: str, role: str, seat: int = 0) -> pb.TableState:
+        state = self.feed.expose(card, role, seat)
+        self.show(f"SEAT {seat}" if seat else role, card, state)
         return state
 
     def end_round(self) -> pb.TableState:
@@ -305,22 +313,45 @@ class _DemoDealer:
             state = self.end_round()
 
     def blackjack(self, state: pb.TableState, cards: list[str]) -> None:
-        """Rounds of two PLAYER cards and the dealer's up card, a few hits, the dealer's draws.
-        A depleting shoe is dealt to a cut card three quarters of the way in; a continuous
-        shuffle deals 20 rounds, its cards going back after each."""
-        cut = len(cards) // 4
+        """Rounds dealt and played as a dealer does (``blackjack_round``). A depleting shoe is
+        dealt to a cut card three quarters of the way in; a continuous shuffle deals 20
+        rounds, its cards going back after each."""
+        cut = max(len(cards) // 4, 2 * self.seats + 1)  # always enough for the first cards
         rounds = 0
         while (rounds < 20) if self.continuous else (len(cards) > cut):
-            deal = ["PLAYER", "DEALER", "PLAYER"]
-            deal += ["PLAYER"] * self.rng.randint(0, 2) + ["DEALER"] * self.rng.randint(1, 3)
-            dealt = [cards.pop() for _ in deal]
-            for card, role in zip(dealt, deal, strict=True):
-                self.deal(card, role)
+            dealt = self.blackjack_round(cards)
             self.end_round()
             rounds += 1
             if self.continuous:
                 cards.extend(dealt)
                 self.rng.shuffle(cards)
+
+    def blackjack_round(self, cards: list[str]) -> list[str]:
+        """One round (no hole card): a card to each seat, the dealer's up card, a second card
+        to each seat; each seat draws by ``player_draws`` (it stops on a blackjack, 21 or a
+        bust); then, unless every seat is bust, the dealer draws until the table's rule stands
+        (``dealer_hand_result``). A shoe running out ends the draws. Returns the cards dealt."""
+        dealt: list[str] = []
+
+        def draw(role: str, seat: int = 0) -> str:
+            card = cards.pop()
+            dealt.append(card)
+            self.deal(card, role, seat)
+            return card
+
+        hands: dict[int, list[str]] = {seat: [] for seat in range(1, self.seats + 1)}
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        dealer = [draw("DEALER")]
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        for seat, hand in hands.items():
+            while cards and player_draws(hand, dealer[0]):
+                hand.append(draw("PLAYER", seat))
+        if any(hand_total(hand)[0] <= 21 for hand in hands.values()):
+            while cards and dealer_hand_result(dealer, self.rule) is None:
+                dealer.append(draw("DEALER"))
+        return dealt
 
 
 def parser() -> argparse.ArgumentParser:
@@ -398,6 +429,14 @@ def parser() -> argparse.ArgumentParser:
         type=str.lower,
         default="depleting",
         help="blackjack: a depleting shoe or a continuous shuffle",
+    )
+    m.add_argument(
+        "--seats",
+        type=int,
+        choices=range(1, 8),
+        metavar="1-7",
+        default=3,
+        help="blackjack: the seats dealt to (default 3)",
     )
     m.add_argument("--pace", type=float, default=1.0, help="seconds between cards (default 1)")
     m.add_argument("--shoes", type=int, default=0, help="shoes to deal; 0 = until Ctrl-C")

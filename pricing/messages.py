@@ -7,7 +7,7 @@ adapter in ``pricing.tables``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -23,6 +23,7 @@ from pricing.tables import (
     ExposeCard,
     Game,
     GameView,
+    SeatView,
     Settlement,
     Snapshot,
     TableConfig,
@@ -165,6 +166,7 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
             else default.royal_match
         ),
         pairs=_pairs(rules.pairs) if rules.HasField("pairs") else default.pairs,
+        seats=rules.seats or default.seats,  # 0: the default (the adapter checks the range)
     )
 
 
@@ -221,7 +223,7 @@ def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
             f"card role {pb.CardRole.Name(request.role) if request.role == 0 else request.role} "
             "is not valid: send BURN, RESULT, PLAYER or DEALER"
         )
-    return ExposeCard(parse_card(request.card), role)
+    return ExposeCard(parse_card(request.card), role, request.seat)
 
 
 def _prices(view: GameView) -> list[pb.BetPrice]:
@@ -281,6 +283,10 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
         )
 
 
+def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:
+    return [pb.SeatCards(seat=s.seat, cards=[str(c) for c in s.cards]) for s in seats]
+
+
 def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
     view = snap.view
     state = pb.TableState(
@@ -296,6 +302,7 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
         cards_remaining=view.cards_remaining,
         prices=_prices(view),
         decks=snap.decks,
+        seats=_seats(view.seats),
     )
     if view.ended is not None:
         e = view.ended
@@ -306,6 +313,7 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
                 void=e.void,
                 result_card=" ".join(str(c) for c in e.result),
                 result_cards=[str(c) for c in e.result],
+                seats=_seats(e.seats),
             )
         )
     _extras(view, state)
@@ -342,4 +350,5 @@ def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb
         version=request.version,
         bet=request.bet,
         stake_cents=request.stake_cents,
+        seat=settlement.seat,
     )

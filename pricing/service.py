@@ -446,7 +446,9 @@ class PricingService:
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
         table = self.tables.get(request.table_id)
         bet = request.bet.strip().upper()
-        settlement = table.settle(request.round_id, request.version, bet, request.stake_cents)
+        settlement = table.settle(
+            request.round_id, request.version, bet, request.stake_cents, request.seat
+        )
         response = settlement_to_proto(settlement, request)
         response.bet = bet
         return response

@@ -16,6 +16,7 @@ dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final, TextIO
 
 import grpc
+from google.protobuf import json_format
 
 from pricing.basic_strategy import player_draws
 from pricing.blackjack import dealer_hand_result, hand_total
@@ -227,6 +229,46 @@ def _table(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def format_tables(tables: Sequence[pb.TableSummary]) -> str:
+    """The lobby as a table of text, one line per table (``pricing tables``).
+
+    >>> print(format_tables([pb.TableSummary(table_id="bj-1", game=pb.BLACKJACK, decks=6,
+    ...     phase=pb.BETTING, version=3, cards_remaining=310, watchers=2, seats=7)]))
+    TABLE  GAME       DECKS  SEATS  PHASE          VERSION   LEFT  WATCHERS
+    bj-1   BLACKJACK      6      7  BETTING              3    310         2
+    """
+    id_w = max([5, *(len(t.table_id) for t in tables)])
+    lines = [
+        f"{'TABLE':<{id_w}}  {'GAME':<9}  DECKS  SEATS  {'PHASE':<13}  VERSION   LEFT  WATCHERS"
+    ]
+    for t in tables:
+        seats = str(t.seats) if t.seats else "-"
+        lines.append(
+            f"{t.table_id:<{id_w}}  {pb.Game.Name(t.game):<9}  {t.decks:>5}  {seats:>5}  "
+            f"{pb.Phase.Name(t.phase):<13}  {t.version:>7}  {t.cards_remaining:>5}  "
+            f"{t.watchers:>8}"
+        )
+    return "\n".join(lines)
+
+
+def _tables(args: argparse.Namespace, out: TextIO) -> int:
+    with PricingClient(args.server) as client:
+        tables = client.list_tables(_GAMES[args.game] if args.game else 0)
+    if args.json:
+        rows = [
+            json_format.MessageToDict(
+                t, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+            )
+            for t in tables
+        ]
+        print(json.dumps(rows), file=out)
+    elif tables:
+        print(format_tables(tables), file=out)
+    else:
+        print("no tables" + (f" of {args.game}" if args.game else ""), file=out)
+    return 0
+
+
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
     blackjack; now and then a round is voided."""
@@ -354,6 +396,19 @@ class _DemoDealer:
         return dealt
 
 
+def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ls = sub.add_parser(
+        "tables",
+        help="list the server's tables (the lobby)",
+        description="Every table the server holds, open or closed: its game, decks, seats "
+        "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
+    )
+    ls.add_argument("--game", choices=list(_GAMES), type=str.lower, help="only this game's")
+    ls.add_argument("--json", action="store_true", help="a JSON list instead of text")
+    _add_server(ls)
+    ls.set_defaults(run=_tables)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pricing",
@@ -470,6 +525,7 @@ def parser() -> argparse.ArgumentParser:
     _add_server(g)
     g.set_defaults(run=_table)
 
+    _add_tables_command(sub)
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
     h.add_argument("--service", default="", help="a service name; default the whole server")
     h.add_argument("--timeout", type=float, default=3.0, help="seconds to wait (default 3)")

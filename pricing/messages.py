@@ -40,6 +40,7 @@ __all__ = [
     "quote_to_proto",
     "settlement_to_proto",
     "snapshot_to_proto",
+    "summary_to_proto",
 ]
 
 
@@ -318,6 +319,21 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
         )
     _extras(view, state)
     return state
+
+
+def summary_to_proto(snap: Snapshot, seats: int, watchers: int) -> pb.TableSummary:
+    """A table as the lobby (ListTables) lists it."""
+    return pb.TableSummary(
+        table_id=snap.table_id,
+        game=int(snap.game),  # type: ignore[arg-type]
+        decks=snap.decks,
+        phase=int(snap.phase),  # type: ignore[arg-type]
+        version=snap.version,
+        cards_remaining=snap.view.cards_remaining,
+        closed=snap.closed,
+        watchers=watchers,
+        seats=seats,
+    )
 
 
 def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:

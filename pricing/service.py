@@ -28,8 +28,10 @@ from pricing.messages import (
     answer_quote,
     config_from_proto,
     expose_event,
+    game_from_proto,
     settlement_to_proto,
     snapshot_to_proto,
+    summary_to_proto,
 )
 from pricing.metrics import Metrics
 from pricing.tables import (
@@ -276,6 +278,11 @@ class PricingService:
                 ),
                 "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
                 "Settle": unary(self.Settle, pb.SettleRequest, pb.Settlement.SerializeToString),
+                "ListTables": unary(
+                    self.ListTables,
+                    pb.ListTablesRequest,
+                    pb.ListTablesResponse.SerializeToString,
+                ),
             },
         )
         return (dealer, pricing)
@@ -441,6 +448,25 @@ class PricingService:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
         # time is grpc_server_handling_seconds{grpc_method="Quote"}.
         return answer_quote(request)
+
+    def _watching(self, table_id: str) -> int:
+        """WatchTable streams following ``table_id`` now (none once it closed)."""
+        hub = self._hubs.get(table_id)
+        return 0 if hub is None else len(hub.slots)
+
+    @_rpc
+    async def ListTables(
+        self, request: pb.ListTablesRequest, context: Context
+    ) -> pb.ListTablesResponse:
+        """Every table held, open or closed, by id; ``game`` set: only that game's."""
+        game = None if request.game == pb.GAME_UNSPECIFIED else game_from_proto(request.game)
+        return pb.ListTablesResponse(
+            tables=[
+                summary_to_proto(table.snapshot, table.seats, self._watching(table.table_id))
+                for table in sorted(self.tables, key=lambda t: t.table_id)
+                if game is None or table.config.game is game
+            ]
+        )
 
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:

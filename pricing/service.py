@@ -320,6 +320,7 @@ class PricingService:
         payload = snapshot_to_proto(snapshot).SerializeToString()
         self._hubs[request.table_id] = Hub(Published(snapshot.version, payload, final=False))
         self.metrics.tables.inc()
+        self.metrics.last_card.labels(request.table_id).set_to_current_time()
         self._record_side_bets(request.table_id, snapshot)
         log.info(
             "opened table %r: %s, %d deck(s)",
@@ -382,6 +383,7 @@ class PricingService:
             )
         if isinstance(event, ExposeCard):
             self.metrics.cards.labels(game, event.role.name).inc()
+            self.metrics.last_card.labels(table_id).set_to_current_time()
         payload = self._publish(table, snapshot)
         self.metrics.publish.observe(time.perf_counter() - accepted)
         return payload
@@ -396,6 +398,7 @@ class PricingService:
             self.metrics.tables.dec()
             for side_bet in snapshot.view.side_bets:  # a closed table's series end with it
                 self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
+            self.metrics.last_card.remove(table.table_id)
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)

@@ -203,7 +203,9 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _settle(args: argparse.Namespace, out: TextIO) -> int:
     with PricingClient(args.server) as client:
-        s = client.settle(args.table, args.round, args.version, args.bet, args.stake_cents)
+        s = client.settle(
+            args.table, args.round, args.version, args.bet, args.stake_cents, seat=args.seat
+        )
     status = pb.Settlement.Status.Name(s.status)
     print(
         f"{status}: {s.bet} on round {s.round_id} at version {s.version}, stake "
@@ -409,7 +411,7 @@ def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ls.set_defaults(run=_tables)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration per command
     p = argparse.ArgumentParser(
         prog="pricing",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
@@ -517,6 +519,14 @@ def parser() -> argparse.ArgumentParser:
         "NINE; blackjack ROYAL_MATCH PAIRS",
     )
     t.add_argument("--stake-cents", type=int, required=True)
+    t.add_argument(
+        "--seat",
+        type=int,
+        choices=range(8),
+        metavar="1-7",
+        default=0,
+        help="blackjack: the seat the side bet is on (a one-seat table: may be left out)",
+    )
     _add_server(t)
     t.set_defaults(run=_settle)
 

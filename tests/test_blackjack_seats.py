@@ -8,11 +8,13 @@ settle EASY, PERFECT and LOSE on their own cards, and the single-seat calls of b
 
 from __future__ import annotations
 
+import io
 import re
 
 import grpc
 import pytest
 
+from pricing import cli
 from pricing.adapters.blackjack import MAX_SEATS, BlackjackOptions
 from pricing.cards import parse_card
 from pricing.errors import InvalidInput, InvalidOption
@@ -251,6 +253,11 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
         lose = settle(server, table_id, bet, 3)
         assert (lose.status, lose.outcome, lose.returned_cents) == (pb.Settlement.LOSE, "LOSE", 0)
     assert settle(server, table_id, "PAIRS", 1).status == pb.Settlement.LOSE
+    out = io.StringIO()
+    argv = ["settle", table_id, "--round", "1", "--version", "1", "--bet", "PAIRS"]
+    argv += ["--stake-cents", "1000", "--seat", "2", "--server", server.target]
+    assert cli.main(argv, out=out) == 0
+    assert out.getvalue().startswith("WIN: PAIRS") and "(PERFECT)" in out.getvalue()
 
     code = grpc.StatusCode.INVALID_ARGUMENT
     expect_error(lambda: settle(server, table_id, "PAIRS", 0), code, "seat is required")

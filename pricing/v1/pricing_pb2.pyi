@@ -1233,6 +1233,8 @@ Global___Settlement: _TypeAlias = Settlement  # noqa: Y015
 
 @_typing.final
 class ListTablesRequest(_message.Message):
+    """The lobby's question: which tables the server holds."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -1303,6 +1305,8 @@ Global___TableSummary: _TypeAlias = TableSummary  # noqa: Y015
 
 @_typing.final
 class ListTablesResponse(_message.Message):
+    """The lobby: one summary per table."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLES_FIELD_NUMBER: _builtins.int

@@ -695,6 +695,7 @@ class RoundResult(_message.Message):
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Blackjack: every seat of the table, each with its first two cards of the round (what its
         side bets settle on; fewer if it was dealt fewer, and then its side bets are refunded).
+        Empty when CloseTable ended the round.
         """
 
     def __init__(

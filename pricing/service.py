@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import grpc
 import grpc.aio
 
+from pricing.analysis.wire import answer_analyze
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.messages import (
     answer_quote,
@@ -276,6 +277,9 @@ class PricingService:
                 ),
                 "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
                 "Settle": unary(self.Settle, pb.SettleRequest, pb.Settlement.SerializeToString),
+                "Analyze": unary(
+                    self.Analyze, pb.AnalyzeRequest, pb.AnalyzeResponse.SerializeToString
+                ),
             },
         )
         return (dealer, pricing)
@@ -441,6 +445,11 @@ class PricingService:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
         # time is grpc_server_handling_seconds{grpc_method="Quote"}.
         return answer_quote(request)
+
+    @_rpc
+    async def Analyze(self, request: pb.AnalyzeRequest, context: Context) -> pb.AnalyzeResponse:
+        # A report can take seconds (blackjack's simulated shoes): off the event loop.
+        return await asyncio.to_thread(answer_analyze, request)
 
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:

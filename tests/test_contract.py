@@ -32,6 +32,7 @@ def test_services_and_methods() -> None:
         "WatchTable": ("WatchTableRequest", "TableState", True),
         "Quote": ("QuoteRequest", "QuoteResponse", False),
         "Settle": ("SettleRequest", "Settlement", False),
+        "Analyze": ("AnalyzeRequest", "AnalyzeResponse", False),
     }
 
 

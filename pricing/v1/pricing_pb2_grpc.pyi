@@ -141,6 +141,11 @@ class PricingServiceStub:
     """
     Quote: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]
     Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]
+    Analyze: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]
+    """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+    exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+    penetration over seeded simulated shoes. Needs no table.
+    """
 
 @_typing.type_check_only
 class PricingServiceAsyncStub(PricingServiceStub):
@@ -152,6 +157,11 @@ class PricingServiceAsyncStub(PricingServiceStub):
     """
     Quote: _aio.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]  # type: ignore[assignment]
     Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]  # type: ignore[assignment]
+    Analyze: _aio.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]  # type: ignore[assignment]
+    """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+    exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+    penetration over seeded simulated shoes. Needs no table.
+    """
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -184,5 +194,16 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pricing_pb2.SettleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]: ...
+
+    @_abc_1.abstractmethod
+    def Analyze(
+        self,
+        request: _pricing_pb2.AnalyzeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_pricing_pb2.AnalyzeResponse, _abc.Awaitable[_pricing_pb2.AnalyzeResponse]]:
+        """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+        exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+        penetration over seeded simulated shoes. Needs no table.
+        """
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

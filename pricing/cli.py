@@ -8,6 +8,9 @@
     pricing quote blackjack --decks 6 --up AS KH QS   # side bets, insurance, dealer outcomes
     pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
+    pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
+    pricing journal replay demo.jsonl          # fold them again: each round, the final state
+    pricing analyze hilo --plot hilo.png       # exact RTP report of every dynamic bet
 
 The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); a token,
 if the server wants one, is ``--token`` or ``$PRICING_TOKEN`` (``$PRICING_DEALER_TOKEN`` also
@@ -18,19 +21,24 @@ a client certificate for mutual TLS.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, TextIO
+from pathlib import Path
+from typing import Any, Final, TextIO
 
 import grpc
+from google.protobuf import json_format
 
+from pricing.basic_strategy import player_draws
+from pricing.blackjack import dealer_hand_result, hand_total
 from pricing.cards import DECK
 from pricing.client import DealerFeed, PricingClient, default_target
-from pricing.messages import answer_quote
+from pricing.messages import answer_quote, snapshot_to_proto
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["format_prices", "format_state", "main"]
@@ -196,33 +204,40 @@ EXIT_STREAM_ENDED: Final = 3
 
 
 def _watch(args: argparse.Namespace, out: TextIO) -> int:
-    """Follow a table until it closes; wait for it to open, or for the server to come back,
-    unless --no-wait.
+    """Follow a table until it closes; wait for it to open, and across server restarts
+    reconnect and resume after the last version shown (one line says so), unless --no-wait.
 
-    A stream ends with OK both when the table closes and when the server shuts down (it ends
-    every stream on SIGTERM): only a last state in phase CLOSED means the table closed."""
+    A stream ends with OK only when the table closes; a server shutting down ends it with
+    UNAVAILABLE."""
     from_version = args.from_version
     waiting = False
-    last: pb.TableState | None = None
+
+    def reconnecting(line: str) -> None:
+        print(line, file=out, flush=True)
+
     with _client(args, timeout=None) as client:
         while True:
             try:
-                for state in client.watch_table(args.table, from_version):
+                states = (
+                    client.follow_table(args.table, from_version, on_reconnect=reconnecting)
+                    if args.wait
+                    else client.watch_table(args.table, from_version)
+                )
+                for state in states:
                     waiting = False
-                    last = state
                     print(format_state(state), file=out, flush=True)
                     from_version = state.version + 1
-                if last is not None and last.phase == pb.CLOSED:
-                    print(f"table {args.table!r} closed", file=out)
-                    return 0
-                ended = f"the server ended the stream of table {args.table!r} (it did not close)"
-                if not args.wait:
-                    print(f"pricing: {ended}", file=sys.stderr)
-                    return EXIT_STREAM_ENDED
-                print(f"{ended}: reconnecting", file=out, flush=True)
-                waiting = True
-                time.sleep(0.5)  # the server is going away: do not spin while it does
+                print(f"table {args.table!r} closed", file=out)
+                return 0
             except grpc.RpcError as exc:
+                shown = from_version > args.from_version
+                if not args.wait and shown and exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    print(
+                        f"pricing: the server ended the stream of table {args.table!r} (it did "
+                        f"not close): {exc.details()}",
+                        file=sys.stderr,
+                    )
+                    return EXIT_STREAM_ENDED
                 if not args.wait or exc.code() not in _WAITABLE:
                     raise
                 if exc.code() == grpc.StatusCode.NOT_FOUND:
@@ -235,7 +250,9 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _settle(args: argparse.Namespace, out: TextIO) -> int:
     with _client(args) as client:
-        s = client.settle(args.table, args.round, args.version, args.bet, args.stake_cents)
+        s = client.settle(
+            args.table, args.round, args.version, args.bet, args.stake_cents, seat=args.seat
+        )
     status = pb.Settlement.Status.Name(s.status)
     print(
         f"{status}: {s.bet} on round {s.round_id} at version {s.version}, stake "
@@ -261,6 +278,46 @@ def _table(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def format_tables(tables: Sequence[pb.TableSummary]) -> str:
+    """The lobby as a table of text, one line per table (``pricing tables``).
+
+    >>> print(format_tables([pb.TableSummary(table_id="bj-1", game=pb.BLACKJACK, decks=6,
+    ...     phase=pb.BETTING, version=3, cards_remaining=310, watchers=2, seats=7)]))
+    TABLE  GAME       DECKS  SEATS  PHASE          VERSION   LEFT  WATCHERS
+    bj-1   BLACKJACK      6      7  BETTING              3    310         2
+    """
+    id_w = max([5, *(len(t.table_id) for t in tables)])
+    lines = [
+        f"{'TABLE':<{id_w}}  {'GAME':<9}  DECKS  SEATS  {'PHASE':<13}  VERSION   LEFT  WATCHERS"
+    ]
+    for t in tables:
+        seats = str(t.seats) if t.seats else "-"
+        lines.append(
+            f"{t.table_id:<{id_w}}  {pb.Game.Name(t.game):<9}  {t.decks:>5}  {seats:>5}  "
+            f"{pb.Phase.Name(t.phase):<13}  {t.version:>7}  {t.cards_remaining:>5}  "
+            f"{t.watchers:>8}"
+        )
+    return "\n".join(lines)
+
+
+def _tables(args: argparse.Namespace, out: TextIO) -> int:
+    with _client(args) as client:
+        tables = client.list_tables(_GAMES[args.game] if args.game else 0)
+    if args.json:
+        rows = [
+            json_format.MessageToDict(
+                t, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+            )
+            for t in tables
+        ]
+        print(json.dumps(rows), file=out)
+    elif tables:
+        print(format_tables(tables), file=out)
+    else:
+        print("no tables" + (f" of {args.game}" if args.game else ""), file=out)
+    return 0
+
+
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
     blackjack; now and then a round is voided."""
@@ -270,7 +327,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         game = _GAMES[args.game]
         rules: pb.BlackjackRules | None = None
         if game == pb.BLACKJACK:
-            rules = pb.BlackjackRules(shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()))
+            rules = pb.BlackjackRules(
+                shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()), seats=args.seats
+            )
         state = feed.open(game, decks=args.decks, rules=rules)
         print(
             f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
@@ -281,7 +340,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
             if args.pace:
                 time.sleep(args.pace)
 
-        dealer = _DemoDealer(feed, rng, args.void_rate, show, args.mode == "continuous")
+        dealer = _DemoDealer(
+            feed, rng, args.void_rate, show, args.mode == "continuous", seats=args.seats
+        )
         play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
         shoes = 0
         while args.shoes == 0 or shoes < args.shoes:
@@ -309,10 +370,12 @@ class _DemoDealer:
     void_rate: float
     show: Show
     continuous: bool = False  # blackjack: the round's cards go back at its end
+    seats: int = 1  # blackjack: the seats dealt to
+    rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
 
-    def deal(self, card: str, role: str) -> pb.TableState:
-        state = self.feed.expose(card, role)
-        self.show(role, card, state)
+    def deal(self, card: str, role: str, seat: int = 0) -> pb.TableState:
+        state = self.feed.expose(card, role, seat)
+        self.show(f"SEAT {seat}" if seat else role, card, state)
         return state
 
     def end_round(self) -> pb.TableState:
@@ -341,25 +404,162 @@ class _DemoDealer:
             state = self.end_round()
 
     def blackjack(self, state: pb.TableState, cards: list[str]) -> None:
-        """Rounds of two PLAYER cards and the dealer's up card, a few hits, the dealer's draws.
-        A depleting shoe is dealt to a cut card three quarters of the way in; a continuous
-        shuffle deals 20 rounds, its cards going back after each."""
-        cut = len(cards) // 4
+        """Rounds dealt and played as a dealer does (``blackjack_round``). A depleting shoe is
+        dealt to a cut card three quarters of the way in; a continuous shuffle deals 20
+        rounds, its cards going back after each."""
+        cut = max(len(cards) // 4, 2 * self.seats + 1)  # always enough for the first cards
         rounds = 0
         while (rounds < 20) if self.continuous else (len(cards) > cut):
-            deal = ["PLAYER", "DEALER", "PLAYER"]
-            deal += ["PLAYER"] * self.rng.randint(0, 2) + ["DEALER"] * self.rng.randint(1, 3)
-            dealt = [cards.pop() for _ in deal]
-            for card, role in zip(dealt, deal, strict=True):
-                self.deal(card, role)
+            dealt = self.blackjack_round(cards)
             self.end_round()
             rounds += 1
             if self.continuous:
                 cards.extend(dealt)
                 self.rng.shuffle(cards)
 
+    def blackjack_round(self, cards: list[str]) -> list[str]:
+        """One round (no hole card): a card to each seat, the dealer's up card, a second card
+        to each seat; each seat draws by ``player_draws`` (it stops on a blackjack, 21 or a
+        bust); then, unless every seat is bust, the dealer draws until the table's rule stands
+        (``dealer_hand_result``). A shoe running out ends the draws. Returns the cards dealt."""
+        dealt: list[str] = []
 
-def parser() -> argparse.ArgumentParser:
+        def draw(role: str, seat: int = 0) -> str:
+            card = cards.pop()
+            dealt.append(card)
+            self.deal(card, role, seat)
+            return card
+
+        hands: dict[int, list[str]] = {seat: [] for seat in range(1, self.seats + 1)}
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        dealer = [draw("DEALER")]
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        for seat, hand in hands.items():
+            while cards and player_draws(hand, dealer[0]):
+                hand.append(draw("PLAYER", seat))
+        if any(hand_total(hand)[0] <= 21 for hand in hands.values()):
+            while cards and dealer_hand_result(dealer, self.rule) is None:
+                dealer.append(draw("DEALER"))
+        return dealt
+
+
+def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ls = sub.add_parser(
+        "tables",
+        help="list the server's tables (the lobby)",
+        description="Every table the server holds, open or closed: its game, decks, seats "
+        "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
+    )
+    ls.add_argument("--game", choices=list(_GAMES), type=str.lower, help="only this game's")
+    ls.add_argument("--json", action="store_true", help="a JSON list instead of text")
+    _add_server(ls)
+    ls.set_defaults(run=_tables)
+
+
+def _analyze(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.analysis import present  # noqa: PLC0415 - only this command needs it
+
+    report = present.build_report(args)
+    print(present.as_json(report) if args.json else present.format_report(report), file=out)
+    if args.plot:
+        present.plot_report(report, args.plot)
+    return 0
+
+
+def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    a = sub.add_parser(
+        "analyze",
+        help="the exact theoretical RTP report of a game's dynamic bets",
+        description="Exact return to player of every dynamic bet, counting the payouts' "
+        "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
+        "bets on a full shoe and by penetration (simulated shoes, with standard errors).",
+    )
+    a.add_argument("game", choices=list(_GAMES), type=str.lower)
+    a.add_argument("--paytable", default=None, help="Hi-Lo, Goa Gae: a JSON paytable file")
+    a.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
+    a.add_argument("--rounds", type=int, default=1, help="Goa Gae: rounds per deck (1: fresh)")
+    a.add_argument("--cards-per-round", type=int, default=6, help="Goa Gae (default 6)")
+    a.add_argument("--shoes", type=int, default=100_000, help="blackjack: simulated shoes")
+    a.add_argument("--seed", type=int, default=2026, help="blackjack: simulation seed")
+    a.set_defaults(run=_analyze)
+
+
+def _journal_export(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal import JournalError  # noqa: PLC0415
+    from pricing.journal.codec import record_to_json  # noqa: PLC0415
+    from pricing.journal.tools import export_records  # noqa: PLC0415
+
+    try:
+        records = export_records(Path(args.data_dir), args.table)
+    except (LookupError, JournalError) as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    for record in records:
+        print(json.dumps(record_to_json(record), separators=(",", ":")), file=out)
+    return 0
+
+
+def _journal_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal.tools import read_lines, replay_lines  # noqa: PLC0415
+
+    lines = sys.stdin if args.file == "-" else read_lines(Path(args.file))
+    final = None
+    for step in replay_lines(lines):
+        final = step.snapshot
+        state = snapshot_to_proto(step.snapshot)
+        if args.at_version and state.version == args.at_version:
+            print(format_state(state), file=out)
+            return 0
+        if not args.at_version and state.HasField("ended_round"):
+            ended = state.ended_round
+            result = "void" if ended.void else f"result {ended.result_card}"
+            print(
+                f"v{state.version:<5} round {ended.round_id:<4} #{ended.result_index:<2} {result}",
+                file=out,
+            )
+    if args.at_version:
+        print(f"pricing: the journal ends before version {args.at_version}", file=sys.stderr)
+        return 1
+    assert final is not None
+    print(f"final: {format_state(snapshot_to_proto(final))}", file=out)
+    return 0
+
+
+def _add_journal_commands(sub: Any) -> None:
+    j = sub.add_parser(
+        "journal",
+        help="export a table's journaled events, or replay them through the engines",
+        description="A table's accepted events, as the server journaled them: 'export' prints "
+        "them as JSON Lines (seq, version, time accepted, event), 'replay' folds such a file "
+        "through the engines and prints each round's result and the final state, or the state "
+        "at one version (the prices a bet was accepted on).",
+    )
+    jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+    e = jsub.add_parser("export", help="print a table's events as JSON Lines")
+    e.add_argument("table", help="table id")
+    e.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help="the server's data directory (default: $PRICING_DATA_DIR or ./data); read-only, "
+        "safe while the server runs; a table gone from the journal is read from its archive",
+    )
+    e.set_defaults(run=_journal_export)
+    r = jsub.add_parser("replay", help="fold exported events through the engines")
+    r.add_argument("file", help="JSON Lines from 'pricing journal export' (.gz too; - for stdin)")
+    r.add_argument(
+        "--at-version",
+        type=int,
+        default=0,
+        metavar="V",
+        help="print only the state at version V (what a bet accepted at V was priced on)",
+    )
+    r.set_defaults(run=_journal_replay)
+
+
+def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration per command
     p = argparse.ArgumentParser(
         prog="pricing",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
@@ -436,6 +636,14 @@ def parser() -> argparse.ArgumentParser:
         default="depleting",
         help="blackjack: a depleting shoe or a continuous shuffle",
     )
+    m.add_argument(
+        "--seats",
+        type=int,
+        choices=range(1, 8),
+        metavar="1-7",
+        default=3,
+        help="blackjack: the seats dealt to (default 3)",
+    )
     m.add_argument("--pace", type=float, default=1.0, help="seconds between cards (default 1)")
     m.add_argument("--shoes", type=int, default=0, help="shoes to deal; 0 = until Ctrl-C")
     m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
@@ -460,6 +668,14 @@ def parser() -> argparse.ArgumentParser:
         "NINE; blackjack ROYAL_MATCH PAIRS",
     )
     t.add_argument("--stake-cents", type=int, required=True)
+    t.add_argument(
+        "--seat",
+        type=int,
+        choices=range(8),
+        metavar="1-7",
+        default=0,
+        help="blackjack: the seat the side bet is on (a one-seat table: may be left out)",
+    )
     _add_server(t)
     t.set_defaults(run=_settle)
 
@@ -467,6 +683,10 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("table", help="table id")
     _add_server(g)
     g.set_defaults(run=_table)
+
+    _add_tables_command(sub)
+    _add_journal_commands(sub)
+    _add_analyze(sub)
 
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
     h.add_argument("--service", default="", help="a service name; default the whole server")

@@ -23,9 +23,10 @@ and a dealer feed::
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -49,7 +50,12 @@ __all__ = [
     "default_target",
 ]
 
+log = logging.getLogger("pricing.client")
+
 DEFAULT_TARGET: Final = "127.0.0.1:50051"
+#: How often a feed resends one event before it gives up: with ``retry_delay``'s backoff,
+#: about 20 s, long enough for a server to restart and recover its tables.
+FEED_RETRIES: Final = 24
 #: Calls that may be resent with the same seq: the server applies a seq once.
 _RETRYABLE: Final = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
@@ -62,6 +68,18 @@ def retry_delay(attempt: int) -> float:
     [0.05, 0.1, 0.2, 0.4, 0.8, 1.0]
     """
     return float(min(0.05 * 2**attempt, 1.0))
+
+
+def _say_resending(table_id: str, seq: int, exc: grpc.RpcError, delay: float) -> None:
+    log.warning("table %r: %s, resending seq %d in %.2f s", table_id, exc.code().name, seq, delay)
+
+
+def _say_reconnecting(table_id: str, from_version: int, exc: grpc.RpcError) -> str:
+    details = exc.details() or ""
+    return (
+        f"table {table_id!r}: {exc.code().name} ({details}), reconnecting and resuming "
+        f"from version {from_version}"
+    )
 
 
 def default_target() -> str:
@@ -160,6 +178,25 @@ def _quote_request(
     return request
 
 
+def _expose_request(
+    table_id: str, seq: int, card: str, role: str | int, seat: int
+) -> pb.ExposeCardRequest:
+    return pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role), seat=seat)
+
+
+def _settle_request(
+    table_id: str, round_id: int, version: int, bet: str, stake_cents: int, *, seat: int
+) -> pb.SettleRequest:
+    return pb.SettleRequest(
+        table_id=table_id,
+        round_id=round_id,
+        version=version,
+        bet=bet,
+        stake_cents=stake_cents,
+        seat=seat,
+    )
+
+
 class PricingClient:
     """Blocking client. ``token`` (``dealer_token`` is its older name; default
     ``$PRICING_TOKEN``, else ``$PRICING_DEALER_TOKEN``) is sent with every call; ``tls_ca``,
@@ -217,8 +254,11 @@ class PricingClient:
         request = _open_request(table_id, game, decks, rules if rules is not None else hilo)
         return self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
 
-    def expose_card(self, table_id: str, seq: int, card: str, role: str | int) -> pb.TableState:
-        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role))
+    def expose_card(
+        self, table_id: str, seq: int, card: str, role: str | int, seat: int = 0
+    ) -> pb.TableState:
+        """``seat``: a blackjack PLAYER card's seat (box), 1 to the table's seats."""
+        request = _expose_request(table_id, seq, card, role, seat)
         return self._dealer.ExposeCard(request, timeout=self.timeout, metadata=self._md)
 
     def void_round(self, table_id: str, seq: int) -> pb.TableState:
@@ -258,6 +298,36 @@ class PricingClient:
         finally:
             call.cancel()  # type: ignore[no-untyped-call]
 
+    def follow_table(
+        self,
+        table_id: str,
+        from_version: int = 0,
+        *,
+        on_reconnect: Callable[[str], None] | None = None,
+    ) -> Iterator[pb.TableState]:
+        """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
+        unreachable) it waits with backoff, reconnects and resumes after the last version it
+        yielded, so versions only go up and none is seen twice. Ends when the table closes.
+        ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""
+        say = on_reconnect or log.warning
+        attempt = 0
+        while True:
+            try:
+                for state in self.watch_table(table_id, from_version):
+                    attempt = 0
+                    from_version = state.version + 1
+                    yield state
+                    if state.phase == pb.CLOSED:
+                        return
+                return  # an OK end: the table closed
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if attempt == 0:  # once per outage
+                    say(_say_reconnecting(table_id, from_version, exc))
+                time.sleep(retry_delay(attempt))
+                attempt += 1
+
     def quote(
         self,
         game: str | int,
@@ -274,12 +344,26 @@ class PricingClient:
         return self._pricing.Quote(request, timeout=self.timeout, metadata=self._md)
 
     def settle(
-        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+        self,
+        table_id: str,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        *,
+        seat: int = 0,
     ) -> pb.Settlement:
-        request = pb.SettleRequest(
-            table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
-        )
+        """``seat``: the seat (box) a blackjack side bet is on, 1 to the table's seats."""
+        request = _settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
         return self._pricing.Settle(request, timeout=self.timeout, metadata=self._md)
+
+    def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:
+        """The lobby: every table the server holds (open or closed), by id; ``game``: only
+        that game's."""
+        request = pb.ListTablesRequest(game=_game(game) if game else pb.GAME_UNSPECIFIED)
+        return list(
+            self._pricing.ListTables(request, timeout=self.timeout, metadata=self._md).tables
+        )
 
     def health(self, service: str = "") -> str:
         """``"SERVING"``, ``"NOT_SERVING"``, ... of ``service`` ("" for the whole server)."""
@@ -293,7 +377,9 @@ class DealerFeed:
     """A dealer feed for one table: numbers events ``last_seq + 1`` and resends the same
     ``seq`` when the server was unreachable (safe: the server applies a seq once)."""
 
-    def __init__(self, client: PricingClient, table_id: str, *, retries: int = 3) -> None:
+    def __init__(
+        self, client: PricingClient, table_id: str, *, retries: int = FEED_RETRIES
+    ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
@@ -323,12 +409,13 @@ class DealerFeed:
             except grpc.RpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
+                _say_resending(self.table_id, seq, exc, attempt)
                 time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
 
-    def expose(self, card: str, role: str | int = "BURN") -> pb.TableState:
-        return self._send(self.client.expose_card, card, role)
+    def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
+        return self._send(self.client.expose_card, card, role, seat)
 
     def void(self) -> pb.TableState:
         return self._send(self.client.void_round)
@@ -399,9 +486,9 @@ class AsyncPricingClient:
         return await self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
 
     async def expose_card(
-        self, table_id: str, seq: int, card: str, role: str | int
+        self, table_id: str, seq: int, card: str, role: str | int, seat: int = 0
     ) -> pb.TableState:
-        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role))
+        request = _expose_request(table_id, seq, card, role, seat)
         return await self._dealer.ExposeCard(request, timeout=self.timeout, metadata=self._md)
 
     async def void_round(self, table_id: str, seq: int) -> pb.TableState:
@@ -443,6 +530,33 @@ class AsyncPricingClient:
         finally:
             call.cancel()
 
+    async def follow_table(
+        self,
+        table_id: str,
+        from_version: int = 0,
+        *,
+        on_reconnect: Callable[[str], None] | None = None,
+    ) -> AsyncIterator[pb.TableState]:
+        """As ``PricingClient.follow_table``."""
+        say = on_reconnect or log.warning
+        attempt = 0
+        while True:
+            try:
+                async for state in self.watch_table(table_id, from_version):
+                    attempt = 0
+                    from_version = state.version + 1
+                    yield state
+                    if state.phase == pb.CLOSED:
+                        return
+                return
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if attempt == 0:  # once per outage
+                    say(_say_reconnecting(table_id, from_version, exc))
+                await asyncio.sleep(retry_delay(attempt))
+                attempt += 1
+
     async def quote(
         self,
         game: str | int,
@@ -459,12 +573,22 @@ class AsyncPricingClient:
         return await self._pricing.Quote(request, timeout=self.timeout, metadata=self._md)
 
     async def settle(
-        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+        self,
+        table_id: str,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        *,
+        seat: int = 0,
     ) -> pb.Settlement:
-        request = pb.SettleRequest(
-            table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
-        )
+        request = _settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
         return await self._pricing.Settle(request, timeout=self.timeout, metadata=self._md)
+
+    async def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:
+        request = pb.ListTablesRequest(game=_game(game) if game else pb.GAME_UNSPECIFIED)
+        response = await self._pricing.ListTables(request, timeout=self.timeout, metadata=self._md)
+        return list(response.tables)
 
     async def health(self, service: str = "") -> str:
         response = await self._health.Check(
@@ -476,7 +600,9 @@ class AsyncPricingClient:
 class AsyncDealerFeed:
     """``DealerFeed`` for the asyncio client."""
 
-    def __init__(self, client: AsyncPricingClient, table_id: str, *, retries: int = 3) -> None:
+    def __init__(
+        self, client: AsyncPricingClient, table_id: str, *, retries: int = FEED_RETRIES
+    ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
@@ -506,12 +632,13 @@ class AsyncDealerFeed:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
+                _say_resending(self.table_id, seq, exc, attempt)
                 await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
 
-    async def expose(self, card: str, role: str | int = "BURN") -> pb.TableState:
-        return await self._send(self.client.expose_card, card, role)
+    async def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
+        return await self._send(self.client.expose_card, card, role, seat)
 
     async def void(self) -> pb.TableState:
         return await self._send(self.client.void_round)

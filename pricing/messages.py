@@ -7,7 +7,7 @@ adapter in ``pricing.tables``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -23,6 +23,7 @@ from pricing.tables import (
     ExposeCard,
     Game,
     GameView,
+    SeatView,
     Settlement,
     Snapshot,
     TableConfig,
@@ -35,11 +36,14 @@ __all__ = [
     "RULES_FROM_PROTO",
     "answer_quote",
     "config_from_proto",
+    "config_to_proto",
     "expose_event",
+    "expose_request",
     "game_from_proto",
     "quote_to_proto",
     "settlement_to_proto",
     "snapshot_to_proto",
+    "summary_to_proto",
 ]
 
 
@@ -168,6 +172,7 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
             else default.royal_match
         ),
         pairs=_pairs(rules.pairs) if rules.HasField("pairs") else default.pairs,
+        seats=rules.seats or default.seats,  # 0: the default (the adapter checks the range)
     )
 
 
@@ -177,6 +182,76 @@ RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
     Game.GOA_GAE: ("goa_gae", _goagae_rules),
     Game.BLACKJACK: ("blackjack", _blackjack_rules),
 }
+
+
+# The other way, for the journal (``pricing.journal.codec``): an engine's rules object as the
+# rules message that asks for exactly it, every field sent, so nothing depends on a default.
+
+
+def _pay_rule_proto(rule: PayRule) -> pb.PayRule:
+    return pb.PayRule(
+        rtp_bp=rule.rtp_bp, min_hundredths=rule.min_hundredths, max_hundredths=rule.max_hundredths
+    )
+
+
+def _hilo_proto(rules: object) -> Message:
+    assert isinstance(rules, hilo.HiLoPaytable)
+    return pb.HiLoRules(
+        **{bet.lower(): _pay_rule_proto(rule) for bet, rule in rules.rules().items()}
+    )
+
+
+def _goagae_proto(rules: object) -> Message:
+    assert isinstance(rules, goagae.GoaGaePaytable)
+    return pb.GoaGaeRules(bets={bet: _pay_rule_proto(r) for bet, r in rules.rules().items()})
+
+
+def _blackjack_proto(rules: object) -> Message:
+    assert isinstance(rules, BlackjackOptions)
+    royal = rules.royal_match
+    royal_proto = pb.RoyalMatchPaytable(
+        royal_hundredths=royal.royal_hundredths,
+        easy_hundredths=royal.easy_hundredths,
+        crown_enabled=royal.crown_hundredths is not None,
+    )
+    if royal.crown_hundredths is not None:
+        royal_proto.crown_hundredths = royal.crown_hundredths
+    pairs = rules.pairs
+    preset = pb.ANY_PAIR if pairs.pair_hundredths is not None else pb.PERFECT_PAIRS
+    pays = {
+        outcome: getattr(pairs, field)
+        for outcome, field in _PAIRS_FIELDS.items()
+        if getattr(pairs, field) is not None
+    }
+    return pb.BlackjackRules(
+        dealer_rule=pb.DealerRule.Value(rules.rule.value),
+        shuffle_mode=pb.ShuffleMode.Value(rules.mode.value),
+        royal_match=royal_proto,
+        pairs=pb.PairsPaytable(preset=preset, pays_hundredths=pays),
+        seats=rules.seats,
+    )
+
+
+#: game → its rules object → the rules message (the inverse of ``RULES_FROM_PROTO``)
+RULES_TO_PROTO: Final[dict[Game, Callable[[object], Message]]] = {
+    Game.HILO: _hilo_proto,
+    Game.GOA_GAE: _goagae_proto,
+    Game.BLACKJACK: _blackjack_proto,
+}
+
+
+def config_to_proto(table_id: str, config: TableConfig) -> pb.OpenTableRequest:
+    """The OpenTable request that opens ``config`` (defaults filled in) again: for every
+    configured table, ``config_from_proto`` of it configures to an equal config."""
+    request = pb.OpenTableRequest(
+        table_id=table_id,
+        game=int(config.game),  # type: ignore[arg-type]
+        decks=config.decks,
+    )
+    if config.rules is not None:
+        field, _ = RULES_FROM_PROTO[config.game]
+        getattr(request, field).CopyFrom(RULES_TO_PROTO[config.game](config.rules))
+    return request
 
 
 def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
@@ -231,7 +306,14 @@ def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
             f"card role {pb.CardRole.Name(request.role) if request.role == 0 else request.role} "
             "is not valid: send BURN, RESULT, PLAYER or DEALER"
         )
-    return ExposeCard(parse_card(request.card), role)
+    return ExposeCard(parse_card(request.card), role, request.seat)
+
+
+def expose_request(event: ExposeCard) -> pb.ExposeCardRequest:
+    """The request (without table id and seq) that ``expose_event`` turns into ``event``."""
+    return pb.ExposeCardRequest(
+        card=str(event.card), role=pb.CardRole.Value(event.role.value), seat=event.seat
+    )
 
 
 def _prices(view: GameView) -> list[pb.BetPrice]:
@@ -291,6 +373,10 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
         )
 
 
+def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:
+    return [pb.SeatCards(seat=s.seat, cards=[str(c) for c in s.cards]) for s in seats]
+
+
 def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
     view = snap.view
     state = pb.TableState(
@@ -306,6 +392,7 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
         cards_remaining=view.cards_remaining,
         prices=_prices(view),
         decks=snap.decks,
+        seats=_seats(view.seats),
     )
     if view.ended is not None:
         e = view.ended
@@ -316,10 +403,26 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
                 void=e.void,
                 result_card=" ".join(str(c) for c in e.result),
                 result_cards=[str(c) for c in e.result],
+                seats=_seats(e.seats),
             )
         )
     _extras(view, state)
     return state
+
+
+def summary_to_proto(snap: Snapshot, seats: int, watchers: int) -> pb.TableSummary:
+    """A table as the lobby (ListTables) lists it."""
+    return pb.TableSummary(
+        table_id=snap.table_id,
+        game=int(snap.game),  # type: ignore[arg-type]
+        decks=snap.decks,
+        phase=int(snap.phase),  # type: ignore[arg-type]
+        version=snap.version,
+        cards_remaining=snap.view.cards_remaining,
+        closed=snap.closed,
+        watchers=watchers,
+        seats=seats,
+    )
 
 
 def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:
@@ -352,4 +455,5 @@ def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb
         version=request.version,
         bet=request.bet,
         stake_cents=request.stake_cents,
+        seat=settlement.seat,
     )

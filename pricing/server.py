@@ -22,8 +22,9 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
 
 import grpc
 import grpc.aio
@@ -32,10 +33,12 @@ from grpc_reflection.v1alpha import reflection
 
 from pricing import security as sec
 from pricing.auth import AuthInterceptor, TokenStore
+from pricing.journal import MEMORY, JournalError, open_journal
 from pricing.limits import ConcurrencyInterceptor, grpc_options
 from pricing.metrics import Metrics, serve_metrics
 from pricing.security import TOKEN_ENV, Security
 from pricing.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
+from pricing.store import DEFAULT_SNAPSHOT_EVERY, TableStore
 
 __all__ = ["main", "parser", "serve"]
 
@@ -68,14 +71,48 @@ def _log_level(text: str) -> str:
     return level
 
 
-def _seconds(text: str) -> float:
+def _bounded(
+    convert: Callable[[str], float], what: str, low: float, high: float, unit: str = ""
+) -> Callable[[str], Any]:
+    """An argparse ``type``: ``convert`` the text, then check it is within ``low``-``high``."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value}{unit} is outside {low}-{high}")
+        return value
+
+    return parse
+
+
+_seconds = _bounded(float, "a number of seconds", 0, 3600, " seconds")
+_positive = _bounded(int, "a whole number", 1, 1_000_000)
+
+
+_UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> float:
+    """Seconds from ``90``, ``90s``, ``15m``, ``24h`` or ``7d``.
+
+    >>> _duration("24h"), _duration("90"), _duration("1.5m")
+    (86400.0, 90.0, 90.0)
+    """
+    value = text.strip().lower()
+    scale = _UNITS.get(value[-1:], 0)
+    number = value[:-1] if scale else value
     try:
-        value = float(text)
+        seconds = float(number) * (scale or 1)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"{value} seconds is outside 0-3600")
-    return value
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a duration: use seconds, or a number with s, m, h or d (24h)"
+        ) from None
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration of 0 or more")
+    return seconds
 
 
 def _flag(text: str) -> bool:
@@ -150,12 +187,83 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         default=_env("GRACE", "5"),
         help="seconds calls in flight get to finish on shutdown [PRICING_GRACE]",
     )
+    p.add_argument(
+        "--data-dir",
+        default=_env("DATA_DIR", "data"),
+        help=(
+            "folder of the table journal (an SQLite file, created if missing): every accepted "
+            "event is on disk before it is acknowledged, and a restart continues every table; "
+            f"'{MEMORY}' keeps nothing (tests, demos) [PRICING_DATA_DIR]"
+        ),
+    )
+    p.add_argument(
+        "--closed-retention",
+        type=_duration,
+        default=_env("CLOSED_RETENTION", "24h"),
+        metavar="DURATION",
+        help=(
+            "how long a closed table stays readable (GetTable, Settle) before it leaves memory "
+            "and the journal, its events archived to DATA_DIR/archive/ as JSON Lines "
+            "(seconds, or 90m, 24h, 7d) [PRICING_CLOSED_RETENTION]"
+        ),
+    )
+    p.add_argument(
+        "--snapshot-every",
+        type=_positive,
+        default=_env("SNAPSHOT_EVERY", str(DEFAULT_SNAPSHOT_EVERY)),
+        metavar="N",
+        help=(
+            "events between two snapshots of a table: after a crash a restart folds at most N "
+            "events per table [PRICING_SNAPSHOT_EVERY]"
+        ),
+    )
     sec.add_arguments(p, _flag)
     return p
 
 
 def _bind_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+def _grpc_server(metrics: Metrics, security: Security) -> grpc.aio.Server:
+    """The gRPC server: metrics outermost (they count refused calls too), then the roles, then
+    the concurrent-call limit."""
+    return grpc.aio.server(
+        interceptors=[
+            metrics.interceptor(),
+            AuthInterceptor(
+                security.tokens, dealer_service=DEALER_SERVICE, reader_service=PRICING_SERVICE
+            ),
+            ConcurrencyInterceptor(
+                security.limits.max_concurrent_rpcs,
+                (DEALER_SERVICE, PRICING_SERVICE),
+                lambda limit: metrics.limit_rejections.labels(limit).inc(),
+            ),
+        ],
+        # A busy port is an error, not a shared port.
+        options=[("grpc.so_reuseport", 0), *grpc_options(security.limits)],
+    )
+
+
+def _bind(server: grpc.aio.Server, host: str, port: int, security: Security) -> int:
+    """Bind the port, TLS only once given certificates; the bound port."""
+    address = _bind_address(host, port)
+    if security.certificates is not None:
+        return server.add_secure_port(address, security.certificates.credentials())
+    return server.add_insecure_port(address)
+
+
+def _signals(stop: asyncio.Event | None, security: Security) -> asyncio.Event:
+    """SIGTERM/SIGINT set the returned event (unless the caller gave its own); SIGHUP reloads
+    tokens and certificates."""
+    loop = asyncio.get_running_loop()
+    if stop is None:
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+    with contextlib.suppress(ValueError, RuntimeError):  # not the main thread: no SIGHUP
+        loop.add_signal_handler(signal.SIGHUP, security.reload)
+    return stop
 
 
 async def serve(
@@ -165,31 +273,28 @@ async def serve(
     *,
     grace: float = 5.0,
     dealer_token: str | None = None,
+    data_dir: str = MEMORY,
+    closed_retention: float = 24 * 3600.0,
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     security: Security | None = None,
     stop: asyncio.Event | None = None,
 ) -> None:
-    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). ``security``:
-    tokens, TLS and limits (default: none but ``dealer_token``, if given)."""
+    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
+    ``JournalError`` if the journal in ``data_dir`` cannot be used. ``security``: tokens, TLS
+    and limits (default: none but ``dealer_token``, if given)."""
     if security is None:
         security = Security(tokens=TokenStore(dealer_token=dealer_token))
     metrics = Metrics()
-    service = PricingService(metrics, limits=security.limits)
-    services = (DEALER_SERVICE, PRICING_SERVICE)
-    server = grpc.aio.server(
-        interceptors=[
-            metrics.interceptor(),
-            AuthInterceptor(
-                security.tokens, dealer_service=DEALER_SERVICE, reader_service=PRICING_SERVICE
-            ),
-            ConcurrencyInterceptor(
-                security.limits.max_concurrent_rpcs,
-                services,
-                lambda limit: metrics.limit_rejections.labels(limit).inc(),
-            ),
-        ],
-        # A busy port is an error, not a shared port.
-        options=[("grpc.so_reuseport", 0), *grpc_options(security.limits)],
+    journal = open_journal(data_dir, metrics)
+    store = TableStore(
+        journal,
+        snapshot_every=snapshot_every,
+        closed_retention=closed_retention,
+        archive_dir=None if data_dir == MEMORY else Path(data_dir) / "archive",
     )
+    service = PricingService(metrics, store=store, limits=security.limits)
+    services = (DEALER_SERVICE, PRICING_SERVICE)
+    server = _grpc_server(metrics, security)
     server.add_generic_rpc_handlers(service.handlers())
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -204,24 +309,33 @@ async def serve(
             ),
             server,
         )
-    address = _bind_address(host, port)
-    if security.certificates is not None:
-        grpc_port = server.add_secure_port(address, security.certificates.credentials())
-    else:
-        grpc_port = server.add_insecure_port(address)
+    grpc_port = _bind(server, host, port, security)
     metrics_host = security.metrics_host or host
     httpd, bound_metrics_port = serve_metrics(metrics, metrics_host, metrics_port)
     await server.start()
 
-    loop = asyncio.get_running_loop()
-    if stop is None:
-        stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-    with contextlib.suppress(ValueError, RuntimeError):  # not the main thread: no SIGHUP
-        loop.add_signal_handler(signal.SIGHUP, security.reload)
+    stop = _signals(stop, security)
     if security.insecure and not is_loopback(host):
         log.warning("--insecure: serving beyond loopback without %s", ", ".join(security.missing()))
+
+    try:
+        recovery = await asyncio.to_thread(store.recover)
+    except BaseException:
+        await server.stop(0)
+        httpd.shutdown()
+        await journal.close()
+        raise
+    metrics.recovery.set(recovery.seconds)
+    service.serve_tables()
+    log.info(
+        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s",
+        journal.location,
+        recovery.tables,
+        recovery.images,
+        recovery.events_folded,
+        recovery.seconds,
+    )
+    sweeper = asyncio.create_task(_sweep(store, closed_retention))
 
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -244,15 +358,32 @@ async def serve(
     await health_servicer.enter_graceful_shutdown()
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
     service.end_streams()
+    sweeper.cancel()
     await server.stop(grace)
+    await store.close()
     httpd.shutdown()
     log.info("stopped")
+
+
+async def _sweep(store: TableStore, retention: float) -> None:
+    """Move closed tables out once their retention is over, checking a few times per
+    retention period (at most once a minute)."""
+    interval = min(60.0, max(0.05, retention / 4))
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await store.sweep()
+        except Exception:  # the next sweep tries again
+            log.warning("could not move out closed tables", exc_info=True)
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
     p = parser(prog)
     args = p.parse_args(argv)
     security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
+    # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
+    # (UNAVAILABLE, retried), not kill the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     logging.basicConfig(
         level=args.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
@@ -265,9 +396,15 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                 args.port,
                 args.metrics_port,
                 grace=args.grace,
+                data_dir=args.data_dir,
+                closed_retention=args.closed_retention,
+                snapshot_every=args.snapshot_every,
                 security=security,
             )
         )
+    except JournalError as exc:
+        log.error("cannot start: %s", exc)
+        return 1
     except (RuntimeError, OSError) as exc:
         log.error("cannot serve: %s", exc)
         return 1

@@ -24,17 +24,23 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
+from pricing.analysis.wire import answer_analyze
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
+from pricing.journal import JournalUnavailable
+from pricing.journal.memory import MemoryJournal
 from pricing.limits import Limits, TokenBucket
 from pricing.messages import (
     answer_quote,
     config_from_proto,
     expose_event,
+    game_from_proto,
     settlement_to_proto,
     snapshot_to_proto,
+    summary_to_proto,
 )
 from pricing.metrics import Metrics
 from pricing.ratelog import LogBudget
+from pricing.store import TableStore
 from pricing.tables import (
     CloseTable,
     EndRound,
@@ -113,14 +119,13 @@ class Slot:
         self._wake.set()
 
     async def take(self) -> Published | None:
-        """The next state to send; None once the stream must end (server shutting down)."""
+        """The next state to send; None once the stream must end (server shutting down),
+        after the state already in the slot has been taken."""
         while self.pending is None:
             if self.ended:
                 return None
             self._wake.clear()
             await self._wake.wait()
-        if self.ended:
-            return None
         published, self.pending = self.pending, None
         return published
 
@@ -158,6 +163,10 @@ class Hub:
 # Error mapping
 
 
+class NotReady(RuntimeError):
+    """The server is still rebuilding its tables from the journal (UNAVAILABLE)."""
+
+
 #: Only our own error types say what the caller did wrong. Anything else (a plain ValueError
 #: from a kernel's internal contract, a protobuf range error, a KeyError) is a bug of ours:
 #: INTERNAL, never a client error.
@@ -168,6 +177,8 @@ _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
+    (JournalUnavailable, grpc.StatusCode.UNAVAILABLE),
+    (NotReady, grpc.StatusCode.UNAVAILABLE),
     (LimitExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED),
 )
 
@@ -268,12 +279,17 @@ class PricingService:
         self,
         metrics: Metrics | None = None,
         *,
-        tables: Tables | None = None,
+        store: TableStore | None = None,
         limits: Limits | None = None,
     ) -> None:
         self.metrics = metrics if metrics is not None else Metrics()
         self.limits = limits if limits is not None else Limits()
-        self.tables = tables if tables is not None else Tables(max_tables=self.limits.max_tables)
+        self.store = store if store is not None else TableStore(MemoryJournal())
+        self.store.tables.max_tables = self.limits.max_tables
+        self.store.on_commit = self._published
+        self.store.on_forget = self._forgotten
+        #: False until ``serve_tables``: every call but health answers UNAVAILABLE meanwhile.
+        self.ready = store is None
         self._hubs: dict[str, Hub] = {}
         self._buckets: dict[str, TokenBucket] = {}
         self._log_budget = LogBudget()
@@ -319,17 +335,42 @@ class PricingService:
                 ),
                 "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
                 "Settle": unary(self.Settle, pb.SettleRequest, pb.Settlement.SerializeToString),
+                "ListTables": unary(
+                    self.ListTables,
+                    pb.ListTablesRequest,
+                    pb.ListTablesResponse.SerializeToString,
+                ),
+                "Analyze": unary(
+                    self.Analyze, pb.AnalyzeRequest, pb.AnalyzeResponse.SerializeToString
+                ),
             },
         )
         return (dealer, pricing)
 
+    @property
+    def tables(self) -> Tables:
+        return self.store.tables
+
+    def serve_tables(self) -> None:
+        """The store has recovered its tables: publish each one's state and take calls."""
+        for table in self.store.tables:
+            self._published(table, table.snapshot)
+        self.ready = True
+
+    def _check_ready(self) -> None:
+        if not self.ready:
+            raise NotReady("the server is rebuilding its tables from the journal: retry shortly")
+
     def end_streams(self) -> None:
-        """Shutting down: every WatchTable stream ends now, with OK."""
+        """Shutting down: every WatchTable stream ends once it has sent the state already in
+        its slot, with UNAVAILABLE (a table closing is the only OK end)."""
         self._stopping = True
         for slot in self._watchers:
             slot.end()
         for hub in self._hubs.values():
             hub.slots.clear()
+
+    # ---- DealerService ---------------------------------------------------------------------
 
     def rejected(
         self, method: str, code: grpc.StatusCode, exc: Exception, level: int = logging.INFO
@@ -348,54 +389,46 @@ class PricingService:
                 log.log(level, "%s rejected, %s: %s%s", method, code.name, details, more)
         return details
 
-    # ---- DealerService ---------------------------------------------------------------------
-
     @_rpc
     async def OpenTable(self, request: pb.OpenTableRequest, context: Context) -> bytes:
+        self._check_ready()
         config = config_from_proto(request.game, request.decks, request)
-        snapshot, created = self.tables.open_table(request.table_id, config)
-        if not created:
-            return self._hubs[request.table_id].latest.payload
-        payload = snapshot_to_proto(snapshot).SerializeToString()
-        self._hubs[request.table_id] = Hub(Published(snapshot.version, payload, final=False))
-        self.metrics.tables.inc()
-        self._record_side_bets(request.table_id, snapshot)
-        log.info(
-            "opened table %r: %s, %d deck(s)",
-            request.table_id,
-            snapshot.game.name,
-            snapshot.decks,
-        )
-        return payload
+        snapshot, created = await self.store.open(request.table_id, config)
+        if created:
+            log.info(
+                "opened table %r: %s, %d deck(s)",
+                request.table_id,
+                snapshot.game.name,
+                snapshot.decks,
+            )
+        return self._answer(request.table_id, snapshot)
 
     @_rpc
     async def ExposeCard(self, request: pb.ExposeCardRequest, context: Context) -> bytes:
-        return self._write(request.table_id, request.seq, expose_event(request))
+        return await self._write(request.table_id, request.seq, expose_event(request))
 
     @_rpc
     async def VoidRound(self, request: pb.VoidRoundRequest, context: Context) -> bytes:
-        return self._write(request.table_id, request.seq, VoidRound())
+        return await self._write(request.table_id, request.seq, VoidRound())
 
     @_rpc
     async def EndRound(self, request: pb.EndRoundRequest, context: Context) -> bytes:
-        return self._write(request.table_id, request.seq, EndRound())
+        return await self._write(request.table_id, request.seq, EndRound())
 
     @_rpc
     async def NewShoe(self, request: pb.NewShoeRequest, context: Context) -> bytes:
-        return self._write(request.table_id, request.seq, NewShoe())
+        return await self._write(request.table_id, request.seq, NewShoe())
 
     @_rpc
     async def CloseTable(self, request: pb.CloseTableRequest, context: Context) -> bytes:
-        return self._write(request.table_id, request.seq, CloseTable())
+        return await self._write(request.table_id, request.seq, CloseTable())
 
-    def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
-        """Fold one feed event into its table and publish the new state. Synchronous on
-        purpose: no other coroutine runs between the check of ``seq`` and the publication."""
-        table = self.tables.get(table_id)
-        self._check_rate(table_id)
-        t0 = time.perf_counter()
-        snapshot, new = table.apply(seq, event)
-        accepted = time.perf_counter()
+    async def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
+        """Fold one feed event into its table durably; the store publishes the new state
+        (``_published``) once it is on disk, before this returns."""
+        self._check_ready()
+        self._check_rate(check_table_id(table_id))
+        snapshot, new = await self.store.apply(table_id, seq, event)
         if not new:
             log.info(
                 "table %r: seq %d repeated, answered with version %d",
@@ -404,8 +437,6 @@ class PricingService:
                 snapshot.version,
             )
             return snapshot_to_proto(snapshot).SerializeToString()
-        game = snapshot.game.name
-        self.metrics.compute.labels(game).observe(accepted - t0)
         if log.isEnabledFor(logging.DEBUG):
             log.debug(
                 "table %r seq %d: %s -> version %d, %s",
@@ -416,15 +447,14 @@ class PricingService:
                 snapshot.phase.name,
             )
         if isinstance(event, ExposeCard):
-            self.metrics.cards.labels(game, event.role.name).inc()
-        payload = self._publish(table, snapshot)
-        self.metrics.publish.observe(time.perf_counter() - accepted)
-        return payload
+            self.metrics.cards.labels(snapshot.game.name, event.role.name).inc()
+            self.metrics.last_card.labels(table_id).set_to_current_time()
+        return self._answer(table_id, snapshot)
 
     def _check_rate(self, table_id: str) -> None:
         """``--max-events-per-second`` per table (0: off), a burst of up to one second's worth."""
         rate = self.limits.max_events_per_second
-        if rate <= 0:
+        if rate <= 0 or table_id not in self.tables:
             return
         bucket = self._buckets.get(table_id)
         if bucket is None:
@@ -434,20 +464,48 @@ class PricingService:
                 "max-events-per-second", rate, f"table {table_id!r} is sent events too fast"
             )
 
-    def _publish(self, table: Table, snapshot: Snapshot) -> bytes:
+    def _answer(self, table_id: str, snapshot: Snapshot) -> bytes:
+        """``snapshot`` as bytes: those published for it when they are still the latest."""
+        hub = self._hubs.get(table_id)
+        if hub is not None and hub.latest.version == snapshot.version:
+            return hub.latest.payload
+        return snapshot_to_proto(snapshot).SerializeToString()
+
+    def _published(
+        self, table: Table, snapshot: Snapshot, compute_seconds: float | None = None
+    ) -> None:
+        """A new state is committed (or recovered): serialise it once, hand it to every
+        watcher. ``compute_seconds``: the engine's time to fold the event."""
+        if compute_seconds is not None:
+            self.metrics.compute.labels(snapshot.game.name).observe(compute_seconds)
+        t0 = time.perf_counter()
         payload = snapshot_to_proto(snapshot).SerializeToString()
-        hub = self._hubs[table.table_id]
-        conflated = hub.publish(Published(snapshot.version, payload, final=snapshot.closed))
+        published = Published(snapshot.version, payload, final=snapshot.closed)
+        hub = self._hubs.get(table.table_id)
+        if hub is None:
+            self._hubs[table.table_id] = Hub(published)
+            if not snapshot.closed:
+                self.metrics.tables.inc()
+                # Opened, or recovered at start-up: the idle clock starts now.
+                self.metrics.last_card.labels(table.table_id).set_to_current_time()
+                self._record_side_bets(table.table_id, snapshot)
+            return
+        conflated = hub.publish(published)
         if conflated:
             self.metrics.conflated.inc(conflated)
         if snapshot.closed:
             self.metrics.tables.dec()
             for side_bet in snapshot.view.side_bets:  # a closed table's series end with it
                 self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
+            self.metrics.last_card.remove(table.table_id)
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)
-        return payload
+        self.metrics.publish.observe(time.perf_counter() - t0)
+
+    def _forgotten(self, table_id: str) -> None:
+        self._hubs.pop(table_id, None)
+        self._buckets.pop(table_id, None)
 
     def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
         for side_bet in snapshot.view.side_bets:
@@ -463,11 +521,18 @@ class PricingService:
 
     @_rpc
     async def GetTable(self, request: pb.GetTableRequest, context: Context) -> bytes:
+        self._check_ready()
         return self._hub(request.table_id).latest.payload
 
     async def WatchTable(
         self, request: pb.WatchTableRequest, context: Context
     ) -> AsyncIterator[bytes]:
+        if self._stopping or not self.ready:
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE,
+                "the server is shutting down" if self._stopping else "the server is starting",
+            )
+            return
         try:
             if isinstance(request, Undecodable):
                 raise request.error
@@ -478,9 +543,6 @@ class PricingService:
             assert code is not None
             await context.abort(code, self.rejected("WatchTable", code, exc, logging.DEBUG))
             return
-        if self._stopping:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
-            return
         slot = hub.subscribe(request.from_version)
         self._watchers.add(slot)
         self.metrics.watchers.inc()
@@ -488,7 +550,7 @@ class PricingService:
             while True:
                 published = await slot.take()
                 if published is None:
-                    return
+                    break
                 yield published.payload
                 if published.final:
                     return
@@ -496,6 +558,11 @@ class PricingService:
             hub.slots.discard(slot)
             self._watchers.discard(slot)
             self.metrics.watchers.dec()
+        # Ended by the server, not by the table: the client reconnects (from_version resumes).
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            "the server is shutting down: reconnect and resume with from_version",
+        )
 
     def _check_watchers(self, hub: Hub) -> None:
         limits = self.limits
@@ -515,14 +582,46 @@ class PricingService:
         # thread, so a stream of heavy quotes never holds the event loop, and with it the feed
         # (the loop takes the GIL back within the switch interval). One thread: quotes queue
         # there rather than many threads taking turns at the GIL ahead of the loop.
+        self._check_ready()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._quotes, answer_quote, request)
 
+    def _watching(self, table_id: str) -> int:
+        """WatchTable streams following ``table_id`` now (none once it closed)."""
+        hub = self._hubs.get(table_id)
+        return 0 if hub is None else len(hub.slots)
+
+    @_rpc
+    async def ListTables(
+        self, request: pb.ListTablesRequest, context: Context
+    ) -> pb.ListTablesResponse:
+        """Every table held, open or closed, by id; ``game`` set: only that game's."""
+        game = None if request.game == pb.GAME_UNSPECIFIED else game_from_proto(request.game)
+        return pb.ListTablesResponse(
+            tables=[
+                summary_to_proto(table.snapshot, table.seats, self._watching(table.table_id))
+                for table in sorted(self.tables, key=lambda t: t.table_id)
+                if game is None or table.config.game is game
+            ]
+        )
+
+    @_rpc
+    async def Analyze(self, request: pb.AnalyzeRequest, context: Context) -> pb.AnalyzeResponse:
+        # A report can take seconds (blackjack's simulated shoes): off the event loop.
+        return await asyncio.to_thread(answer_analyze, request)
+
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
-        table = self.tables.get(request.table_id)
+        self._check_ready()
         bet = ascii_name("bet", request.bet)
-        settlement = table.settle(request.round_id, request.version, bet, request.stake_cents)
+        settlement = await self.store.settle(
+            request.table_id,
+            request.round_id,
+            request.version,
+            bet,
+            request.stake_cents,
+            seat=request.seat,
+        )
         response = settlement_to_proto(settlement, request)
         response.bet = bet
         return response

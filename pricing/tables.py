@@ -58,25 +58,31 @@ __all__ = [
     "GameState",
     "GameUnavailable",
     "GameView",
+    "HistoryNotLoaded",
     "InsuranceView",
     "JournalEntry",
     "NewShoe",
     "OpenTable",
     "RoundOutcome",
+    "SeatView",
     "SeqConflict",
     "SettleStatus",
     "Settlement",
     "SideBetOutcomeView",
+    "SideBetResult",
     "SideBetView",
     "Snapshot",
     "Table",
+    "TableChange",
     "TableConfig",
     "TableExists",
+    "TableImage",
     "TableNotFound",
     "TablePhase",
     "Tables",
     "VoidRound",
     "adapter_for",
+    "check_seat",
     "register_adapter",
     "replay",
     "standard_view",
@@ -101,6 +107,12 @@ class SeqConflict(ValueError):
 
 class GameUnavailable(NotImplementedError):
     """The game's engine is not part of this build yet (UNIMPLEMENTED)."""
+
+
+class HistoryNotLoaded(LookupError):
+    """A table rebuilt from an image holds its histories only from the image's version on; a
+    retry or a bet older than that needs the whole table folded from its journal first (the
+    table store does that, then asks again). Never reaches a client."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,15 +176,25 @@ class TableConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatView:
+    """One player box of a game with seats (blackjack) and its PLAYER cards."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class EndedRound:
     """How a round ended: ``result`` holds the cards that decided it, empty when void;
-    ``cards`` every card exposed in the round with its role, when the game records them
-    (blackjack's side bets settle on the PLAYER and DEALER cards among them)."""
+    ``cards`` every card exposed in the round with its role (and seat), when the game records
+    them (blackjack's side bets settle on the PLAYER and DEALER cards among them); ``seats``
+    each seat's cards its side bets settle on (blackjack: its first two)."""
 
     round_id: int
     result_index: int
     result: tuple[Card, ...]
     cards: tuple[ExposeCard, ...] = ()
+    seats: tuple[SeatView, ...] = ()
 
     @property
     def void(self) -> bool:
@@ -229,6 +251,7 @@ class GameView:
     side_bets: tuple[SideBetView, ...] = ()
     insurance: InsuranceView | None = None
     dealer_outcomes: DealerOutcomesView | None = None
+    seats: tuple[SeatView, ...] = ()  # every seat's PLAYER cards of the current round
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,15 +300,20 @@ def standard_view(
     side_bets: tuple[SideBetView, ...] = (),
     insurance: InsuranceView | None = None,
     dealer_outcomes: DealerOutcomesView | None = None,
+    seats: tuple[SeatView, ...] = (),
 ) -> GameView:
-    """The ``GameView`` of any engine state of the shape above; a game adds its extras."""
+    """The ``GameView`` of any engine state of the shape above; a game adds its extras (an
+    outcome may also have ``cards``, the round's cards with their roles, and ``seats``)."""
     outcome = state.outcome
     ended = None
     if outcome is not None:
         result = outcome.result
         cards = () if result is None else (result,) if isinstance(result, Card) else result
         round_cards = tuple(getattr(outcome, "cards", ()))
-        ended = EndedRound(outcome.round_id, outcome.result_index, tuple(cards), round_cards)
+        round_seats = tuple(getattr(outcome, "seats", ()))
+        ended = EndedRound(
+            outcome.round_id, outcome.result_index, tuple(cards), round_cards, round_seats
+        )
     return GameView(
         phase=TablePhase[state.phase.name],
         shoe=state.shoe,
@@ -298,7 +326,18 @@ def standard_view(
         side_bets=side_bets,
         insurance=insurance,
         dealer_outcomes=dealer_outcomes,
+        seats=seats,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetResult:
+    """How one seat's fixed-paytable side bet came out: the outcome's name, what it pays in
+    hundredths (negative: lost) and the cards it settled on."""
+
+    outcome: str
+    pays_hundredths: int
+    cards: tuple[Card, ...]
 
 
 class GameAdapter(Protocol):
@@ -311,8 +350,11 @@ class GameAdapter(Protocol):
       game's side bets, insurance and dealer outcomes);
     - ``quote`` is the view of a state with ``exposed`` seen, with no table;
     - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement);
+    - ``seats`` is the number of player boxes a table has (0: the game has none); the table
+      checks the seat of each PLAYER card and each bet against it (``check_seat``);
     - ``side_bet_outcome`` settles a fixed-paytable side bet (``GameView.side_bets``) on the
-      round: the outcome's name and what it pays in hundredths (negative: lost). A game
+      round for one seat (0 in a game without seats): a ``SideBetResult``, or ``None`` when
+      that seat was not dealt enough cards to settle it (the stake is returned). A game
       without side bets is never asked.
     """
 
@@ -325,9 +367,42 @@ class GameAdapter(Protocol):
         self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
     ) -> GameView: ...
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool: ...
+    def seats(self, config: TableConfig) -> int: ...
     def side_bet_outcome(
-        self, config: TableConfig, bet: str, ended: EndedRound
-    ) -> tuple[str, int]: ...
+        self, config: TableConfig, bet: str, ended: EndedRound, seat: int
+    ) -> SideBetResult | None: ...
+
+
+def check_seat(seats: int, seat: int, what: str) -> int:
+    """The seat ``what`` (a PLAYER card, a bet) is for: ``seat`` checked against a table with
+    ``seats`` player boxes (0: a game without seats, where it must be 0). Seats count from 1;
+    with one seat, 0 means seat 1; with more, the seat is required. ``InvalidInput`` naming
+    the value otherwise.
+
+    >>> check_seat(3, 2, "a PLAYER card"), check_seat(1, 0, "a bet"), check_seat(0, 0, "a bet")
+    (2, 1, 0)
+    >>> check_seat(3, 4, "a PLAYER card")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pricing.errors.InvalidInput: seat 4 is out of range for a PLAYER card: the table has 3 ...
+    """
+    if seats == 0:
+        if seat:
+            raise InvalidInput(f"seat {seat} was sent for {what}: this game has no seats (send 0)")
+        return 0
+    if seat == 0 and seats == 1:
+        return 1
+    if seat == 0:
+        raise InvalidInput(
+            f"seat is required for {what}: the table has {seats} seats (send 1 to {seats})"
+        )
+    if seat > seats:
+        plural = "seat" if seats == 1 else "seats"
+        raise InvalidInput(
+            f"seat {seat} is out of range for {what}: the table has {seats} {plural} "
+            f"(send 1 to {seats})"
+        )
+    return seat
 
 
 #: Where the built-in games' adapters live: imported on first use, since they build on this
@@ -394,13 +469,15 @@ class SettleStatus(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    """``result``: the cards the bet settled on; ``outcome``: a side bet's outcome name."""
+    """``result``: the cards the bet settled on; ``outcome``: a side bet's outcome name;
+    ``seat``: the seat the bet was on (0 in a game without seats)."""
 
     status: SettleStatus
     payout_hundredths: int
     returned_cents: int
     result: tuple[Card, ...] = ()
     outcome: str = ""
+    seat: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,8 +525,38 @@ ROUND_HISTORY: Final = 4096
 # One table
 
 
+@dataclass(frozen=True, slots=True)
+class TableChange:
+    """An accepted event, checked but not applied yet: ``Table.commit`` assigns it. Between
+    the two, a durable journal writes ``entry`` (nothing acknowledged before it is on disk)."""
+
+    entry: JournalEntry
+    state: GameState
+    snapshot: Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class TableImage:
+    """What a table is, in the fewest objects: enough to take the next event, answer a retry
+    of the last one and serve the current state. The histories older than ``snapshot`` are not
+    in it; they come back by folding the journal (``HistoryNotLoaded``). Every part is
+    immutable, so an image can be taken on the event loop and encoded in another thread."""
+
+    table_id: str
+    config: TableConfig
+    state: GameState
+    snapshot: Snapshot
+    last_event: FeedEvent | None
+
+
 class Table:
-    """One live table. Not thread-safe: the service drives it from one event loop."""
+    """One live table. Not thread-safe: the service drives it from one event loop.
+
+    ``journal`` holds every entry applied to this object when ``keep_journal`` (the default:
+    tests, replays); a table store keeps them in its durable journal instead, so a long-lived
+    table's memory stays bounded."""
+
+    journal: list[JournalEntry] | None
 
     def __init__(
         self,
@@ -459,25 +566,88 @@ class Table:
         seq_history: int = SEQ_HISTORY,
         price_history: int = PRICE_HISTORY,
         round_history: int = ROUND_HISTORY,
+        keep_journal: bool = True,
     ) -> None:
         check_table_id(table_id)
-        self.adapter = adapter_for(config.game)
-        self.config = self.adapter.configure(config)
-        self.table_id = table_id
-        self._state = self.adapter.new_state(self.config)
-        self.journal: list[JournalEntry] = [JournalEntry(0, 1, OpenTable(table_id, self.config))]
-        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
-        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
-        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
+        configured = adapter_for(config.game).configure(config)
+        self._setup(
+            table_id,
+            configured,
+            seq_history=seq_history,
+            price_history=price_history,
+            round_history=round_history,
+        )
+        if keep_journal:
+            self.journal = [self.opening]
+        self._state = self.adapter.new_state(configured)
         self.snapshot = Snapshot(
             table_id,
-            self.config.game,
-            self.config.decks,
+            configured.game,
+            configured.decks,
             version=1,
             last_seq=0,
             view=self.adapter.view(self._state),
         )
         self._remember(self.snapshot)
+
+    def _setup(
+        self,
+        table_id: str,
+        config: TableConfig,
+        *,
+        seq_history: int,
+        price_history: int,
+        round_history: int,
+    ) -> None:
+        """What every table has, however it was built; ``config`` has its defaults in."""
+        self.adapter = adapter_for(config.game)
+        self.config = config
+        self.table_id = table_id
+        self.seats = self.adapter.seats(config)
+        self.opening = JournalEntry(0, 1, OpenTable(table_id, config))
+        self.journal = None
+        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
+        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
+        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
+        #: The first version whose retry answers and prices this object holds: 1 unless the
+        #: table was rebuilt from an image (``from_image``).
+        self.history_from = 1
+
+    @classmethod
+    def from_image(
+        cls,
+        image: TableImage,
+        *,
+        seq_history: int = SEQ_HISTORY,
+        price_history: int = PRICE_HISTORY,
+        round_history: int = ROUND_HISTORY,
+    ) -> Table:
+        """The table an image was taken of, its histories starting at the image's version."""
+        table = cls.__new__(cls)
+        table._setup(
+            image.table_id,
+            image.config,
+            seq_history=seq_history,
+            price_history=price_history,
+            round_history=round_history,
+        )
+        table._state = image.state
+        table.snapshot = image.snapshot
+        table.history_from = image.snapshot.version
+        table._remember(image.snapshot)
+        if image.last_event is not None:
+            table._by_seq.put(image.snapshot.last_seq, (image.last_event, image.snapshot))
+        return table
+
+    def image(self) -> TableImage:
+        last = self._by_seq.get(self.snapshot.last_seq)
+        return TableImage(
+            self.table_id,
+            self.config,
+            self._state,
+            self.snapshot,
+            None if last is None else last[0],
+        )
 
     @property
     def closed(self) -> bool:
@@ -486,9 +656,19 @@ class Table:
     def apply(self, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
         """Apply the feed's event number ``seq``; return the snapshot and whether it is new
         (``False`` for an idempotent repeat)."""
+        change = self.check(seq, event)
+        if isinstance(change, Snapshot):
+            return change, False
+        self.commit(change)
+        return change.snapshot, True
+
+    def check(self, seq: int, event: FeedEvent) -> TableChange | Snapshot:
+        """What event number ``seq`` would do, changing nothing: the ``TableChange`` to commit,
+        or for an idempotent repeat the snapshot as of that event. Raises for a rejected
+        event (a gap, a conflict, a move the game refuses)."""
         last = self.snapshot.last_seq
         if seq <= last:
-            return self._repeat(seq, event), False
+            return self._repeat(seq, event)
         if seq != last + 1:
             raise IllegalMove(
                 f"seq {seq} on table {self.table_id!r} leaves a gap: expected seq {last + 1} "
@@ -507,6 +687,8 @@ class Table:
             state = self._state
             closed = True
         else:
+            if isinstance(event, ExposeCard):
+                self._check_card_seat(event)
             state = self._state.apply(event)  # raises, changing nothing, if the game refuses
             view = self.adapter.view(state)
             closed = False
@@ -519,19 +701,39 @@ class Table:
             view=view,
             closed=closed,
         )
-        # Commit: nothing above assigned to self.
-        self._state = state
-        self.snapshot = snapshot
-        self.journal.append(JournalEntry(seq, snapshot.version, event))
-        self._by_seq.put(seq, (event, snapshot))
-        self._remember(snapshot)
-        return snapshot, True
+        return TableChange(JournalEntry(seq, snapshot.version, event), state, snapshot)
+
+    def commit(self, change: TableChange) -> None:
+        """Apply a change ``check`` returned; nothing else may have been committed since."""
+        if change.snapshot.version != self.snapshot.version + 1:
+            raise AssertionError(
+                f"table {self.table_id!r}: change to version {change.snapshot.version} "
+                f"committed at version {self.snapshot.version}"
+            )
+        event = change.entry.event
+        assert not isinstance(event, OpenTable)
+        self._state = change.state
+        self.snapshot = change.snapshot
+        if self.journal is not None:
+            self.journal.append(change.entry)
+        self._by_seq.put(change.entry.seq, (event, change.snapshot))
+        self._remember(change.snapshot)
+
+    def _check_card_seat(self, event: ExposeCard) -> None:
+        if event.role is CardRole.PLAYER:
+            check_seat(self.seats, event.seat, f"a PLAYER card at table {self.table_id!r}")
+        elif event.seat:
+            raise InvalidInput(
+                f"seat {event.seat} was sent with a {event.role.name} card at table "
+                f"{self.table_id!r}: only PLAYER cards go to a seat (send 0)"
+            )
 
     def _repeat(self, seq: int, event: object) -> Snapshot:
         if seq == 0:
             raise InvalidInput(f"seq must be 1 or more, got 0 (table {self.table_id!r})")
         seen = self._by_seq.get(seq)
         if seen is None:
+            self._need_history(f"seq {seq}")
             raise IllegalMove(
                 f"seq {seq} on table {self.table_id!r} is too old to check against the "
                 f"{self._by_seq.limit} most recent events (last_seq is {self.snapshot.last_seq})"
@@ -543,6 +745,15 @@ class Table:
                 f"{_describe(applied)}, not {_describe(event)}"
             )
         return snapshot
+
+    def _need_history(self, what: str) -> None:
+        """Before saying something is too old: a table rebuilt from an image may just not hold
+        it yet."""
+        if self.history_from > 1:
+            raise HistoryNotLoaded(
+                f"{what} of table {self.table_id!r} is older than its image "
+                f"(version {self.history_from})"
+            )
 
     def _remember(self, snapshot: Snapshot) -> None:
         view = snapshot.view
@@ -558,17 +769,21 @@ class Table:
         if view.ended is not None:
             self._rounds.put(view.ended.round_id, view.ended)
 
-    def settle(self, round_id: int, version: int, bet: str, stake_cents: int) -> Settlement:
-        """Settle ``stake_cents`` on ``bet`` accepted at ``version`` for round ``round_id``.
+    def settle(
+        self, round_id: int, version: int, bet: str, stake_cents: int, seat: int = 0
+    ) -> Settlement:
+        """Settle ``stake_cents`` on ``bet`` accepted at ``version`` for round ``round_id``, on
+        ``seat`` (a game with seats: the box the bet is on, ``check_seat``).
 
         The bet is valid only if that round was open for betting at that version and the bet
         was open then; it is paid at that version's price: profit = floor(stake × payout /
         100), in integers. A void round returns the stake; before the result: PENDING.
 
         Malformed whatever the table's state (``InvalidInput``): a stake outside
-        1..``MAX_STAKE_CENTS``, a round or version of 0 (both count from 1), a bet the game
-        does not have. Well-formed but not possible now (``IllegalMove``): a version the table
-        has not reached yet, one no longer held, a bet that was not open at that version.
+        1..``MAX_STAKE_CENTS``, a round or version of 0 (both count from 1), a seat the table
+        does not have, a bet the game does not have. Well-formed but not possible now
+        (``IllegalMove``): a version the table has not reached yet, one no longer held, a bet
+        that was not open at that version.
         """
         if not 1 <= stake_cents <= MAX_STAKE_CENTS:
             raise InvalidInput(
@@ -580,6 +795,7 @@ class Table:
             raise InvalidInput(
                 f"version must be 1 or more (a table opens at version 1), got {version}"
             )
+        seat = check_seat(self.seats, seat, f"a bet at table {self.table_id!r}")
         point = self._prices.get(version)
         view = self.snapshot.view
         known = dict.fromkeys([*view.prices, *(sb.bet for sb in view.side_bets)])
@@ -597,12 +813,13 @@ class Table:
                 f"(current version {current})"
             )
         if point is None:
+            self._need_history(f"version {version}")
             raise IllegalMove(
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
                 f"the last {self._prices.limit} versions are kept (current version {current})"
             )
         if bet in point.side_bets:
-            return self._settle_side_bet(round_id, version, bet, stake_cents, point)
+            return self._settle_side_bet(round_id, version, bet, stake_cents, point, seat=seat)
         if bet not in point.payouts:
             raise IllegalMove(
                 f"bet {bet} on round {round_id} at version {version} of table "
@@ -626,11 +843,19 @@ class Table:
         return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
 
     def _settle_side_bet(
-        self, round_id: int, version: int, bet: str, stake_cents: int, point: _PricePoint
+        self,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        point: _PricePoint,
+        *,
+        seat: int,
     ) -> Settlement:
         """A fixed-paytable side bet: valid if its round was open for betting at ``version``
         (no card of it dealt) and the bet could be placed then; it pays what the engine says
-        its outcome pays (the paytable is fixed for the table's life)."""
+        its outcome pays on ``seat``'s cards (the paytable is fixed for the table's life). A
+        seat dealt too few cards to settle it gets the stake back."""
         self._check_open_round(round_id, version, bet, point)
         if not point.side_bets[bet]:
             raise IllegalMove(
@@ -639,14 +864,23 @@ class Table:
             )
         ended = self._ended(round_id)
         if ended is None:
-            return Settlement(SettleStatus.PENDING, 0, 0)
-        if ended.void:
-            return Settlement(SettleStatus.VOID, 0, stake_cents)
-        outcome, pays = self.adapter.side_bet_outcome(self.config, bet, ended)
-        if pays < 0:
-            return Settlement(SettleStatus.LOSE, 0, 0, ended.result, outcome)
-        profit = stake_cents * pays // 100
-        return Settlement(SettleStatus.WIN, pays, stake_cents + profit, ended.result, outcome)
+            return Settlement(SettleStatus.PENDING, 0, 0, seat=seat)
+        result = (
+            None if ended.void else self.adapter.side_bet_outcome(self.config, bet, ended, seat)
+        )
+        if result is None:
+            return Settlement(SettleStatus.VOID, 0, stake_cents, seat=seat)
+        if result.pays_hundredths < 0:
+            return Settlement(SettleStatus.LOSE, 0, 0, result.cards, result.outcome, seat)
+        profit = stake_cents * result.pays_hundredths // 100
+        return Settlement(
+            SettleStatus.WIN,
+            result.pays_hundredths,
+            stake_cents + profit,
+            result.cards,
+            result.outcome,
+            seat,
+        )
 
     def _check_open_round(self, round_id: int, version: int, bet: str, point: _PricePoint) -> None:
         if not point.betting or point.round_id != round_id:
@@ -660,6 +894,7 @@ class Table:
         """How ``round_id`` ended; ``None`` while it is still in play."""
         ended = self._rounds.get(round_id)
         if ended is None and not (round_id == self.snapshot.view.round_id and not self.closed):
+            self._need_history(f"round {round_id}")
             raise IllegalMove(
                 f"round {round_id} of table {self.table_id!r} is no longer held: the last "
                 f"{self._rounds.limit} rounds are kept"
@@ -683,13 +918,14 @@ def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
         ),
         insurance=view.insurance,
         dealer_outcomes=view.dealer_outcomes,
+        seats=view.seats,
     )
 
 
 def _describe(event: object) -> str:
     match event:
-        case ExposeCard(card=card, role=role):
-            return f"ExposeCard {card} {role.name}"
+        case ExposeCard(card=card, role=role, seat=seat):
+            return f"ExposeCard {card} {role.name}" + (f" seat {seat}" if seat else "")
     return type(event).__name__
 
 
@@ -700,13 +936,26 @@ def _describe(event: object) -> str:
 class Tables:
     """The live tables by id, at most ``max_tables`` of them (None: no limit)."""
 
-    def __init__(self, *, max_tables: int | None = None, **limits: int) -> None:
+    def __init__(
+        self, *, keep_journal: bool = True, max_tables: int | None = None, **limits: int
+    ) -> None:
         self._tables: dict[str, Table] = {}
+        self._keep_journal = keep_journal
         self.max_tables = max_tables
         self._limits = limits
 
     def __len__(self) -> int:
         return len(self._tables)
+
+    def __contains__(self, table_id: object) -> bool:
+        return table_id in self._tables
+
+    def put(self, table: Table) -> None:
+        """Add (or replace) a table built elsewhere: recovered from a journal."""
+        self._tables[table.table_id] = table
+
+    def remove(self, table_id: str) -> None:
+        del self._tables[table_id]
 
     def __iter__(self) -> Iterator[Table]:
         return iter(list(self._tables.values()))
@@ -721,6 +970,11 @@ class Tables:
         """Open a table; the same id and config again returns it as it is now."""
         return self.open_table(table_id, config)[0]
 
+    def check_room(self) -> None:
+        """``LimitExceeded`` if another table would be more than ``max_tables``."""
+        if self.max_tables is not None and len(self._tables) >= self.max_tables:
+            raise LimitExceeded("max-tables", self.max_tables, "no room for another table")
+
     def open_table(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         existing = self._tables.get(check_table_id(table_id))
         if existing is not None:
@@ -732,9 +986,8 @@ class Tables:
                     f"{_describe_config(wanted)})"
                 )
             return existing.snapshot, False
-        if self.max_tables is not None and len(self._tables) >= self.max_tables:
-            raise LimitExceeded("max-tables", self.max_tables, "no room for another table")
-        table = Table(table_id, config, **self._limits)
+        self.check_room()
+        table = Table(table_id, config, keep_journal=self._keep_journal, **self._limits)
         self._tables[table_id] = table
         return table.snapshot, True
 
@@ -746,12 +999,12 @@ def _describe_config(config: TableConfig) -> str:
     return f"{config.game.name}, {config.decks} deck(s), rules {config.rules!r}"
 
 
-def replay(journal: Sequence[JournalEntry], **limits: int) -> Table:
+def replay(journal: Sequence[JournalEntry], *, keep_journal: bool = True, **limits: int) -> Table:
     """Rebuild a table from its journal: the same events give the same table."""
     first = journal[0].event
     if not isinstance(first, OpenTable):
         raise InvalidInput("a journal starts with OpenTable")
-    table = Table(first.table_id, first.config, **limits)
+    table = Table(first.table_id, first.config, keep_journal=keep_journal, **limits)
     for entry in journal[1:]:
         assert not isinstance(entry.event, OpenTable)
         table.apply(entry.seq, entry.event)

@@ -91,6 +91,8 @@ def rpcs(channel: grpc.Channel, md: tuple[tuple[str, str], ...]) -> dict[str, Ca
             pb.SettleRequest(table_id=t, round_id=1, version=1, bet="HIGH", stake_cents=1),
             metadata=md,
         ),
+        "ListTables": lambda: p.ListTables(pb.ListTablesRequest(), metadata=md),
+        "Analyze": lambda: p.Analyze(pb.AnalyzeRequest(game=pb.HILO), metadata=md),
     }  # fmt: skip
 
 
@@ -107,6 +109,8 @@ PAST_THE_GUARD = {
     "WatchTable": OK,
     "Quote": OK,
     "Settle": grpc.StatusCode.FAILED_PRECONDITION,
+    "ListTables": OK,
+    "Analyze": OK,
 }
 DEALER_RPCS = {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable"}
 

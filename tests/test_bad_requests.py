@@ -168,6 +168,20 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("Settle a round not open then", P, "Settle", settle(round_id=2), PRE),
     ("Settle unknown table", P, "Settle", settle(table_id="ghost"), NOT),
     ("Settle bad table id", P, "Settle", settle(table_id="x" * 65), BAD),
+    ("a PLAYER card for seat 99", D, "ExposeCard",
+     pb.ExposeCardRequest(table_id="bj", seq=1, card="AS", role=pb.PLAYER, seat=99), BAD),
+    ("Settle a side bet on seat 99", P, "Settle",
+     settle(table_id="bj", bet="ROYAL_MATCH", version=1, seat=99), BAD),
+    ("ListTables unknown game", P, "ListTables", pb.ListTablesRequest(game=99), BAD),  # type: ignore[arg-type]
+    ("Analyze no game", P, "Analyze", pb.AnalyzeRequest(), BAD),
+    ("Analyze unknown game", P, "Analyze", pb.AnalyzeRequest(game=77), BAD),  # type: ignore[arg-type]
+    ("Analyze 2**32-1 shoes", P, "Analyze",
+     pb.AnalyzeRequest(game=pb.BLACKJACK, shoes=U32), BAD),
+    ("Analyze Hi-Lo rules on Goa Gae", P, "Analyze",
+     pb.AnalyzeRequest(game=pb.GOA_GAE, hilo=pb.HiLoRules()), BAD),
+    ("Analyze colliding Goa Gae bets", P, "Analyze",
+     pb.AnalyzeRequest(game=pb.GOA_GAE, goa_gae=goagae(nine=9000, NINE=9100)), BAD),
+    ("undecodable ListTables", P, "ListTables", b"\xff\xff", BAD),
     # bodies that are no message
     ("undecodable OpenTable", D, "OpenTable", b"\xff\xff\xff\xff", BAD),
     ("undecodable ExposeCard", D, "ExposeCard", b"\x0a\xff\x01", BAD),
@@ -214,7 +228,8 @@ def test_there_are_at_least_60_rows_and_every_rpc_has_some() -> None:
     assert len(ROWS) >= 60
     methods = {method for _, _, method, _, _ in ROWS}
     assert methods == {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe",
-                       "CloseTable", "GetTable", "WatchTable", "Quote", "Settle"}  # fmt: skip
+                       "CloseTable", "GetTable", "WatchTable", "Quote", "Settle",
+                       "ListTables", "Analyze"}  # fmt: skip
 
 
 @pytest.mark.parametrize(

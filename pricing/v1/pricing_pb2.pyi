@@ -352,8 +352,14 @@ class BlackjackRules(_message.Message):
     SHUFFLE_MODE_FIELD_NUMBER: _builtins.int
     ROYAL_MATCH_FIELD_NUMBER: _builtins.int
     PAIRS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
     shuffle_mode: Global___ShuffleMode.ValueType
+    seats: _builtins.int
+    """The table's player boxes (seats), 1 to 7; 0 means 7. Each seat has its own first two
+    cards, so its own side bets: a PLAYER card names its seat (ExposeCardRequest.seat), and so
+    does a side bet (SettleRequest.seat). With one seat the seat may be left out (0 is seat 1).
+    """
     @_builtins.property
     def royal_match(self) -> Global___RoyalMatchPaytable: ...
     @_builtins.property
@@ -365,10 +371,11 @@ class BlackjackRules(_message.Message):
         shuffle_mode: Global___ShuffleMode.ValueType = ...,
         royal_match: Global___RoyalMatchPaytable | None = ...,
         pairs: Global___PairsPaytable | None = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["pairs", b"pairs", "royal_match", b"royal_match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "shuffle_mode", b"shuffle_mode"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -631,6 +638,34 @@ class DealerOutcomes(_message.Message):
 Global___DealerOutcomes: _TypeAlias = DealerOutcomes  # noqa: Y015
 
 @_typing.final
+class SeatCards(_message.Message):
+    """The PLAYER cards of one blackjack seat, in the order dealt."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """1 to the table's seats"""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """canonical notation"""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
+
+@_typing.final
 class RoundResult(_message.Message):
     """How a betting round ended."""
 
@@ -641,6 +676,7 @@ class RoundResult(_message.Message):
     VOID_FIELD_NUMBER: _builtins.int
     RESULT_CARD_FIELD_NUMBER: _builtins.int
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     round_id: _builtins.int
     result_index: _builtins.int
     void: _builtins.bool
@@ -650,8 +686,16 @@ class RoundResult(_message.Message):
     @_builtins.property
     def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards that decided the round, one per entry (Hi-Lo: the result card; Goa Gae: the
-        hand of three PLAYER cards; blackjack: the player's first two cards, then the dealer's
-        first two, or one if the round ended before the dealer's second card).
+        hand of three PLAYER cards; blackjack: each seat's first two cards, in seat order (seats
+        with fewer than two cards left out), then the dealer's first two, or one if the round
+        ended before the dealer's second card).
+        """
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Blackjack: every seat of the table, each with its first two cards of the round (what its
+        side bets settle on; fewer if it was dealt fewer, and then its side bets are refunded).
+        Empty when CloseTable ended the round.
         """
 
     def __init__(
@@ -662,10 +706,11 @@ class RoundResult(_message.Message):
         void: _builtins.bool = ...,
         result_card: _builtins.str = ...,
         result_cards: _abc.Iterable[_builtins.str] | None = ...,
+        seats: _abc.Iterable[Global___SeatCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "void", b"void"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "void", b"void"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -695,6 +740,7 @@ class TableState(_message.Message):
     DEALER_OUTCOMES_FIELD_NUMBER: _builtins.int
     DECKS_FIELD_NUMBER: _builtins.int
     ENDED_ROUND_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     game: Global___Game.ValueType
     version: _builtins.int
@@ -728,6 +774,12 @@ class TableState(_message.Message):
     def ended_round(self) -> Global___RoundResult:
         """Set when the event of this version ended a round (a result, a void, a new shoe mid-round)."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Blackjack: every seat of the table (1 to BlackjackRules.seats), each with its PLAYER cards
+        of the current round so far (none between rounds). Other games: empty.
+        """
+
     def __init__(
         self,
         *,
@@ -747,10 +799,11 @@ class TableState(_message.Message):
         dealer_outcomes: Global___DealerOutcomes | None = ...,
         decks: _builtins.int = ...,
         ended_round: Global___RoundResult | None = ...,
+        seats: _abc.Iterable[Global___SeatCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["dealer_outcomes", b"dealer_outcomes", "ended_round", b"ended_round", "insurance", b"insurance"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -808,11 +861,17 @@ class ExposeCardRequest(_message.Message):
     SEQ_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     ROLE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     seq: _builtins.int
     card: _builtins.str
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
+    seat: _builtins.int
+    """Blackjack PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
+    the table has more than one seat (0 is seat 1 on a one-seat table). Any other card, and
+    every card of a game without seats, leaves it 0: otherwise INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,
@@ -820,10 +879,11 @@ class ExposeCardRequest(_message.Message):
         seq: _builtins.int = ...,
         card: _builtins.str = ...,
         role: Global___CardRole.ValueType = ...,
+        seat: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "role", b"role", "seq", b"seq", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "role", b"role", "seat", b"seat", "seq", b"seq", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1058,12 +1118,18 @@ class SettleRequest(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     BET_FIELD_NUMBER: _builtins.int
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     round_id: _builtins.int
     version: _builtins.int
     """the table version whose price the bet was accepted on"""
     bet: _builtins.str
     stake_cents: _builtins.int
+    seat: _builtins.int
+    """Blackjack side bets: the seat (box) the bet is on, 1 to the table's seats; required when
+    the table has more than one seat (0 is seat 1 on a one-seat table). Games without seats
+    leave it 0: otherwise INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,
@@ -1072,10 +1138,11 @@ class SettleRequest(_message.Message):
         version: _builtins.int = ...,
         bet: _builtins.str = ...,
         stake_cents: _builtins.int = ...,
+        seat: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "round_id", b"round_id", "stake_cents", b"stake_cents", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "round_id", b"round_id", "seat", b"seat", "stake_cents", b"stake_cents", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1118,6 +1185,7 @@ class Settlement(_message.Message):
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     status: Global___Settlement.Status.ValueType
     payout_hundredths: _builtins.int
     """A dynamic bet: the price at `version`. A fixed-paytable side bet: the pay of its outcome
@@ -1135,6 +1203,8 @@ class Settlement(_message.Message):
     """A fixed-paytable side bet (blackjack): the outcome it settled on, e.g. "ROYAL", "MIXED" or
     "LOSE"; its pay is `payout_hundredths`. Empty for dynamic bets and before a result.
     """
+    seat: _builtins.int
+    """the seat the bet was on (blackjack; 0 for games without seats)"""
     @_builtins.property
     def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """the same cards, one per entry"""
@@ -1152,11 +1222,411 @@ class Settlement(_message.Message):
         stake_cents: _builtins.int = ...,
         result_cards: _abc.Iterable[_builtins.str] | None = ...,
         outcome: _builtins.str = ...,
+        seat: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "seat", b"seat", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Settlement: _TypeAlias = Settlement  # noqa: Y015
+
+@_typing.final
+class ListTablesRequest(_message.Message):
+    """The lobby's question: which tables the server holds."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    """only the tables of this game; GAME_UNSPECIFIED: every table"""
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTablesRequest: _TypeAlias = ListTablesRequest  # noqa: Y015
+
+@_typing.final
+class TableSummary(_message.Message):
+    """One table as the lobby lists it: what a game server needs to choose a table to watch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CARDS_REMAINING_FIELD_NUMBER: _builtins.int
+    CLOSED_FIELD_NUMBER: _builtins.int
+    WATCHERS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    game: Global___Game.ValueType
+    decks: _builtins.int
+    phase: Global___Phase.ValueType
+    """CLOSED once closed"""
+    version: _builtins.int
+    """the table's current version"""
+    cards_remaining: _builtins.int
+    closed: _builtins.bool
+    """closed: readable, no more events"""
+    watchers: _builtins.int
+    """WatchTable streams following the table now"""
+    seats: _builtins.int
+    """blackjack: the table's seats; 0 for games without seats"""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        game: Global___Game.ValueType = ...,
+        decks: _builtins.int = ...,
+        phase: Global___Phase.ValueType = ...,
+        version: _builtins.int = ...,
+        cards_remaining: _builtins.int = ...,
+        closed: _builtins.bool = ...,
+        watchers: _builtins.int = ...,
+        seats: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "closed", b"closed", "decks", b"decks", "game", b"game", "phase", b"phase", "seats", b"seats", "table_id", b"table_id", "version", b"version", "watchers", b"watchers"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableSummary: _TypeAlias = TableSummary  # noqa: Y015
+
+@_typing.final
+class ListTablesResponse(_message.Message):
+    """The lobby: one summary per table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableSummary]:
+        """by table_id"""
+
+    def __init__(
+        self,
+        *,
+        tables: _abc.Iterable[Global___TableSummary] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
+
+@_typing.final
+class AnalyzeRequest(_message.Message):
+    """---------------------------------------------------------------------------------------------
+    Theoretical return to player (Analyze)
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    HILO_FIELD_NUMBER: _builtins.int
+    GOA_GAE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    rounds: _builtins.int
+    """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
+    cards_per_round: _builtins.int
+    """Goa Gae: cards each round takes from the deck; 0: 6"""
+    shoes: _builtins.int
+    """blackjack: simulated shoes per size; 0: 2000, at most 100000"""
+    seed: _builtins.int
+    """blackjack: the simulation's seed (same seed, same figures)"""
+    @_builtins.property
+    def hilo(self) -> Global___HiLoRules:
+        """a paytable to analyse; omitted: the published defaults"""
+
+    @_builtins.property
+    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+        hilo: Global___HiLoRules | None = ...,
+        goa_gae: Global___GoaGaeRules | None = ...,
+        rounds: _builtins.int = ...,
+        cards_per_round: _builtins.int = ...,
+        shoes: _builtins.int = ...,
+        seed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae"]  # noqa: Y015
+    _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
+
+Global___AnalyzeRequest: _TypeAlias = AnalyzeRequest  # noqa: Y015
+
+@_typing.final
+class Ratio(_message.Message):
+    """An exact ratio: `value` for display, `exact` as "numerator/denominator"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALUE_FIELD_NUMBER: _builtins.int
+    EXACT_FIELD_NUMBER: _builtins.int
+    value: _builtins.float
+    exact: _builtins.str
+    def __init__(
+        self,
+        *,
+        value: _builtins.float = ...,
+        exact: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exact", b"exact", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Ratio: _TypeAlias = Ratio  # noqa: Y015
+
+@_typing.final
+class PayoutProbability(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    PROBABILITY_FIELD_NUMBER: _builtins.int
+    payout_hundredths: _builtins.int
+    probability: _builtins.float
+    """over the positions, each alike, and every way the deck falls"""
+    def __init__(
+        self,
+        *,
+        payout_hundredths: _builtins.int = ...,
+        probability: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payout_hundredths", b"payout_hundredths", "probability", b"probability"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PayoutProbability: _TypeAlias = PayoutProbability  # noqa: Y015
+
+@_typing.final
+class DynamicBetReport(_message.Message):
+    """One dynamic bet over every way the deck can fall. Positions: Hi-Lo's result 1-10, Goa Gae's
+    rounds of a deck. Returns are per unit staked, stake included (1.0 is break-even).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BET_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    RTP_FIELD_NUMBER: _builtins.int
+    PER_OFFERED_ROUND_FIELD_NUMBER: _builtins.int
+    BY_POSITION_FIELD_NUMBER: _builtins.int
+    CLOSED_FIELD_NUMBER: _builtins.int
+    CLOSED_BY_POSITION_FIELD_NUMBER: _builtins.int
+    CLAMPED_MIN_FIELD_NUMBER: _builtins.int
+    CLAMPED_MAX_FIELD_NUMBER: _builtins.int
+    MIN_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    MAX_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    DISTRIBUTION_FIELD_NUMBER: _builtins.int
+    bet: _builtins.str
+    min_payout_hundredths: _builtins.int
+    """the extremes offered with positive chance"""
+    max_payout_hundredths: _builtins.int
+    @_builtins.property
+    def rule(self) -> Global___PayRule: ...
+    @_builtins.property
+    def rtp(self) -> Global___Ratio:
+        """mean over the positions of `by_position`"""
+
+    @_builtins.property
+    def per_offered_round(self) -> Global___Ratio:
+        """one unit staked on every round it is offered"""
+
+    @_builtins.property
+    def by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]:
+        """return given the bet is offered at the position"""
+
+    @_builtins.property
+    def closed(self) -> Global___Ratio:
+        """chance the bet is not offered (no winner left)"""
+
+    @_builtins.property
+    def closed_by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]: ...
+    @_builtins.property
+    def clamped_min(self) -> Global___Ratio:
+        """chance the clamp raised the payout"""
+
+    @_builtins.property
+    def clamped_max(self) -> Global___Ratio:
+        """chance the clamp cut the payout"""
+
+    @_builtins.property
+    def distribution(self) -> _containers.RepeatedCompositeFieldContainer[Global___PayoutProbability]:
+        """offered payouts, lowest first"""
+
+    def __init__(
+        self,
+        *,
+        bet: _builtins.str = ...,
+        rule: Global___PayRule | None = ...,
+        rtp: Global___Ratio | None = ...,
+        per_offered_round: Global___Ratio | None = ...,
+        by_position: _abc.Iterable[Global___Ratio] | None = ...,
+        closed: Global___Ratio | None = ...,
+        closed_by_position: _abc.Iterable[Global___Ratio] | None = ...,
+        clamped_min: Global___Ratio | None = ...,
+        clamped_max: Global___Ratio | None = ...,
+        min_payout_hundredths: _builtins.int = ...,
+        max_payout_hundredths: _builtins.int = ...,
+        distribution: _abc.Iterable[Global___PayoutProbability] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clamped_max", b"clamped_max", "clamped_min", b"clamped_min", "closed", b"closed", "per_offered_round", b"per_offered_round", "rtp", b"rtp", "rule", b"rule"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "by_position", b"by_position", "clamped_max", b"clamped_max", "clamped_min", b"clamped_min", "closed", b"closed", "closed_by_position", b"closed_by_position", "distribution", b"distribution", "max_payout_hundredths", b"max_payout_hundredths", "min_payout_hundredths", b"min_payout_hundredths", "per_offered_round", b"per_offered_round", "rtp", b"rtp", "rule", b"rule"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DynamicBetReport: _TypeAlias = DynamicBetReport  # noqa: Y015
+
+@_typing.final
+class PenetrationPoint(_message.Message):
+    """A blackjack side bet at one penetration: the exact mean RTP (the full-shoe RTP) and, over
+    the simulated shoes, the mean, its standard error, the spread across shoes and the share of
+    shoes where the bet was player-favourable (RTP above 1) with its standard error.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_DEALT_FIELD_NUMBER: _builtins.int
+    PENETRATION_FIELD_NUMBER: _builtins.int
+    SIMULATED_MEAN_FIELD_NUMBER: _builtins.int
+    SIMULATED_SE_FIELD_NUMBER: _builtins.int
+    SPREAD_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_SE_FIELD_NUMBER: _builtins.int
+    cards_dealt: _builtins.int
+    penetration: _builtins.float
+    """fraction of the shoe dealt"""
+    simulated_mean: _builtins.float
+    simulated_se: _builtins.float
+    spread: _builtins.float
+    favourable: _builtins.float
+    favourable_se: _builtins.float
+    def __init__(
+        self,
+        *,
+        cards_dealt: _builtins.int = ...,
+        penetration: _builtins.float = ...,
+        simulated_mean: _builtins.float = ...,
+        simulated_se: _builtins.float = ...,
+        spread: _builtins.float = ...,
+        favourable: _builtins.float = ...,
+        favourable_se: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_dealt", b"cards_dealt", "favourable", b"favourable", "favourable_se", b"favourable_se", "penetration", b"penetration", "simulated_mean", b"simulated_mean", "simulated_se", b"simulated_se", "spread", b"spread"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PenetrationPoint: _TypeAlias = PenetrationPoint  # noqa: Y015
+
+@_typing.final
+class SideBetReport(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECKS_FIELD_NUMBER: _builtins.int
+    BET_FIELD_NUMBER: _builtins.int
+    FULL_SHOE_RTP_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_ROUNDS_FIELD_NUMBER: _builtins.int
+    BY_PENETRATION_FIELD_NUMBER: _builtins.int
+    decks: _builtins.int
+    bet: _builtins.str
+    """"ROYAL_MATCH/crown-treasure", "PAIRS/any-pair", ..."""
+    favourable_rounds: _builtins.float
+    """share of favourable points over every penetration"""
+    @_builtins.property
+    def full_shoe_rtp(self) -> Global___Ratio: ...
+    @_builtins.property
+    def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]: ...
+    def __init__(
+        self,
+        *,
+        decks: _builtins.int = ...,
+        bet: _builtins.str = ...,
+        full_shoe_rtp: Global___Ratio | None = ...,
+        favourable_rounds: _builtins.float = ...,
+        by_penetration: _abc.Iterable[Global___PenetrationPoint] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "by_penetration", b"by_penetration", "decks", b"decks", "favourable_rounds", b"favourable_rounds", "full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SideBetReport: _TypeAlias = SideBetReport  # noqa: Y015
+
+@_typing.final
+class AnalyzeResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    LEFT_OUT_FIELD_NUMBER: _builtins.int
+    SIDE_BETS_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    positions: _builtins.int
+    """Hi-Lo: 10 results; Goa Gae: rounds per deck"""
+    shoes: _builtins.int
+    seed: _builtins.int
+    @_builtins.property
+    def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___DynamicBetReport]:
+        """Hi-Lo, Goa Gae"""
+
+    @_builtins.property
+    def left_out(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Goa Gae bets with no exact count for this deal"""
+
+    @_builtins.property
+    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetReport]:
+        """blackjack"""
+
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+        bets: _abc.Iterable[Global___DynamicBetReport] | None = ...,
+        positions: _builtins.int = ...,
+        left_out: _abc.Iterable[_builtins.str] | None = ...,
+        side_bets: _abc.Iterable[Global___SideBetReport] | None = ...,
+        shoes: _builtins.int = ...,
+        seed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015

@@ -141,6 +141,13 @@ class PricingServiceStub:
     """
     Quote: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]
     Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]
+    ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
+    """The lobby: every table the server holds, open or closed, optionally of one game."""
+    Analyze: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]
+    """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+    exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+    penetration over seeded simulated shoes. Needs no table.
+    """
 
 @_typing.type_check_only
 class PricingServiceAsyncStub(PricingServiceStub):
@@ -152,6 +159,13 @@ class PricingServiceAsyncStub(PricingServiceStub):
     """
     Quote: _aio.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]  # type: ignore[assignment]
     Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]  # type: ignore[assignment]
+    ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
+    """The lobby: every table the server holds, open or closed, optionally of one game."""
+    Analyze: _aio.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]  # type: ignore[assignment]
+    """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+    exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+    penetration over seeded simulated shoes. Needs no table.
+    """
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -184,5 +198,24 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pricing_pb2.SettleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]: ...
+
+    @_abc_1.abstractmethod
+    def ListTables(
+        self,
+        request: _pricing_pb2.ListTablesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_pricing_pb2.ListTablesResponse, _abc.Awaitable[_pricing_pb2.ListTablesResponse]]:
+        """The lobby: every table the server holds, open or closed, optionally of one game."""
+
+    @_abc_1.abstractmethod
+    def Analyze(
+        self,
+        request: _pricing_pb2.AnalyzeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_pricing_pb2.AnalyzeResponse, _abc.Awaitable[_pricing_pb2.AnalyzeResponse]]:
+        """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+        exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+        penetration over seeded simulated shoes. Needs no table.
+        """
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

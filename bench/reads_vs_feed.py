@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -24,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench.service import percentiles, start
+from bench.service import percentiles, start, timed
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
@@ -79,15 +78,6 @@ class Feed:
         self.dealt += 1
 
 
-def latencies(call: Callable[[], object], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        call()
-        out.append(time.perf_counter() - t0)
-    return out
-
-
 def rss(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -130,8 +120,7 @@ def main() -> int:
             page = len(response.read())
         print(f"{args.tables} tables opened in {opened:.1f} s; metrics page {page / 1024:.0f} KiB")
 
-        latencies(feed.expose, 300)  # warm-up
-        idle = percentiles(latencies(feed.expose, args.calls))
+        idle = percentiles(timed(feed.expose, args.calls))
 
         stop = multiprocessing.Event()
         workers = [
@@ -143,7 +132,7 @@ def main() -> int:
         for w in workers:
             w.start()
         time.sleep(1.0)  # the load is under way
-        loaded = percentiles(latencies(feed.expose, args.calls))
+        loaded = percentiles(timed(feed.expose, args.calls))
         stop.set()
         for w in workers:
             w.join(timeout=30)

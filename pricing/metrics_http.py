@@ -25,7 +25,7 @@ __all__ = ["MetricsHTTPServer", "serve_metrics_http"]
 TIMEOUT_SECONDS: Final = 5.0
 MAX_CONNECTIONS: Final = 32
 SWITCH_INTERVAL: Final = 0.0005
-MIN_FRESH_SECONDS: Final = 1.0
+SLOW_RENDER_SECONDS: Final = 0.05
 
 
 class _MetricsHandler(BaseHTTPRequestHandler):
@@ -68,9 +68,10 @@ class MetricsHTTPServer(ThreadingHTTPServer):
 
     def page(self, accept: str) -> tuple[bytes, str]:
         """The page in the format ``accept`` asks for. Rendering many series is pure Python
-        holding the GIL, so one page is rendered at a time and reused for twice as long as it
-        took to render (at least ``MIN_FRESH_SECONDS``): however many clients scrape, rendering
-        takes at most a third of one core, and the event loop the rest."""
+        holding the GIL, so one page is rendered at a time, and a page that took longer than
+        ``SLOW_RENDER_SECONDS`` is reused for twice as long as it took: however many clients
+        scrape, rendering then takes at most a third of one core, and the event loop the rest.
+        A small page is rendered afresh for every scrape."""
         encoder, content_type = choose_encoder(accept)
         with self._render:
             now = time.monotonic()
@@ -79,7 +80,8 @@ class MetricsHTTPServer(ThreadingHTTPServer):
                 return cached[1], content_type
             body = encoder(self.registry)
             took = time.monotonic() - now
-            self._pages[content_type] = (now + took + max(MIN_FRESH_SECONDS, 2 * took), body)
+            fresh = 2 * took if took > SLOW_RENDER_SECONDS else 0.0
+            self._pages[content_type] = (now + took + fresh, body)
             return body, content_type
 
     def process_request(self, request: Any, client_address: Any) -> None:

@@ -112,42 +112,28 @@ def _file(text: str) -> Path | None:
 def add_arguments(p: argparse.ArgumentParser, flag: Callable[[str], bool]) -> None:
     """The security and limits flags; ``flag`` parses a yes/no value."""
     s = p.add_argument_group("security")
-    s.add_argument(
-        "--dealer-tokens-file",
-        type=_file,
-        default=_env("DEALER_TOKENS_FILE", ""),
-        metavar="FILE",
-        help="dealer (write) tokens, one a line, # comments; re-read on SIGHUP. "
-        f"{TOKEN_ENV} adds one more [PRICING_DEALER_TOKENS_FILE]",
+
+    def file_flag(name: str, what: str) -> None:
+        env = name.upper().replace("-", "_")
+        s.add_argument(
+            f"--{name}", type=_file, default=_env(env, ""), metavar="FILE",
+            help=f"{what} [PRICING_{env}]",
+        )  # fmt: skip
+
+    file_flag(
+        "dealer-tokens-file",
+        "dealer (write) tokens, one a line, # comments; re-read on SIGHUP. "
+        f"{TOKEN_ENV} adds one more",
     )
-    s.add_argument(
-        "--reader-tokens-file",
-        type=_file,
-        default=_env("READER_TOKENS_FILE", ""),
-        metavar="FILE",
-        help="reader tokens: once set, PricingService needs a reader or dealer token; "
-        "re-read on SIGHUP [PRICING_READER_TOKENS_FILE]",
+    file_flag(
+        "reader-tokens-file",
+        "reader tokens: once set, PricingService needs a reader or dealer token; re-read on SIGHUP",
     )
-    s.add_argument(
-        "--tls-cert",
-        type=_file,
-        default=_env("TLS_CERT", ""),
-        metavar="FILE",
-        help="PEM certificate chain: serve TLS only (with --tls-key); re-read on SIGHUP "
-        "[PRICING_TLS_CERT]",
+    file_flag(
+        "tls-cert", "PEM certificate chain: serve TLS only (with --tls-key); re-read on SIGHUP"
     )
-    s.add_argument(
-        "--tls-key", type=_file, default=_env("TLS_KEY", ""), metavar="FILE",
-        help="PEM private key of --tls-cert [PRICING_TLS_KEY]",
-    )  # fmt: skip
-    s.add_argument(
-        "--tls-client-ca",
-        type=_file,
-        default=_env("TLS_CLIENT_CA", ""),
-        metavar="FILE",
-        help="PEM CA: mutual TLS, every client needs a certificate it signed "
-        "[PRICING_TLS_CLIENT_CA]",
-    )
+    file_flag("tls-key", "PEM private key of --tls-cert")
+    file_flag("tls-client-ca", "PEM CA: mutual TLS, every client needs a certificate it signed")
     s.add_argument(
         "--insecure",
         "--allow-open-feed",

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -105,7 +107,9 @@ def main() -> int:
     p.add_argument("--quoters", type=int, default=3)
     p.add_argument("--scrapers", type=int, default=1)
     args = p.parse_args()
-    command = [sys.executable, "server.py", "--port=0", "--metrics-port=0", "--log-level=WARNING"]
+    data_dir = tempfile.mkdtemp(prefix="reads-vs-feed-")  # a real journal: writes are durable
+    command = [sys.executable, "server.py", "--port=0", "--metrics-port=0", "--log-level=WARNING",
+               f"--data-dir={data_dir}", "--max-tables=20000"]  # fmt: skip
     proc, ready = start(command)
     target = f"127.0.0.1:{ready['grpc_port']}"
     try:
@@ -159,6 +163,7 @@ def main() -> int:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

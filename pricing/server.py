@@ -293,6 +293,7 @@ async def serve(
         archive_dir=None if data_dir == MEMORY else Path(data_dir) / "archive",
     )
     service = PricingService(metrics, store=store, limits=security.limits)
+    await asyncio.to_thread(service.quotes.start)  # its worker process, before serving
     services = (DEALER_SERVICE, PRICING_SERVICE)
     server = _grpc_server(metrics, security)
     server.add_generic_rpc_handlers(service.handlers())
@@ -360,6 +361,7 @@ async def serve(
     service.end_streams()
     sweeper.cancel()
     await server.stop(grace)
+    service.quotes.close()
     await store.close()
     httpd.shutdown()
     log.info("stopped")

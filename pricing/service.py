@@ -16,7 +16,6 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -30,7 +29,6 @@ from pricing.journal import JournalUnavailable
 from pricing.journal.memory import MemoryJournal
 from pricing.limits import Limits, TokenBucket
 from pricing.messages import (
-    answer_quote,
     config_from_proto,
     expose_event,
     game_from_proto,
@@ -39,6 +37,7 @@ from pricing.messages import (
     summary_to_proto,
 )
 from pricing.metrics import Metrics
+from pricing.quoting import QuoteWorker
 from pricing.ratelog import LogBudget
 from pricing.store import TableStore
 from pricing.tables import (
@@ -293,7 +292,7 @@ class PricingService:
         self._hubs: dict[str, Hub] = {}
         self._buckets: dict[str, TokenBucket] = {}
         self._log_budget = LogBudget()
-        self._quotes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quote")
+        self.quotes = QuoteWorker()
         # Every WatchTable stream in progress, whatever its table's state: what end_streams
         # must reach (a hub forgets its slots once its table has closed).
         self._watchers: set[Slot] = set()
@@ -333,7 +332,7 @@ class PricingService:
                     request_deserializer=decoder(pb.WatchTableRequest, max_bytes),
                     response_serializer=_raw,
                 ),
-                "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
+                "Quote": unary(self.Quote, pb.QuoteRequest),  # answered as bytes
                 "Settle": unary(self.Settle, pb.SettleRequest, pb.Settlement.SerializeToString),
                 "ListTables": unary(
                     self.ListTables,
@@ -576,15 +575,12 @@ class PricingService:
             raise LimitExceeded("max-watchers", limits.max_watchers, "too many WatchTable streams")
 
     @_rpc
-    async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:
+    async def Quote(self, request: pb.QuoteRequest, context: Context) -> bytes:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
-        # time is grpc_server_handling_seconds{grpc_method="Quote"}. Computed in a worker
-        # thread, so a stream of heavy quotes never holds the event loop, and with it the feed
-        # (the loop takes the GIL back within the switch interval). One thread: quotes queue
-        # there rather than many threads taking turns at the GIL ahead of the loop.
+        # time is grpc_server_handling_seconds{grpc_method="Quote"}. Answered in a worker
+        # process (pricing.quoting), so the heaviest quotes never hold the event loop.
         self._check_ready()
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._quotes, answer_quote, request)
+        return await self.quotes.answer(request)
 
     def _watching(self, table_id: str) -> int:
         """WatchTable streams following ``table_id`` now (none once it closed)."""

@@ -156,6 +156,10 @@ def test_an_error_quotes_a_short_prefix_and_the_log_stays_small(
         feed.seq = 0
         with pytest.raises(grpc.RpcError):
             feed.expose("Z" * 60_000)
+    feed.seq = 0  # one 1 MiB card: refused unread, one short line (it used to write 8.4 MB)
+    expect_error(
+        lambda: feed.expose("Z" * MIB), grpc.StatusCode.RESOURCE_EXHAUSTED, "max-message-bytes"
+    )
     assert len(server.log()) - log_before < 20_000
 
 

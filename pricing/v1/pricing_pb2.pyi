@@ -1343,6 +1343,9 @@ class AnalyzeRequest(_message.Message):
     CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SINCE_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     rounds: _builtins.int
     """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
@@ -1352,6 +1355,14 @@ class AnalyzeRequest(_message.Message):
     """blackjack: simulated shoes per size; 0: 2000, at most 100000"""
     seed: _builtins.int
     """blackjack: the simulation's seed (same seed, same figures)"""
+    table_id: _builtins.str
+    """Set: the live statistics of this table from the server's journal instead of the
+    theoretical report (`game` may be left out; no rules, rounds or shoes with it).
+    """
+    since: _builtins.float
+    """live: rounds ended at or after this time (Unix seconds); 0: no bound"""
+    until: _builtins.float
+    """live: rounds ended before this time; 0: no bound"""
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
         """a paytable to analyse; omitted: the published defaults"""
@@ -1368,10 +1379,13 @@ class AnalyzeRequest(_message.Message):
         cards_per_round: _builtins.int = ...,
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
+        table_id: _builtins.str = ...,
+        since: _builtins.float = ...,
+        until: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
@@ -1595,6 +1609,7 @@ class AnalyzeResponse(_message.Message):
     SIDE_BETS_FIELD_NUMBER: _builtins.int
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    LIVE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     positions: _builtins.int
     """Hi-Lo: 10 results; Goa Gae: rounds per deck"""
@@ -1612,6 +1627,10 @@ class AnalyzeResponse(_message.Message):
     def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetReport]:
         """blackjack"""
 
+    @_builtins.property
+    def live(self) -> Global___LiveStats:
+        """Analyze with a table_id"""
+
     def __init__(
         self,
         *,
@@ -1622,11 +1641,110 @@ class AnalyzeResponse(_message.Message):
         side_bets: _abc.Iterable[Global___SideBetReport] | None = ...,
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
+        live: Global___LiveStats | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["live", b"live"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015
+
+@_typing.final
+class LiveBetStats(_message.Message):
+    """What one bet at a live table returned: one unit staked on every round it was offered
+    (blackjack side bets: on every seat dealt its two cards), settled at the prices offered.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BET_FIELD_NUMBER: _builtins.int
+    STAKES_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    RETURNED_FIELD_NUMBER: _builtins.int
+    EXPECTED_FIELD_NUMBER: _builtins.int
+    STANDARD_ERROR_FIELD_NUMBER: _builtins.int
+    Z_FIELD_NUMBER: _builtins.int
+    FLAGGED_FIELD_NUMBER: _builtins.int
+    CERTIFIED_FIELD_NUMBER: _builtins.int
+    bet: _builtins.str
+    stakes: _builtins.int
+    wins: _builtins.int
+    standard_error: _builtins.float
+    """of `returned` about `expected`, from each stake's variance"""
+    z: _builtins.float
+    """(returned - expected) / standard_error; 0 with no variance"""
+    flagged: _builtins.bool
+    """the gap is beyond 4 standard errors"""
+    @_builtins.property
+    def returned(self) -> Global___Ratio:
+        """realised return per unit staked, stake included"""
+
+    @_builtins.property
+    def expected(self) -> Global___Ratio:
+        """the exact expectation of those stakes at the prices offered"""
+
+    @_builtins.property
+    def certified(self) -> Global___Ratio:
+        """the theoretical report's RTP, where one applies (else unset)"""
+
+    def __init__(
+        self,
+        *,
+        bet: _builtins.str = ...,
+        stakes: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        returned: Global___Ratio | None = ...,
+        expected: Global___Ratio | None = ...,
+        standard_error: _builtins.float = ...,
+        z: _builtins.float = ...,
+        flagged: _builtins.bool = ...,
+        certified: Global___Ratio | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["certified", b"certified", "expected", b"expected", "returned", b"returned"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "certified", b"certified", "expected", b"expected", "flagged", b"flagged", "returned", b"returned", "stakes", b"stakes", "standard_error", b"standard_error", "wins", b"wins", "z", b"z"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiveBetStats: _TypeAlias = LiveBetStats  # noqa: Y015
+
+@_typing.final
+class LiveStats(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_IDS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    VOID_ROUNDS_FIELD_NUMBER: _builtins.int
+    FIRST_AT_FIELD_NUMBER: _builtins.int
+    LAST_AT_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    rounds: _builtins.int
+    """rounds that ended with a result in the range"""
+    void_rounds: _builtins.int
+    """rounds refunded in the range"""
+    first_at: _builtins.float
+    """when the first and last counted round ended (Unix seconds)"""
+    last_at: _builtins.float
+    @_builtins.property
+    def table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiveBetStats]: ...
+    def __init__(
+        self,
+        *,
+        table_ids: _abc.Iterable[_builtins.str] | None = ...,
+        rounds: _builtins.int = ...,
+        void_rounds: _builtins.int = ...,
+        first_at: _builtins.float = ...,
+        last_at: _builtins.float = ...,
+        bets: _abc.Iterable[Global___LiveBetStats] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "first_at", b"first_at", "last_at", b"last_at", "rounds", b"rounds", "table_ids", b"table_ids", "void_rounds", b"void_rounds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiveStats: _TypeAlias = LiveStats  # noqa: Y015

@@ -405,7 +405,8 @@ class PricingServiceServicer:
     def Analyze(self, request, context):
         """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
         exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-        penetration over seeded simulated shoes. Needs no table.
+        penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+        table's bets actually returned, from its journal, against the exact expectation.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -146,7 +146,8 @@ class PricingServiceStub:
     Analyze: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]
     """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
     exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-    penetration over seeded simulated shoes. Needs no table.
+    penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+    table's bets actually returned, from its journal, against the exact expectation.
     """
 
 @_typing.type_check_only
@@ -164,7 +165,8 @@ class PricingServiceAsyncStub(PricingServiceStub):
     Analyze: _aio.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]  # type: ignore[assignment]
     """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
     exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-    penetration over seeded simulated shoes. Needs no table.
+    penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+    table's bets actually returned, from its journal, against the exact expectation.
     """
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -215,7 +217,8 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_pricing_pb2.AnalyzeResponse, _abc.Awaitable[_pricing_pb2.AnalyzeResponse]]:
         """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
         exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-        penetration over seeded simulated shoes. Needs no table.
+        penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+        table's bets actually returned, from its journal, against the exact expectation.
         """
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

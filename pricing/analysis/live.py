@@ -104,11 +104,9 @@ class LiveBet:
 
     @property
     def flagged(self) -> bool:
-        """The gap is beyond ``FLAG_SE`` standard errors (with no variance: any gap)."""
-        if not self.stakes:
-            return False
-        z = self.z
-        return self.gap != 0 if z is None else abs(z) > FLAG_SE
+        """The gap is beyond ``FLAG_SE`` standard errors (with no variance: any gap), decided
+        exactly: gap² > FLAG_SE² × ΣV / stakes²."""
+        return self.gap**2 * self.stakes**2 > FLAG_SE**2 * self.variance
 
     @property
     def interval(self) -> tuple[float, float]:

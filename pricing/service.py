@@ -46,6 +46,7 @@ from pricing.tables import (
     TableNotFound,
     Tables,
     VoidRound,
+    check_table_id,
 )
 from pricing.v1 import pricing_pb2 as pb
 
@@ -401,6 +402,7 @@ class PricingService:
     # ---- PricingService --------------------------------------------------------------------
 
     def _hub(self, table_id: str) -> Hub:
+        check_table_id(table_id)
         hub = self._hubs.get(table_id)
         if hub is None:
             raise TableNotFound(f"no table {table_id!r}")
@@ -413,9 +415,10 @@ class PricingService:
     async def WatchTable(
         self, request: pb.WatchTableRequest, context: Context
     ) -> AsyncIterator[bytes]:
-        hub = self._hubs.get(request.table_id)
-        if hub is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id!r}")
+        try:
+            hub = self._hub(request.table_id)
+        except (InvalidInput, TableNotFound) as exc:
+            await context.abort(status_code(exc) or grpc.StatusCode.NOT_FOUND, str(exc))
             return
         if self._stopping:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")

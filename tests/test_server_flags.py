@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
 
@@ -71,6 +72,37 @@ def test_bad_values_are_usage_errors_naming_them(
         parse(argv, env, monkeypatch)
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"PRICING_PORT": "abc"}, "PRICING_PORT='abc': 'abc' is not a port number"),
+        ({"PRICING_GRACE": "-1"}, "PRICING_GRACE='-1': -1.0 seconds is outside 0-3600"),
+        ({"PRICING_LOG_LEVEL": "loud"}, "PRICING_LOG_LEVEL='loud': 'loud' is not one of"),
+    ],
+)
+def test_a_bad_environment_value_is_reported_by_its_variable(
+    env: dict[str, str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse([], env, monkeypatch)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "argument --" not in err
+
+
+def test_a_busy_metrics_port_is_named() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = run_server("--port", "0", "--metrics-port", str(port), env={})
+    assert done.returncode == 1
+    assert f"cannot serve: metrics port 127.0.0.1:{port}: Address already in use" in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -373,6 +373,9 @@ class _ToyAdapter:
     def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
         return ("RED", 100) if ended.result[0].suit.is_red else ("LOSE", -100)
 
+    def describe(self, config: TableConfig) -> dict[str, str]:
+        return {"toy.rules": str(config.rules)}
+
 
 @pytest.fixture
 def toy_game() -> Iterator[None]:

@@ -44,11 +44,11 @@ def integer(low: int, high: int | None = None, note: str = "") -> Callable[[str]
     return parse
 
 
-def _number(text: str) -> float:
+def _number(text: str, what: str = "a number") -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
@@ -58,7 +58,7 @@ def seconds(low: float = 0.0, high: float = 3600.0) -> Callable[[str], float]:
     """An argparse ``type``: a number of seconds from ``low`` to ``high``."""
 
     def parse(text: str) -> float:
-        value = _number(text)
+        value = _number(text, "a number of seconds")
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(
                 f"{text} seconds is out of range: use {low:g} to {high:g}"

@@ -29,6 +29,7 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from pricing.cli_args import seconds
 from pricing.metrics import Metrics, serve_metrics
 from pricing.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
 
@@ -87,14 +88,7 @@ def _log_level(text: str) -> str:
     return level
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"{value} seconds is outside 0-3600")
-    return value
+_seconds: Final = seconds(0.0, 3600.0)
 
 
 def _flag(text: str) -> bool:

@@ -57,7 +57,7 @@ def test_environment_sets_each_flag_and_the_flag_wins(monkeypatch: pytest.Monkey
         (["--port", "70000"], {}, "70000 is not a port"),
         ([], {"PRICING_METRICS_PORT": "-1"}, "PRICING_METRICS_PORT='-1': -1 is not a port"),
         ([], {"PRICING_LOG_LEVEL": "verbose"}, "PRICING_LOG_LEVEL='verbose': 'verbose' is not"),
-        ([], {"PRICING_GRACE": "-1"}, "PRICING_GRACE='-1': -1 seconds is out of range: use 0"),
+        ([], {"PRICING_GRACE": "-1"}, "PRICING_GRACE='-1': -1.0 seconds is outside 0-3600"),
         (["--grace", "soon"], {}, "'soon' is not a number of seconds"),
         ([], {"PRICING_ALLOW_OPEN_FEED": "maybe"}, "'maybe' is not a yes/no value"),
     ],

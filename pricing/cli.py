@@ -32,6 +32,9 @@ import grpc
 from google.protobuf.message import Message
 
 from pricing import __version__
+from pricing.adapters.blackjack import MAX_SEATS
+from pricing.basic_strategy import player_draws
+from pricing.blackjack import dealer_hand_result, hand_total
 from pricing.cards import DECK, MAX_DECKS
 from pricing.cli_args import UINT64_MAX, check_game_options, fraction, integer, seconds
 from pricing.cli_format import (
@@ -40,6 +43,7 @@ from pricing.cli_format import (
     format_settlement,
     format_state,
     format_table,
+    message_dict,
     print_json,
 )
 from pricing.client import DealerFeed, PricingClient, default_target, retry_delay
@@ -67,7 +71,9 @@ def _add_server(p: argparse.ArgumentParser) -> None:
 _GAMES: Final = {"hilo": pb.HILO, "goagae": pb.GOA_GAE, "blackjack": pb.BLACKJACK}
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _QUOTE_OPTIONS: Final = {dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown")}
-_SIMULATE_OPTIONS: Final = {"mode": ("blackjack",)}
+_SIMULATE_OPTIONS: Final = {"mode": ("blackjack",), "seats": ("blackjack",)}
+#: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
+_SIMULATED_SEATS: Final = 3
 
 
 def _emit_json(args: argparse.Namespace) -> bool:
@@ -186,7 +192,9 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _settle(args: argparse.Namespace, out: TextIO) -> int:
     with PricingClient(args.server) as client:
-        s = client.settle(args.table, args.round, args.version, args.bet, args.stake_cents)
+        s = client.settle(
+            args.table, args.round, args.version, args.bet, args.stake_cents, seat=args.seat
+        )
     _show(args, s, lambda: format_settlement(s), out)
     return 0
 
@@ -220,6 +228,40 @@ def _table(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def format_tables(tables: Sequence[pb.TableSummary]) -> str:
+    """The lobby as a table of text, one line per table (``pricing tables``).
+
+    >>> print(format_tables([pb.TableSummary(table_id="bj-1", game=pb.BLACKJACK, decks=6,
+    ...     phase=pb.BETTING, version=3, cards_remaining=310, watchers=2, seats=7)]))
+    TABLE  GAME       DECKS  SEATS  PHASE          VERSION   LEFT  WATCHERS
+    bj-1   BLACKJACK      6      7  BETTING              3    310         2
+    """
+    id_w = max([5, *(len(t.table_id) for t in tables)])
+    lines = [
+        f"{'TABLE':<{id_w}}  {'GAME':<9}  DECKS  SEATS  {'PHASE':<13}  VERSION   LEFT  WATCHERS"
+    ]
+    for t in tables:
+        seats = str(t.seats) if t.seats else "-"
+        lines.append(
+            f"{t.table_id:<{id_w}}  {pb.Game.Name(t.game):<9}  {t.decks:>5}  {seats:>5}  "
+            f"{pb.Phase.Name(t.phase):<13}  {t.version:>7}  {t.cards_remaining:>5}  "
+            f"{t.watchers:>8}"
+        )
+    return "\n".join(lines)
+
+
+def _tables(args: argparse.Namespace, out: TextIO) -> int:
+    with PricingClient(args.server) as client:
+        tables = client.list_tables(_GAMES[args.game] if args.game else 0)
+    if _emit_json(args):
+        print(json.dumps([message_dict(t) for t in tables]), file=out)
+    elif tables:
+        print(format_tables(tables), file=out)
+    else:
+        print("no tables" + (f" of {args.game}" if args.game else ""), file=out)
+    return 0
+
+
 def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
     """The OpenTable request ``simulate`` sends, checked here first by the service's own code
     (an option of another game, decks the game does not have), so a bad argument is found
@@ -230,6 +272,7 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
     request = pb.OpenTableRequest(table_id=args.table, game=_GAMES[args.game], decks=args.decks)
     if request.game == pb.BLACKJACK:
         request.blackjack.shuffle_mode = pb.ShuffleMode.Value((args.mode or "depleting").upper())
+        request.blackjack.seats = args.seats or _SIMULATED_SEATS
     config = config_from_proto(request.game, request.decks, request)
     adapter_for(config.game).configure(config)
     return request
@@ -291,7 +334,15 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
                 time.sleep(args.pace)
 
         show("OPEN", "", state)
-        dealer = _DemoDealer(feed, rng, args.void_rate, show, args.mode == "continuous", patient)
+        dealer = _DemoDealer(
+            feed,
+            rng,
+            args.void_rate,
+            show,
+            continuous=args.mode == "continuous",
+            seats=request.blackjack.seats or 1,
+            patient=patient,
+        )
         play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
         shoes = 0
         while args.shoes == 0 or shoes < args.shoes:
@@ -319,11 +370,13 @@ class _DemoDealer:
     void_rate: float
     show: Show
     continuous: bool = False  # blackjack: the round's cards go back at its end
+    seats: int = 1  # blackjack: the seats dealt to
+    rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
     patient: Callable[[Callable[[], pb.TableState]], pb.TableState] = lambda call: call()
 
-    def deal(self, card: str, role: str) -> pb.TableState:
-        state = self.patient(lambda: self.feed.expose(card, role))
-        self.show(role, card, state)
+    def deal(self, card: str, role: str, seat: int = 0) -> pb.TableState:
+        state = self.patient(lambda: self.feed.expose(card, role, seat))
+        self.show(f"SEAT {seat}" if seat else role, card, state)
         return state
 
     def end_round(self) -> pb.TableState:
@@ -353,22 +406,58 @@ class _DemoDealer:
             state = self.end_round()
 
     def blackjack(self, state: pb.TableState, cards: list[str]) -> None:
-        """Rounds of two PLAYER cards and the dealer's up card, a few hits, the dealer's draws.
-        A depleting shoe is dealt to a cut card three quarters of the way in; a continuous
-        shuffle deals 20 rounds, its cards going back after each."""
-        cut = len(cards) // 4
+        """Rounds dealt and played as a dealer does (``blackjack_round``). A depleting shoe is
+        dealt to a cut card three quarters of the way in; a continuous shuffle deals 20
+        rounds, its cards going back after each."""
+        cut = max(len(cards) // 4, 2 * self.seats + 1)  # always enough for the first cards
         rounds = 0
         while (rounds < 20) if self.continuous else (len(cards) > cut):
-            deal = ["PLAYER", "DEALER", "PLAYER"]
-            deal += ["PLAYER"] * self.rng.randint(0, 2) + ["DEALER"] * self.rng.randint(1, 3)
-            dealt = [cards.pop() for _ in deal]
-            for card, role in zip(dealt, deal, strict=True):
-                self.deal(card, role)
+            dealt = self.blackjack_round(cards)
             self.end_round()
             rounds += 1
             if self.continuous:
                 cards.extend(dealt)
                 self.rng.shuffle(cards)
+
+    def blackjack_round(self, cards: list[str]) -> list[str]:
+        """One round (no hole card): a card to each seat, the dealer's up card, a second card
+        to each seat; each seat draws by ``player_draws`` (it stops on a blackjack, 21 or a
+        bust); then, unless every seat is bust, the dealer draws until the table's rule stands
+        (``dealer_hand_result``). A shoe running out ends the draws. Returns the cards dealt."""
+        dealt: list[str] = []
+
+        def draw(role: str, seat: int = 0) -> str:
+            card = cards.pop()
+            dealt.append(card)
+            self.deal(card, role, seat)
+            return card
+
+        hands: dict[int, list[str]] = {seat: [] for seat in range(1, self.seats + 1)}
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        dealer = [draw("DEALER")]
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        for seat, hand in hands.items():
+            while cards and player_draws(hand, dealer[0]):
+                hand.append(draw("PLAYER", seat))
+        if any(hand_total(hand)[0] <= 21 for hand in hands.values()):
+            while cards and dealer_hand_result(dealer, self.rule) is None:
+                dealer.append(draw("DEALER"))
+        return dealt
+
+
+def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ls = sub.add_parser(
+        "tables",
+        help="list the server's tables (the lobby)",
+        description="Every table the server holds, open or closed: its game, decks, seats "
+        "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
+    )
+    ls.add_argument("--game", choices=list(_GAMES), type=str.lower, help="only this game's")
+    _add_json(ls, "the tables as one JSON list of TableSummary")
+    _add_server(ls)
+    ls.set_defaults(run=_tables)
 
 
 def _add_json(p: argparse.ArgumentParser, what: str) -> None:
@@ -406,6 +495,12 @@ def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=str.lower,
         default=None,
         help="blackjack: a depleting shoe (default) or a continuous shuffle",
+    )
+    m.add_argument(
+        "--seats",
+        type=integer(1, MAX_SEATS),
+        default=None,
+        help=f"blackjack: the seats dealt to, 1 to {MAX_SEATS} (default {_SIMULATED_SEATS})",
     )
     m.add_argument(
         "--pace",
@@ -604,6 +699,13 @@ def parser() -> argparse.ArgumentParser:
         required=True,
         help=f"the stake, 1 to {MAX_STAKE_CENTS} cents",
     )
+    t.add_argument(
+        "--seat",
+        type=integer(0, MAX_SEATS, "0: a one-seat table"),
+        default=0,
+        help=f"blackjack: the seat the side bet is on, 1 to {MAX_SEATS} (a one-seat table: may "
+        "be left out)",
+    )
     _add_json(t, "the Settlement")
     _add_server(t)
     t.set_defaults(run=_settle)
@@ -614,6 +716,7 @@ def parser() -> argparse.ArgumentParser:
     _add_server(g)
     g.set_defaults(run=_table)
 
+    _add_tables_command(sub)
     _add_journal_commands(sub)
 
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")

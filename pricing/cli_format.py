@@ -24,6 +24,7 @@ __all__ = [
     "format_settlement",
     "format_state",
     "format_table",
+    "message_dict",
     "message_json",
     "print_json",
     "watch_header",
@@ -223,17 +224,21 @@ def format_settlement(s: pb.Settlement) -> str:
     )
 
 
+def message_dict(message: Message) -> dict[str, object]:
+    """A message as the proto3 JSON mapping has it: field names as in the proto, every field
+    present; 64-bit integers are strings, as that mapping says."""
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
 def message_json(message: Message) -> str:
-    """A message as one line of JSON (the proto3 JSON mapping, field names as in the proto,
-    every field present; 64-bit integers are strings, as that mapping says).
+    """A message as one line of JSON (``message_dict``).
 
     >>> message_json(pb.BetPrice(bet="LOW", wins=24, remaining=47))[:40]
     '{"bet": "LOW", "wins": 24, "remaining": '
     """
-    data = json_format.MessageToDict(
-        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )
-    return json.dumps(data)
+    return json.dumps(message_dict(message))
 
 
 def print_json(message: Message, out: TextIO) -> None:

@@ -43,8 +43,8 @@ class _LocalFeed:
         self.states.append(state)
         return state
 
-    def expose(self, card: str, role: str) -> pb.TableState:
-        return self._apply(ExposeCard(parse_card(card), CardRole[role]))
+    def expose(self, card: str, role: str, seat: int = 0) -> pb.TableState:
+        return self._apply(ExposeCard(parse_card(card), CardRole[role], seat))
 
     def void(self) -> pb.TableState:
         return self._apply(Void())
@@ -60,7 +60,7 @@ def _dealt_states(game: Game, seed: int) -> list[pb.TableState]:
     """Two shoes as ``pricing simulate`` deals them."""
     feed = _LocalFeed(game)
     rng = random.Random(seed)
-    dealer = cli._DemoDealer(feed, rng, 0.1, lambda *_: None)  # type: ignore[arg-type]
+    dealer = cli._DemoDealer(feed, rng, 0.1, lambda *_: None, seats=3)  # type: ignore[arg-type]
     play = {Game.HILO: dealer.hilo, Game.GOA_GAE: dealer.goagae, Game.BLACKJACK: dealer.blackjack}
     for shoe in range(2):
         state = feed.new_shoe() if shoe else feed.states[-1]
@@ -70,7 +70,9 @@ def _dealt_states(game: Game, seed: int) -> list[pb.TableState]:
     return feed.states
 
 
-@pytest.mark.parametrize("game", [Game.HILO, Game.GOA_GAE, Game.BLACKJACK], ids=str)
+@pytest.mark.parametrize(
+    "game", [Game.HILO, Game.GOA_GAE, Game.BLACKJACK], ids=lambda game: str(game.name)
+)
 def test_watch_lines_fit_100_columns_under_their_legend_and_header(game: Game) -> None:
     states = _dealt_states(game, seed=5)
     printer = WatchPrinter()
@@ -93,7 +95,7 @@ def test_watch_shows_blackjacks_round_dealer_results_and_insurance(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, decks=1)
+    feed.open(game=pb.BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
     feed.expose("KH", pb.PLAYER)
     feed.expose("QH", pb.PLAYER)
     feed.end_round()
@@ -124,7 +126,7 @@ def test_watch_shows_blackjacks_round_dealer_results_and_insurance(
 
 def test_table_prints_a_summary_and_json(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK)
+    feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     feed.expose("KH", pb.PLAYER)
     feed.expose("AS", pb.DEALER)
     code, text = run("table", table_id, "--server", server.target)
@@ -188,14 +190,14 @@ def test_simulate_shows_the_opening_state_pauses_for_betting_and_shows_the_close
     opened = next(i for i, line in enumerate(lines) if line.startswith("OPEN "))
     assert re.search(r"v1 .* BETTING", lines[opened])  # round 1's betting prices are shown
     assert lines[opened + 1] == "<pause 0.25>"  # ... and held before the first card
-    assert lines[opened + 2].startswith("PLAYER") or lines[opened + 2].startswith("DEALER")
+    assert re.match(r"(SEAT \d|DEALER) ", lines[opened + 2])  # the first card
     assert re.match(r"CLOSE .* CLOSED", lines[-2]) and lines[-1] == "<pause 0.25>"
 
 
 def test_simulate_on_a_table_opened_otherwise_names_the_difference(
     server: ServerProcess, table_id: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Feed(server, table_id).open(game=pb.BLACKJACK)
+    Feed(server, table_id).open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=3))
     code, _ = run(
         "simulate", "--server", server.target, "--table", table_id, "--game", "blackjack",
         "--mode", "continuous", "--pace", "0", "--shoes", "1",

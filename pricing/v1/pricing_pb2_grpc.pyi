@@ -141,6 +141,8 @@ class PricingServiceStub:
     """
     Quote: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]
     Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]
+    ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
+    """The lobby: every table the server holds, open or closed, optionally of one game."""
 
 @_typing.type_check_only
 class PricingServiceAsyncStub(PricingServiceStub):
@@ -152,6 +154,8 @@ class PricingServiceAsyncStub(PricingServiceStub):
     """
     Quote: _aio.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]  # type: ignore[assignment]
     Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]  # type: ignore[assignment]
+    ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
+    """The lobby: every table the server holds, open or closed, optionally of one game."""
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -184,5 +188,13 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pricing_pb2.SettleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]: ...
+
+    @_abc_1.abstractmethod
+    def ListTables(
+        self,
+        request: _pricing_pb2.ListTablesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_pricing_pb2.ListTablesResponse, _abc.Awaitable[_pricing_pb2.ListTablesResponse]]:
+        """The lobby: every table the server holds, open or closed, optionally of one game."""
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -48,6 +48,8 @@ def _table_exists(server: ServerProcess, table_id: str) -> bool:
         (("--decks", "9", "--game", "blackjack"), "argument --decks: 9 is out of range"),
         (("--mode", "continuous"), "--mode is a blackjack option: not for hilo"),
         (("--game", "goagae", "--mode", "depleting"), "--mode is a blackjack option"),
+        (("--seats", "2"), "--seats is a blackjack option: not for hilo"),
+        (("--game", "blackjack", "--seats", "8"), "argument --seats: 8 is out of range: use 1"),
         (("--decks", "3"), "decks 3 is not allowed for Hi-Lo"),
         (("--table", ""), "--table must not be empty"),
     ],

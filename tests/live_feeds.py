@@ -13,6 +13,7 @@ from fractions import Fraction
 from pricing import blackjack, goagae, hilo
 from pricing.cards import DECK, Card, Rank
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.analysis.live import LiveReport
 from pricing.journal import Record
 from pricing.tables import FeedEvent, Table, TableConfig
 
@@ -179,3 +180,15 @@ def reference(game: str, dealt: Dealt) -> dict[str, Expected]:
                 winning = [(p, pays_) for p, pays_ in chances if pays_ >= 0]
                 out.setdefault(bet, Expected()).add(winning, pays if pays >= 0 else None)
     return out
+
+
+def assert_matches(report: LiveReport, game: str, dealt: Dealt) -> None:
+    """``report`` says, exactly, what the reference says of ``dealt``'s rounds."""
+    want = reference(game, dealt)
+    assert set(report.bets) == set(want)
+    for bet, stats in report.bets.items():
+        ref = want[bet]
+        assert (stats.stakes, stats.wins) == (ref.stakes, ref.wins), bet
+        assert stats.returned == ref.returned / ref.stakes, bet
+        assert stats.expected == ref.expected / ref.stakes, bet
+        assert stats.variance == ref.variance, bet

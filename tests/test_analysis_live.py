@@ -10,7 +10,8 @@ import pytest
 from pricing.adapters.blackjack import BlackjackOptions
 from pricing.analysis import hilo_rtp
 from pricing.analysis.blackjack import full_shoe_rtps
-from pricing.analysis.live import FLAG_SE, LiveBet, LiveReport, live_stats
+from pricing.analysis.live import FLAG_SE, LiveBet, live_stats
+from pricing.analysis.present import parse_time
 from pricing.cards import Rank
 from pricing.errors import InvalidInput
 from pricing.events import EndRound
@@ -18,26 +19,14 @@ from pricing.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.tables import Game, TableConfig
 from tests.live_feeds import (
-    Dealt,
+    assert_matches,
     blackjack_feed,
     goagae_feed,
     hilo_feed,
     journal_of,
-    reference,
 )
 
 HILO = TableConfig(Game.HILO)
-
-
-def assert_matches(report: LiveReport, game: str, dealt: Dealt) -> None:
-    want = reference(game, dealt)
-    assert set(report.bets) == set(want)
-    for bet, stats in report.bets.items():
-        ref = want[bet]
-        assert (stats.stakes, stats.wins) == (ref.stakes, ref.wins), bet
-        assert stats.returned == ref.returned / ref.stakes, bet
-        assert stats.expected == ref.expected / ref.stakes, bet
-        assert stats.variance == ref.variance, bet
 
 
 def test_hilo_statistics_are_exactly_the_reference() -> None:
@@ -163,3 +152,11 @@ def test_json_has_exact_figures() -> None:
     low = data["bets"]["LOW"]
     assert Fraction(low["expected"]["exact"]) == report.bets["LOW"].expected
     assert low["stakes"] == 20 and data["rounds"] == 20 and data["flagged"] == []
+
+
+def test_times_on_the_command_line() -> None:
+    assert parse_time("1700000000.5") == 1700000000.5
+    assert parse_time("2026-03-01T12:00:00Z") == parse_time("2026-03-01T12:00:00") == 1772366400
+    assert parse_time("2026-03-01T13:00:00+01:00") == 1772366400
+    with pytest.raises(InvalidInput, match="not a time: 'yesterday'"):
+        parse_time("yesterday")

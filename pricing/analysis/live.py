@@ -19,6 +19,11 @@ this conditional form needs no independence). A gap beyond ``FLAG_SE`` standard 
 flagged: the table did not deal the cards the service priced (a short deck, a biased shuffle, a
 feed that misses cards).
 
+Blackjack's Crown Treasure is priced on the dealer's first two cards; a round in which the
+dealer never draws a second (every seat bust) cannot pay it, so a live Royal Match returns a
+hair less than its price says (a Crown is rarer than 1 in 10,000 rounds: far inside the
+standard error).
+
 ``certified`` is the long-run figure of the theoretical report, where one applies: Hi-Lo's
 ``per_offered_round`` over a uniformly shuffled deck (``pricing.analysis.hilo``), and a side
 bet's full-shoe RTP (its mean at every penetration). It is a reference: the realised return is
@@ -67,7 +72,7 @@ __all__ = ["FLAG_SE", "UNIT_CENTS", "LiveBet", "LiveReport", "live_stats"]
 #: One unit staked, in cents: payouts are in hundredths, so the settlement floor is exact.
 UNIT_CENTS: Final = 100
 #: A gap between the realised and the expected return beyond this many standard errors is
-#: flagged (by chance: about 6 in 100,000 bets' worth of honest tables).
+#: flagged (by chance alone: about 6 honest bets' figures in 100,000).
 FLAG_SE: Final = 4
 
 

@@ -184,5 +184,7 @@ def test_bad_command_lines(fed: ServerProcess, capsys: pytest.CaptureFixture[str
     assert "leave out the game argument" in capsys.readouterr().err
     assert main(["analyze", "--table", "biased", "--since", "soon", *where]) == 2
     assert "not a time: 'soon'" in capsys.readouterr().err
+    assert main(["analyze", "--game", "hilo", "--since", "20", "--until", "10", *where]) == 2
+    assert "--until 10 is not after --since 20" in capsys.readouterr().err
     assert main(["analyze"]) == 2
     assert "analyze needs a game" in capsys.readouterr().err

@@ -210,6 +210,8 @@ def build_live(
 
     start = None if since is None else parse_time(since)
     end = None if until is None else parse_time(until)
+    if start is not None and end is not None and end <= start:
+        raise InvalidOption(f"--until {until} is not after --since {since}")
     if tables:
         journals = [export_records(data_dir, table_id) for table_id in tables]
     else:

@@ -1,4 +1,4 @@
-"""The names issue 5 fixes in the contract: game servers code against them, never rename."""
+"""The names the contract fixes (docs/rules.md §5): game servers code against them."""
 
 from __future__ import annotations
 

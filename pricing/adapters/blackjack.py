@@ -1,4 +1,4 @@
-"""Blackjack tables (RULES.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
+"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
 
 The engine's shoe knows the cards and the odds; this module adds what a live table needs
 around it, and nothing of the game's rules:
@@ -15,7 +15,7 @@ around it, and nothing of the game's rules:
   ``BlackjackShoe.dealer_outcomes``: conditioned on the dealer's hand so far); the wire's
   ``up_card`` is the dealer's first card.
 
-Settlement (interpretation, as for Goa Gae's hand: RULES.md does not say how a live feed
+Settlement (interpretation, as for Goa Gae's hand: the rule sheets do not say how a live feed
 reports seats): the side bets settle on the round's first two PLAYER cards, and Royal Match's
 Crown Treasure also on the dealer's first two DEALER cards. A round that ends with fewer than
 two PLAYER cards, a ``VoidRound`` and a ``NewShoe`` with cards of the round dealt refund the
@@ -67,7 +67,7 @@ __all__ = [
     "RoundOutcome",
 ]
 
-#: Decks when OpenTable sends 0: RULES.md §2 deals from 6 or 8; the engine's default is 6.
+#: Decks when OpenTable sends 0: docs/rules.md §2 deals from 6 or 8; the engine's default is 6.
 DEFAULT_DECKS: Final = 6
 #: The side bets a blackjack table offers, in the order every list uses.
 SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
@@ -75,8 +75,8 @@ SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
 
 @dataclass(frozen=True, slots=True)
 class BlackjackOptions:
-    """A blackjack table's rules: RULES.md's defaults (S17, a depleting shoe, Royal Match 25 : 1,
-    2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs)."""
+    """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
+    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs)."""
 
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING

@@ -4,7 +4,7 @@ isort:skip_file
 The pricing service's contract.
 
 Two services on one port: DealerService is the write side (the dealer feed, a card reader),
-PricingService the read side (game servers). The names marked "contract" in issue 5 are what
+PricingService the read side (game servers). The names marked "contract" are what
 game servers code against: add fields and messages, never rename or renumber.
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is
@@ -129,7 +129,7 @@ class _DealerRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealerRule
 
 class DealerRule(_DealerRule, metaclass=_DealerRuleEnumTypeWrapper):
     """Blackjack: whether the dealer stands (S17, "Blackjack") or hits (H17, "Hoiana Blackjack")
-    on soft 17. RULES.md §3. Unspecified means S17.
+    on soft 17. docs/rules.md §3. Unspecified means S17.
     """
 
 DEALER_RULE_UNSPECIFIED: DealerRule.ValueType  # 0
@@ -149,7 +149,7 @@ class _ShuffleModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ShuffleMo
 
 class ShuffleMode(_ShuffleMode, metaclass=_ShuffleModeEnumTypeWrapper):
     """Blackjack: a depleting shoe (cards leave until NewShoe) or a continuous shuffle (the round's
-    cards return at EndRound). RULES.md §2. Unspecified means DEPLETING.
+    cards return at EndRound). docs/rules.md §2. Unspecified means DEPLETING.
     """
 
 SHUFFLE_MODE_UNSPECIFIED: ShuffleMode.ValueType  # 0
@@ -170,7 +170,7 @@ class _PairsPresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PairsPres
     """same rank 11:1"""
 
 class PairsPreset(_PairsPreset, metaclass=_PairsPresetEnumTypeWrapper):
-    """Blackjack pair side bet presets (RULES.md §3). Unspecified means PERFECT_PAIRS."""
+    """Blackjack pair side bet presets (docs/rules.md §3). Unspecified means PERFECT_PAIRS."""
 
 PAIRS_PRESET_UNSPECIFIED: PairsPreset.ValueType  # 0
 PERFECT_PAIRS: PairsPreset.ValueType  # 1
@@ -182,7 +182,7 @@ Global___PairsPreset: _TypeAlias = PairsPreset  # noqa: Y015
 @_typing.final
 class PayRule(_message.Message):
     """---------------------------------------------------------------------------------------------
-    Game rules and paytables: each optional, with RULES.md's defaults when omitted.
+    Game rules and paytables: each optional, with docs/rules.md's defaults when omitted.
 
     The pay rule of a dynamic bet: RTP × remaining / wins − 1, floored to a hundredth, clamped.
     """
@@ -214,7 +214,7 @@ Global___PayRule: _TypeAlias = PayRule  # noqa: Y015
 
 @_typing.final
 class HiLoRules(_message.Message):
-    """Hi-Lo (RULES.md §1). A bet left out keeps the published default."""
+    """Hi-Lo (docs/rules.md §1). A bet left out keeps the published default."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -252,7 +252,7 @@ Global___HiLoRules: _TypeAlias = HiLoRules  # noqa: Y015
 
 @_typing.final
 class RoyalMatchPaytable(_message.Message):
-    """Royal Match 21 (RULES.md §2): 25:1, 2.5:1 and Crown Treasure 1000:1 on by default. Each field
+    """Royal Match 21 (docs/rules.md §2): 25:1, 2.5:1, Crown Treasure 1000:1 on by default. Each field
     left out keeps its default (presence is tracked), so any one pay can be changed alone.
     """
 
@@ -376,7 +376,7 @@ Global___BlackjackRules: _TypeAlias = BlackjackRules  # noqa: Y015
 
 @_typing.final
 class GoaGaeRules(_message.Message):
-    """Goa Gae (RULES.md §4): the dynamic category bets, by name (TRIPLE, STRAIGHT_FLUSH, JQK,
+    """Goa Gae (docs/rules.md §4): the dynamic category bets, by name (TRIPLE, STRAIGHT_FLUSH, JQK,
     STRAIGHT, FLUSH, NINE). A bet left out keeps the default.
     """
 

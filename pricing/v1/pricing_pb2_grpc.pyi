@@ -4,7 +4,7 @@ isort:skip_file
 The pricing service's contract.
 
 Two services on one port: DealerService is the write side (the dealer feed, a card reader),
-PricingService the read side (game servers). The names marked "contract" in issue 5 are what
+PricingService the read side (game servers). The names marked "contract" are what
 game servers code against: add fields and messages, never rename or renumber.
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is

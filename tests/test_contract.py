@@ -1,4 +1,4 @@
-"""The names the contract fixes (docs/rules.md §5): game servers code against them."""
+"""The names of the contract (proto/pricing/v1/pricing.proto) game servers code against."""
 
 from __future__ import annotations
 

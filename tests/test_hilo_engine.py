@@ -1,4 +1,5 @@
-"""The Hi-Lo pricing engine against the published table and a pure-Python reference."""
+"""The Hi-Lo pricing engine (docs/rules.md §1.2, §1.3) against the published table and a
+pure-Python reference."""
 
 from __future__ import annotations
 

@@ -9,7 +9,14 @@ game servers code against: add fields and messages, never rename or renumber.
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is
 2.64 : 1), RTP in basis points. Probabilities are given as exact counts (wins / remaining,
-ways / total) and, for convenience only, as a double.
+ways / total) and, for convenience only, as a double. Cards are written as in
+docs/rules.md §0: rank then suit, "10H", "AS", "QD" (input also takes T, ♠♥♦♣, any case).
+
+Errors are gRPC status codes with a message naming the bad value; a refused request changes
+nothing. INVALID_ARGUMENT: a malformed request (bad card, option, role, bet name, stake).
+FAILED_PRECONDITION: well-formed but not possible now (a card no longer in the shoe, a result
+outside betting, a seq gap, a stale bet). NOT_FOUND: no such table. ALREADY_EXISTS: a table id
+reopened with other rules, or a seq already used by another event.
 """
 
 from collections import abc as _abc
@@ -35,19 +42,29 @@ class _Game:
 class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     GAME_UNSPECIFIED: _Game.ValueType  # 0
+    """refused: a table needs a game"""
     HILO: _Game.ValueType  # 1
+    """Live Hi-Lo, docs/rules.md §1"""
     BLACKJACK: _Game.ValueType  # 2
+    """blackjack side bets, insurance, dealer outcomes, §2 and §3"""
     GOA_GAE: _Game.ValueType  # 3
+    """Goa Gae / 9K, §4"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
     """---------------------------------------------------------------------------------------------
     Enums (contract)
+
+    The game a table (or a Quote) is for.
     """
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
+"""refused: a table needs a game"""
 HILO: Game.ValueType  # 1
+"""Live Hi-Lo, docs/rules.md §1"""
 BLACKJACK: Game.ValueType  # 2
+"""blackjack side bets, insurance, dealer outcomes, §2 and §3"""
 GOA_GAE: Game.ValueType  # 3
+"""Goa Gae / 9K, §4"""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _CardRole:
@@ -57,6 +74,7 @@ class _CardRole:
 class _CardRoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CardRole.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     CARD_ROLE_UNSPECIFIED: _CardRole.ValueType  # 0
+    """refused"""
     BURN: _CardRole.ValueType  # 1
     """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
     RESULT: _CardRole.ValueType  # 2
@@ -70,6 +88,7 @@ class CardRole(_CardRole, metaclass=_CardRoleEnumTypeWrapper):
     """Why a card was exposed. Every exposed card leaves the shoe, whatever its role."""
 
 CARD_ROLE_UNSPECIFIED: CardRole.ValueType  # 0
+"""refused"""
 BURN: CardRole.ValueType  # 1
 """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
 RESULT: CardRole.ValueType  # 2
@@ -87,6 +106,7 @@ class _Phase:
 class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PHASE_UNSPECIFIED: _Phase.ValueType  # 0
+    """never sent"""
     OPENING: _Phase.ValueType  # 1
     """the opening burns are being dealt; no bets"""
     BETTING: _Phase.ValueType  # 2
@@ -100,9 +120,11 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     (or VoidRound) ends the round and opens betting on the next one.
     """
 
-class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper): ...
+class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
+    """Where a table is in its shoe and its round."""
 
 PHASE_UNSPECIFIED: Phase.ValueType  # 0
+"""never sent"""
 OPENING: Phase.ValueType  # 1
 """the opening burns are being dealt; no bets"""
 BETTING: Phase.ValueType  # 2
@@ -124,8 +146,11 @@ class _DealerRule:
 class _DealerRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealerRule.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     DEALER_RULE_UNSPECIFIED: _DealerRule.ValueType  # 0
+    """S17"""
     S17: _DealerRule.ValueType  # 1
+    """stands on every 17"""
     H17: _DealerRule.ValueType  # 2
+    """hits soft 17, stands on hard 17"""
 
 class DealerRule(_DealerRule, metaclass=_DealerRuleEnumTypeWrapper):
     """Blackjack: whether the dealer stands (S17, "Blackjack") or hits (H17, "Hoiana Blackjack")
@@ -133,8 +158,11 @@ class DealerRule(_DealerRule, metaclass=_DealerRuleEnumTypeWrapper):
     """
 
 DEALER_RULE_UNSPECIFIED: DealerRule.ValueType  # 0
+"""S17"""
 S17: DealerRule.ValueType  # 1
+"""stands on every 17"""
 H17: DealerRule.ValueType  # 2
+"""hits soft 17, stands on hard 17"""
 Global___DealerRule: _TypeAlias = DealerRule  # noqa: Y015
 
 class _ShuffleMode:
@@ -144,8 +172,11 @@ class _ShuffleMode:
 class _ShuffleModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ShuffleMode.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     SHUFFLE_MODE_UNSPECIFIED: _ShuffleMode.ValueType  # 0
+    """DEPLETING"""
     DEPLETING: _ShuffleMode.ValueType  # 1
+    """cards stay out of the shoe until NewShoe"""
     CONTINUOUS: _ShuffleMode.ValueType  # 2
+    """a continuous shuffler: each round is dealt from the full shoe"""
 
 class ShuffleMode(_ShuffleMode, metaclass=_ShuffleModeEnumTypeWrapper):
     """Blackjack: a depleting shoe (cards leave until NewShoe) or a continuous shuffle (the round's
@@ -153,8 +184,11 @@ class ShuffleMode(_ShuffleMode, metaclass=_ShuffleModeEnumTypeWrapper):
     """
 
 SHUFFLE_MODE_UNSPECIFIED: ShuffleMode.ValueType  # 0
+"""DEPLETING"""
 DEPLETING: ShuffleMode.ValueType  # 1
+"""cards stay out of the shoe until NewShoe"""
 CONTINUOUS: ShuffleMode.ValueType  # 2
+"""a continuous shuffler: each round is dealt from the full shoe"""
 Global___ShuffleMode: _TypeAlias = ShuffleMode  # noqa: Y015
 
 class _PairsPreset:
@@ -164,6 +198,7 @@ class _PairsPreset:
 class _PairsPresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PairsPreset.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PAIRS_PRESET_UNSPECIFIED: _PairsPreset.ValueType  # 0
+    """PERFECT_PAIRS"""
     PERFECT_PAIRS: _PairsPreset.ValueType  # 1
     """mixed 6:1, coloured 12:1, perfect 25:1"""
     ANY_PAIR: _PairsPreset.ValueType  # 2
@@ -173,6 +208,7 @@ class PairsPreset(_PairsPreset, metaclass=_PairsPresetEnumTypeWrapper):
     """Blackjack pair side bet presets (docs/rules.md §3). Unspecified means PERFECT_PAIRS."""
 
 PAIRS_PRESET_UNSPECIFIED: PairsPreset.ValueType  # 0
+"""PERFECT_PAIRS"""
 PERFECT_PAIRS: PairsPreset.ValueType  # 1
 """mixed 6:1, coloured 12:1, perfect 25:1"""
 ANY_PAIR: PairsPreset.ValueType  # 2
@@ -184,7 +220,8 @@ class PayRule(_message.Message):
     """---------------------------------------------------------------------------------------------
     Game rules and paytables: each optional, with docs/rules.md's defaults when omitted.
 
-    The pay rule of a dynamic bet: RTP × remaining / wins − 1, floored to a hundredth, clamped.
+    The pay rule of a dynamic bet: RTP × remaining / wins − 1, floored to a hundredth, clamped
+    (docs/rules.md §1.3). A rule sent replaces the bet's default as a whole.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -197,6 +234,7 @@ class PayRule(_message.Message):
     min_hundredths: _builtins.int
     """clamp, in hundredths of odds-to-1"""
     max_hundredths: _builtins.int
+    """clamp: the highest payout; at least min_hundredths"""
     def __init__(
         self,
         *,
@@ -224,15 +262,25 @@ class HiLoRules(_message.Message):
     EVEN_FIELD_NUMBER: _builtins.int
     SEVEN_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def low(self) -> Global___PayRule: ...
+    def low(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def high(self) -> Global___PayRule: ...
+    def high(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def odd(self) -> Global___PayRule: ...
+    def odd(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def even(self) -> Global___PayRule: ...
+    def even(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def seven(self) -> Global___PayRule: ...
+    def seven(self) -> Global___PayRule:
+        """default 83.50 %, 6.93 – 38.24 : 1"""
+
     def __init__(
         self,
         *,
@@ -263,9 +311,13 @@ class RoyalMatchPaytable(_message.Message):
     CROWN_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     CROWN_ENABLED_FIELD_NUMBER: _builtins.int
     royal_hundredths: _builtins.int
+    """K-Q of one suit; default 2500 (25 : 1)"""
     easy_hundredths: _builtins.int
+    """any other suited pair; default 250 (2.5 : 1)"""
     crown_hundredths: _builtins.int
-    """only while Crown Treasure is on"""
+    """Player and dealer each a suited K-Q; default 100000 (1000 : 1). Only while Crown Treasure
+    is on (sent with crown_enabled false: INVALID_ARGUMENT).
+    """
     crown_enabled: _builtins.bool
     """false: no Crown Treasure, a Crown pays as a Royal Match"""
     def __init__(
@@ -301,6 +353,8 @@ Global___RoyalMatchPaytable: _TypeAlias = RoyalMatchPaytable  # noqa: Y015
 
 @_typing.final
 class PairsPaytable(_message.Message):
+    """The pair side bet on the player's first two cards (docs/rules.md §3.6)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     @_typing.final
@@ -326,9 +380,12 @@ class PairsPaytable(_message.Message):
     PRESET_FIELD_NUMBER: _builtins.int
     PAYS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     preset: Global___PairsPreset.ValueType
+    """the outcomes and their default pays"""
     @_builtins.property
     def pays_hundredths(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
-        """Optional overrides, outcome name ("PERFECT", "COLOURED", "MIXED" or "PAIR") → hundredths."""
+        """Optional overrides, outcome name ("PERFECT", "COLOURED", "MIXED" or "PAIR") → hundredths;
+        a name the preset does not have is INVALID_ARGUMENT.
+        """
 
     def __init__(
         self,
@@ -346,6 +403,8 @@ Global___PairsPaytable: _TypeAlias = PairsPaytable  # noqa: Y015
 
 @_typing.final
 class BlackjackRules(_message.Message):
+    """Blackjack (docs/rules.md §2, §3). Every field left out keeps its default."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DEALER_RULE_FIELD_NUMBER: _builtins.int
@@ -353,11 +412,17 @@ class BlackjackRules(_message.Message):
     ROYAL_MATCH_FIELD_NUMBER: _builtins.int
     PAIRS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
+    """default S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
+    """default DEPLETING"""
     @_builtins.property
-    def royal_match(self) -> Global___RoyalMatchPaytable: ...
+    def royal_match(self) -> Global___RoyalMatchPaytable:
+        """default 25 : 1, 2.5 : 1, Crown Treasure 1000 : 1"""
+
     @_builtins.property
-    def pairs(self) -> Global___PairsPaytable: ...
+    def pairs(self) -> Global___PairsPaytable:
+        """default PERFECT_PAIRS"""
+
     def __init__(
         self,
         *,
@@ -377,7 +442,8 @@ Global___BlackjackRules: _TypeAlias = BlackjackRules  # noqa: Y015
 @_typing.final
 class GoaGaeRules(_message.Message):
     """Goa Gae (docs/rules.md §4): the dynamic category bets, by name (TRIPLE, STRAIGHT_FLUSH, JQK,
-    STRAIGHT, FLUSH, NINE). A bet left out keeps the default.
+    STRAIGHT, FLUSH, NINE). A bet left out keeps the default (96 %, clamped to 0 : 1 … twice the
+    full-deck payout, §4.5).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -405,7 +471,9 @@ class GoaGaeRules(_message.Message):
 
     BETS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def bets(self) -> _containers.MessageMap[_builtins.str, Global___PayRule]: ...
+    def bets(self) -> _containers.MessageMap[_builtins.str, Global___PayRule]:
+        """bet name → its rule; an unknown name is INVALID_ARGUMENT"""
+
     def __init__(
         self,
         *,
@@ -437,13 +505,17 @@ class BetPrice(_message.Message):
     OPEN_FIELD_NUMBER: _builtins.int
     CLAMPED_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
+    """Hi-Lo: LOW HIGH ODD EVEN SEVEN; Goa Gae: TRIPLE … NINE"""
     wins: _builtins.int
     """cards (ways) that win the bet"""
     remaining: _builtins.int
     """cards (ways) in all"""
     probability: _builtins.float
+    """wins / remaining, for display"""
     payout_hundredths: _builtins.int
+    """what a win pays to 1, in hundredths; 0 while closed"""
     open: _builtins.bool
+    """the bet can be placed now, at this version's payout"""
     clamped: _builtins.bool
     """the payout was raised or cut to the published range"""
     def __init__(
@@ -477,10 +549,15 @@ class SideBetOutcome(_message.Message):
     PROBABILITY_FIELD_NUMBER: _builtins.int
     PAYS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """e.g. CROWN, ROYAL, EASY; PERFECT, COLOURED, MIXED; PAIR"""
     ways: _builtins.int
+    """equally likely deals with this outcome"""
     total: _builtins.int
+    """equally likely deals in all (the same for every outcome)"""
     probability: _builtins.float
+    """ways / total, for display"""
     pays_hundredths: _builtins.int
+    """what it pays to 1, in hundredths"""
     def __init__(
         self,
         *,
@@ -510,9 +587,11 @@ class SideBetOdds(_message.Message):
     PLAYER_FAVOURABLE_FIELD_NUMBER: _builtins.int
     OPEN_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
+    """ROYAL_MATCH or PAIRS: the name Settle takes"""
     rtp: _builtins.float
     """expected return per unit staked, 1.0 = break-even"""
     player_favourable: _builtins.bool
+    """rtp > 1: the alert an operator watches"""
     open: _builtins.bool
     """The bet can be placed now: a round is open for betting (none of its cards dealt yet) and
     the shoe holds enough cards to deal it. The odds are shown either way (for the next round).
@@ -544,6 +623,7 @@ Global___SideBetOdds: _TypeAlias = SideBetOdds  # noqa: Y015
 class InsuranceOdds(_message.Message):
     """Insurance when the dealer shows an Ace: set only while the Ace is the dealer's only card
     (no hole card: once the dealer's second card is out there is nothing left to insure).
+    docs/rules.md §3.4. Taking even money is better exactly when player_favourable is set.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -559,6 +639,7 @@ class InsuranceOdds(_message.Message):
     rtp: _builtins.float
     """insurance at 2:1"""
     player_favourable: _builtins.bool
+    """rtp > 1: ten-value cards are more than a third of the shoe"""
     def __init__(
         self,
         *,
@@ -577,6 +658,8 @@ Global___InsuranceOdds: _TypeAlias = InsuranceOdds  # noqa: Y015
 
 @_typing.final
 class DealerOutcome(_message.Message):
+    """One final result of the dealer's hand."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -584,6 +667,7 @@ class DealerOutcome(_message.Message):
     name: _builtins.str
     """"17" "18" "19" "20" "21" "BJ" "BUST" """
     probability: _builtins.float
+    """exact in the engine; rounded to a double here"""
     def __init__(
         self,
         *,
@@ -602,7 +686,7 @@ Global___DealerOutcome: _TypeAlias = DealerOutcome  # noqa: Y015
 class DealerOutcomes(_message.Message):
     """The distribution of the dealer's final result given the dealer's hand so far: the up card
     and every later DEALER card of the round (a point mass once the hand stands, busts or is a
-    blackjack); a Quote has the up card only.
+    blackjack); a Quote has the up card only. docs/rules.md §3.5.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -613,8 +697,11 @@ class DealerOutcomes(_message.Message):
     up_card: _builtins.str
     """the dealer's first card"""
     rule: Global___DealerRule.ValueType
+    """the table's rule the dealer plays by"""
     @_builtins.property
-    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealerOutcome]: ...
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealerOutcome]:
+        """all seven, in the order of DealerOutcome.name"""
+
     def __init__(
         self,
         *,
@@ -642,7 +729,9 @@ class RoundResult(_message.Message):
     RESULT_CARD_FIELD_NUMBER: _builtins.int
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     round_id: _builtins.int
+    """the round that ended"""
     result_index: _builtins.int
+    """as TableState.result_index, for that round"""
     void: _builtins.bool
     """refunded: no result"""
     result_card: _builtins.str
@@ -675,6 +764,8 @@ Global___RoundResult: _TypeAlias = RoundResult  # noqa: Y015
 class TableState(_message.Message):
     """---------------------------------------------------------------------------------------------
     Table state (contract)
+
+    A table as of one version: what WatchTable streams and every DealerService call answers.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -696,12 +787,15 @@ class TableState(_message.Message):
     DECKS_FIELD_NUMBER: _builtins.int
     ENDED_ROUND_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """the table's id"""
     game: Global___Game.ValueType
+    """the game the table was opened for"""
     version: _builtins.int
     """+1 with every accepted change; 1 when opened"""
     shoe: _builtins.int
     """1 for the first shoe, +1 per NewShoe"""
     phase: Global___Phase.ValueType
+    """CLOSED once CloseTable was accepted"""
     round_id: _builtins.int
     """the round open for betting (or the last one)"""
     result_index: _builtins.int
@@ -711,19 +805,29 @@ class TableState(_message.Message):
     last_seq: _builtins.int
     """the last accepted dealer-feed seq; the next must be last_seq + 1"""
     cards_remaining: _builtins.int
+    """cards left in the shoe"""
     decks: _builtins.int
+    """decks in the shoe"""
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """every card seen in this shoe, in order, canonical notation"""
 
     @_builtins.property
-    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]: ...
+    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]:
+        """Hi-Lo and Goa Gae: the dynamic bets; empty for blackjack"""
+
     @_builtins.property
-    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]: ...
+    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
+        """Blackjack: the side bets' odds for the NEXT round (docs/rules.md §3.7); empty otherwise."""
+
     @_builtins.property
-    def insurance(self) -> Global___InsuranceOdds: ...
+    def insurance(self) -> Global___InsuranceOdds:
+        """blackjack, only while the dealer's one card is an Ace"""
+
     @_builtins.property
-    def dealer_outcomes(self) -> Global___DealerOutcomes: ...
+    def dealer_outcomes(self) -> Global___DealerOutcomes:
+        """blackjack, once the round has a dealer card"""
+
     @_builtins.property
     def ended_round(self) -> Global___RoundResult:
         """Set when the event of this version ended a round (a result, a void, a new shoe mid-round)."""
@@ -760,6 +864,9 @@ Global___TableState: _TypeAlias = TableState  # noqa: Y015
 class OpenTableRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     DealerService requests (contract). Every write but OpenTable carries `seq` = last_seq + 1.
+
+    Opens a table (docs/rules.md §5.1). The rules oneof must match the game; left out, the
+    game's defaults apply.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -771,15 +878,23 @@ class OpenTableRequest(_message.Message):
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """chosen by the feed; not empty"""
     game: Global___Game.ValueType
+    """required"""
     decks: _builtins.int
     """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6)"""
     @_builtins.property
-    def hilo(self) -> Global___HiLoRules: ...
+    def hilo(self) -> Global___HiLoRules:
+        """only with game HILO"""
+
     @_builtins.property
-    def blackjack(self) -> Global___BlackjackRules: ...
+    def blackjack(self) -> Global___BlackjackRules:
+        """only with game BLACKJACK"""
+
     @_builtins.property
-    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def goa_gae(self) -> Global___GoaGaeRules:
+        """only with game GOA_GAE"""
+
     def __init__(
         self,
         *,
@@ -802,6 +917,8 @@ Global___OpenTableRequest: _TypeAlias = OpenTableRequest  # noqa: Y015
 
 @_typing.final
 class ExposeCardRequest(_message.Message):
+    """A card was turned face up. It leaves the shoe whatever its role (docs/rules.md §0)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
@@ -809,10 +926,13 @@ class ExposeCardRequest(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     ROLE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1; an applied seq again with the same card: a retry"""
     card: _builtins.str
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
+    """Hi-Lo: BURN or RESULT; blackjack and Goa Gae: PLAYER, DEALER or BURN"""
     def __init__(
         self,
         *,
@@ -831,12 +951,16 @@ Global___ExposeCardRequest: _TypeAlias = ExposeCardRequest  # noqa: Y015
 
 @_typing.final
 class VoidRoundRequest(_message.Message):
+    """The current round is void: its bets are refunded; the cards seen stay out of the shoe."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -853,12 +977,18 @@ Global___VoidRoundRequest: _TypeAlias = VoidRoundRequest  # noqa: Y015
 
 @_typing.final
 class EndRoundRequest(_message.Message):
+    """Blackjack and Goa Gae: the round's cards are all out; its bets can be settled and betting
+    opens on the next round. (Hi-Lo has none: a RESULT card ends its round.)
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -875,12 +1005,16 @@ Global___EndRoundRequest: _TypeAlias = EndRoundRequest  # noqa: Y015
 
 @_typing.final
 class NewShoeRequest(_message.Message):
+    """A fresh shoe: every card is back. A round in progress is void."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -897,12 +1031,18 @@ Global___NewShoeRequest: _TypeAlias = NewShoeRequest  # noqa: Y015
 
 @_typing.final
 class CloseTableRequest(_message.Message):
+    """The table takes no more events: a round still open is void, every WatchTable stream ends
+    with OK; the table stays readable and its bets settleable (docs/rules.md §5.4).
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -921,12 +1061,15 @@ Global___CloseTableRequest: _TypeAlias = CloseTableRequest  # noqa: Y015
 class GetTableRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     PricingService requests (contract)
+
+    The table's current state.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """unknown: NOT_FOUND"""
     def __init__(
         self,
         *,
@@ -942,13 +1085,18 @@ Global___GetTableRequest: _TypeAlias = GetTableRequest  # noqa: Y015
 
 @_typing.final
 class WatchTableRequest(_message.Message):
+    """A stream of the table's states (docs/rules.md §5.2)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """unknown: NOT_FOUND"""
     from_version: _builtins.int
-    """Send only states with version >= from_version (0: from the current state)."""
+    """Send only states with version >= from_version (0: from the current state). A reconnecting
+    game server sends the last version it saw + 1: older states are skipped, not replayed.
+    """
     def __init__(
         self,
         *,
@@ -965,6 +1113,10 @@ Global___WatchTableRequest: _TypeAlias = WatchTableRequest  # noqa: Y015
 
 @_typing.final
 class QuoteRequest(_message.Message):
+    """Prices and odds for any list of seen cards, with no table: what a table in that state would
+    show while betting is open.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -975,7 +1127,9 @@ class QuoteRequest(_message.Message):
     GOA_GAE_FIELD_NUMBER: _builtins.int
     DEALER_UP_CARD_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """required"""
     decks: _builtins.int
+    """as OpenTableRequest.decks"""
     dealer_up_card: _builtins.str
     """Blackjack: the dealer's card, for insurance (an Ace) and dealer outcomes. It is not one of
     `exposed`: the quote is for the shoe without `exposed` and this card.
@@ -985,11 +1139,17 @@ class QuoteRequest(_message.Message):
         """every card seen in the shoe"""
 
     @_builtins.property
-    def hilo(self) -> Global___HiLoRules: ...
+    def hilo(self) -> Global___HiLoRules:
+        """only with game HILO"""
+
     @_builtins.property
-    def blackjack(self) -> Global___BlackjackRules: ...
+    def blackjack(self) -> Global___BlackjackRules:
+        """only with game BLACKJACK"""
+
     @_builtins.property
-    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def goa_gae(self) -> Global___GoaGaeRules:
+        """only with game GOA_GAE"""
+
     def __init__(
         self,
         *,
@@ -1013,6 +1173,8 @@ Global___QuoteRequest: _TypeAlias = QuoteRequest  # noqa: Y015
 
 @_typing.final
 class QuoteResponse(_message.Message):
+    """The fields mean what they mean in TableState."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -1022,15 +1184,25 @@ class QuoteResponse(_message.Message):
     INSURANCE_FIELD_NUMBER: _builtins.int
     DEALER_OUTCOMES_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """the request's"""
     cards_remaining: _builtins.int
+    """the shoe without the cards sent"""
     @_builtins.property
-    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]: ...
+    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]:
+        """Hi-Lo and Goa Gae: open where a card (hand) wins"""
+
     @_builtins.property
-    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]: ...
+    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
+        """blackjack: a round dealt from this shoe"""
+
     @_builtins.property
-    def insurance(self) -> Global___InsuranceOdds: ...
+    def insurance(self) -> Global___InsuranceOdds:
+        """blackjack, when dealer_up_card is an Ace"""
+
     @_builtins.property
-    def dealer_outcomes(self) -> Global___DealerOutcomes: ...
+    def dealer_outcomes(self) -> Global___DealerOutcomes:
+        """blackjack, when dealer_up_card is given"""
+
     def __init__(
         self,
         *,
@@ -1051,6 +1223,11 @@ Global___QuoteResponse: _TypeAlias = QuoteResponse  # noqa: Y015
 
 @_typing.final
 class SettleRequest(_message.Message):
+    """Settles one bet (docs/rules.md §5.3). It is valid only if `round_id` was open for betting
+    at `version` and the bet was open then. It changes nothing, so it can be asked again (PENDING
+    until the round ends).
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
@@ -1059,11 +1236,15 @@ class SettleRequest(_message.Message):
     BET_FIELD_NUMBER: _builtins.int
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """open or closed"""
     round_id: _builtins.int
+    """the round the bet is on (TableState.round_id when it was accepted)"""
     version: _builtins.int
     """the table version whose price the bet was accepted on"""
     bet: _builtins.str
+    """a BetPrice.bet or a SideBetOdds.bet of the table's game"""
     stake_cents: _builtins.int
+    """1 to 10^12"""
     def __init__(
         self,
         *,
@@ -1083,6 +1264,8 @@ Global___SettleRequest: _TypeAlias = SettleRequest  # noqa: Y015
 
 @_typing.final
 class Settlement(_message.Message):
+    """The answer to a Settle."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     class _Status:
@@ -1092,19 +1275,25 @@ class Settlement(_message.Message):
     class _StatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[Settlement._Status.ValueType], _builtins.type):
         DESCRIPTOR: _descriptor.EnumDescriptor
         STATUS_UNSPECIFIED: Settlement._Status.ValueType  # 0
+        """never sent"""
         PENDING: Settlement._Status.ValueType  # 1
         """the round has no result yet"""
         WIN: Settlement._Status.ValueType  # 2
+        """returned_cents = stake + profit"""
         LOSE: Settlement._Status.ValueType  # 3
+        """returned_cents = 0"""
         VOID: Settlement._Status.ValueType  # 4
         """the round was voided: the stake is returned"""
 
     class Status(_Status, metaclass=_StatusEnumTypeWrapper): ...
     STATUS_UNSPECIFIED: Settlement.Status.ValueType  # 0
+    """never sent"""
     PENDING: Settlement.Status.ValueType  # 1
     """the round has no result yet"""
     WIN: Settlement.Status.ValueType  # 2
+    """returned_cents = stake + profit"""
     LOSE: Settlement.Status.ValueType  # 3
+    """returned_cents = 0"""
     VOID: Settlement.Status.ValueType  # 4
     """the round was voided: the stake is returned"""
 
@@ -1119,6 +1308,7 @@ class Settlement(_message.Message):
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     status: Global___Settlement.Status.ValueType
+    """never STATUS_UNSPECIFIED"""
     payout_hundredths: _builtins.int
     """A dynamic bet: the price at `version`. A fixed-paytable side bet: the pay of its outcome
     (0 when it lost, or before a result).
@@ -1128,9 +1318,13 @@ class Settlement(_message.Message):
     result_card: _builtins.str
     """the cards the bet settled on, joined by spaces"""
     round_id: _builtins.int
+    """the request's, echoed"""
     version: _builtins.int
+    """the request's, echoed"""
     bet: _builtins.str
+    """the request's, echoed"""
     stake_cents: _builtins.int
+    """the request's, echoed"""
     outcome: _builtins.str
     """A fixed-paytable side bet (blackjack): the outcome it settled on, e.g. "ROYAL", "MIXED" or
     "LOSE"; its pay is `payout_hundredths`. Empty for dynamic bets and before a result.

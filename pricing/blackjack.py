@@ -671,8 +671,8 @@ def played_dealer_hand(
     """The dealer's hand made of ``cards``, the round's DEALER cards in the order dealt: all of
     them, up to the card that ends the hand (``dealer_hand_result``).
 
-    Interpretation (docs/rules.md §3 says nothing of a DEALER card after the dealer's hand is
-    over; by analogy with §1's procedure, where "an over-drawn card is a burn" and "an
+    Interpretation (docs/rules.md §3.2; the sheets say nothing of a DEALER card after the hand
+    is over; by analogy with §1.4's procedure, where "an over-drawn card is a burn" and "an
     unnecessary exposure after the game has started does not change a result"): a DEALER card
     after the hand is over leaves the shoe but is not part of the hand.
 
@@ -883,8 +883,8 @@ class BlackjackShoe:
     def insurance(self) -> InsuranceOdds | None:
         """Insurance odds while the dealer's only card is an Ace, else ``None``.
 
-        docs/rules.md §3: "Insurance (dealer card is an Ace): ... pays 2 : 1 if the dealer makes
-        blackjack", and "the dealer gets ONE card at the deal (European no hole card)".
+        docs/rules.md §3.4: offered when the dealer's card is an Ace, it pays 2 : 1 if the
+        dealer makes blackjack; §3.1: the dealer takes one card at the deal (no hole card).
         Interpretation: the insurance decision is only open until the dealer's second card;
         once it is out, blackjack is made or missed and there is nothing left to insure (a
         table shows no insurance from then on). The odds are those of the dealer's second card

@@ -147,6 +147,11 @@ class Card:
     def __str__(self) -> str:
         return self.rank.symbol + self.suit.symbol
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        # Unpickled (a table image) as the one shared instance of its card: the kernels read
+        # cards by identity (pricing._deck).
+        return (Card.from_index, (self.index,))
+
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
 

@@ -8,6 +8,8 @@
     pricing quote blackjack --decks 6 --up AS KH QS   # side bets, insurance, dealer outcomes
     pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
+    pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
+    pricing journal replay demo.jsonl          # fold them again: each round, the final state
 
 The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); the
 dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN``.
@@ -16,19 +18,21 @@ dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, TextIO
+from pathlib import Path
+from typing import Any, Final, TextIO
 
 import grpc
 
 from pricing.cards import DECK
 from pricing.client import DealerFeed, PricingClient, default_target
-from pricing.messages import answer_quote
+from pricing.messages import answer_quote, snapshot_to_proto
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["format_prices", "format_state", "main"]
@@ -160,33 +164,40 @@ EXIT_STREAM_ENDED: Final = 3
 
 
 def _watch(args: argparse.Namespace, out: TextIO) -> int:
-    """Follow a table until it closes; wait for it to open, or for the server to come back,
-    unless --no-wait.
+    """Follow a table until it closes; wait for it to open, and across server restarts
+    reconnect and resume after the last version shown (one line says so), unless --no-wait.
 
-    A stream ends with OK both when the table closes and when the server shuts down (it ends
-    every stream on SIGTERM): only a last state in phase CLOSED means the table closed."""
+    A stream ends with OK only when the table closes; a server shutting down ends it with
+    UNAVAILABLE."""
     from_version = args.from_version
     waiting = False
-    last: pb.TableState | None = None
+
+    def reconnecting(line: str) -> None:
+        print(line, file=out, flush=True)
+
     with PricingClient(args.server, timeout=None) as client:
         while True:
             try:
-                for state in client.watch_table(args.table, from_version):
+                states = (
+                    client.follow_table(args.table, from_version, on_reconnect=reconnecting)
+                    if args.wait
+                    else client.watch_table(args.table, from_version)
+                )
+                for state in states:
                     waiting = False
-                    last = state
                     print(format_state(state), file=out, flush=True)
                     from_version = state.version + 1
-                if last is not None and last.phase == pb.CLOSED:
-                    print(f"table {args.table!r} closed", file=out)
-                    return 0
-                ended = f"the server ended the stream of table {args.table!r} (it did not close)"
-                if not args.wait:
-                    print(f"pricing: {ended}", file=sys.stderr)
-                    return EXIT_STREAM_ENDED
-                print(f"{ended}: reconnecting", file=out, flush=True)
-                waiting = True
-                time.sleep(0.5)  # the server is going away: do not spin while it does
+                print(f"table {args.table!r} closed", file=out)
+                return 0
             except grpc.RpcError as exc:
+                shown = from_version > args.from_version
+                if not args.wait and shown and exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    print(
+                        f"pricing: the server ended the stream of table {args.table!r} (it did "
+                        f"not close): {exc.details()}",
+                        file=sys.stderr,
+                    )
+                    return EXIT_STREAM_ENDED
                 if not args.wait or exc.code() not in _WAITABLE:
                     raise
                 if exc.code() == grpc.StatusCode.NOT_FOUND:
@@ -323,6 +334,77 @@ class _DemoDealer:
                 self.rng.shuffle(cards)
 
 
+def _journal_export(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal.codec import record_to_json  # noqa: PLC0415
+    from pricing.journal.tools import export_records  # noqa: PLC0415
+
+    try:
+        records = export_records(Path(args.data_dir), args.table)
+    except LookupError as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    for record in records:
+        print(json.dumps(record_to_json(record), separators=(",", ":")), file=out)
+    return 0
+
+
+def _journal_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal.tools import read_lines, replay_lines  # noqa: PLC0415
+
+    lines = sys.stdin if args.file == "-" else read_lines(Path(args.file))
+    final = None
+    for step in replay_lines(lines):
+        final = step.snapshot
+        state = snapshot_to_proto(step.snapshot)
+        if args.at_version and state.version == args.at_version:
+            print(format_state(state), file=out)
+            return 0
+        if state.HasField("ended_round"):
+            ended = state.ended_round
+            result = "void" if ended.void else f"result {ended.result_card}"
+            print(
+                f"v{state.version:<5} round {ended.round_id:<4} #{ended.result_index:<2} {result}",
+                file=out,
+            )
+    if args.at_version:
+        print(f"pricing: the journal ends before version {args.at_version}", file=sys.stderr)
+        return 1
+    assert final is not None
+    print(f"final: {format_state(snapshot_to_proto(final))}", file=out)
+    return 0
+
+
+def _add_journal_commands(sub: Any) -> None:
+    j = sub.add_parser(
+        "journal",
+        help="export a table's journaled events, or replay them through the engines",
+        description="A table's accepted events, as the server journaled them: 'export' prints "
+        "them as JSON Lines (seq, version, time accepted, event), 'replay' folds such a file "
+        "through the engines and prints each round's result and the final state, or the state "
+        "at one version (the prices a bet was accepted on).",
+    )
+    jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+    e = jsub.add_parser("export", help="print a table's events as JSON Lines")
+    e.add_argument("table", help="table id")
+    e.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help="the server's data directory (default: $PRICING_DATA_DIR or ./data); read-only, "
+        "safe while the server runs; a table gone from the journal is read from its archive",
+    )
+    e.set_defaults(run=_journal_export)
+    r = jsub.add_parser("replay", help="fold exported events through the engines")
+    r.add_argument("file", help="JSON Lines from 'pricing journal export' (.gz too; - for stdin)")
+    r.add_argument(
+        "--at-version",
+        type=int,
+        default=0,
+        metavar="V",
+        help="print only the state at version V (what a bet accepted at V was priced on)",
+    )
+    r.set_defaults(run=_journal_replay)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pricing",
@@ -430,6 +512,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("table", help="table id")
     _add_server(g)
     g.set_defaults(run=_table)
+
+    _add_journal_commands(sub)
 
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
     h.add_argument("--service", default="", help="a service name; default the whole server")

@@ -23,9 +23,10 @@ and a dealer feed::
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from types import TracebackType
 from typing import Final, Self
 
@@ -45,7 +46,12 @@ __all__ = [
     "default_target",
 ]
 
+log = logging.getLogger("pricing.client")
+
 DEFAULT_TARGET: Final = "127.0.0.1:50051"
+#: How often a feed resends one event before it gives up: with ``retry_delay``'s backoff,
+#: about 20 s, long enough for a server to restart and recover its tables.
+FEED_RETRIES: Final = 24
 #: Calls that may be resent with the same seq: the server applies a seq once.
 _RETRYABLE: Final = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
@@ -58,6 +64,18 @@ def retry_delay(attempt: int) -> float:
     [0.05, 0.1, 0.2, 0.4, 0.8, 1.0]
     """
     return float(min(0.05 * 2**attempt, 1.0))
+
+
+def _say_resending(table_id: str, seq: int, exc: grpc.RpcError, delay: float) -> None:
+    log.warning("table %r: %s, resending seq %d in %.2f s", table_id, exc.code().name, seq, delay)
+
+
+def _say_reconnecting(table_id: str, from_version: int, exc: grpc.RpcError) -> str:
+    details = exc.details() or ""
+    return (
+        f"table {table_id!r}: {exc.code().name} ({details}), reconnecting and resuming "
+        f"from version {from_version}"
+    )
 
 
 def default_target() -> str:
@@ -194,6 +212,36 @@ class PricingClient:
         finally:
             call.cancel()  # type: ignore[no-untyped-call]
 
+    def follow_table(
+        self,
+        table_id: str,
+        from_version: int = 0,
+        *,
+        on_reconnect: Callable[[str], None] | None = None,
+    ) -> Iterator[pb.TableState]:
+        """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
+        unreachable) it waits with backoff, reconnects and resumes after the last version it
+        yielded, so versions only go up and none is seen twice. Ends when the table closes.
+        ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""
+        say = on_reconnect or log.warning
+        attempt = 0
+        while True:
+            try:
+                for state in self.watch_table(table_id, from_version):
+                    attempt = 0
+                    from_version = state.version + 1
+                    yield state
+                    if state.phase == pb.CLOSED:
+                        return
+                return  # an OK end: the table closed
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if attempt == 0:  # once per outage
+                    say(_say_reconnecting(table_id, from_version, exc))
+                time.sleep(retry_delay(attempt))
+                attempt += 1
+
     def quote(
         self,
         game: str | int,
@@ -229,7 +277,9 @@ class DealerFeed:
     """A dealer feed for one table: numbers events ``last_seq + 1`` and resends the same
     ``seq`` when the server was unreachable (safe: the server applies a seq once)."""
 
-    def __init__(self, client: PricingClient, table_id: str, *, retries: int = 3) -> None:
+    def __init__(
+        self, client: PricingClient, table_id: str, *, retries: int = FEED_RETRIES
+    ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
@@ -259,6 +309,7 @@ class DealerFeed:
             except grpc.RpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
+                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
                 time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
@@ -368,6 +419,33 @@ class AsyncPricingClient:
         finally:
             call.cancel()
 
+    async def follow_table(
+        self,
+        table_id: str,
+        from_version: int = 0,
+        *,
+        on_reconnect: Callable[[str], None] | None = None,
+    ) -> AsyncIterator[pb.TableState]:
+        """As ``PricingClient.follow_table``."""
+        say = on_reconnect or log.warning
+        attempt = 0
+        while True:
+            try:
+                async for state in self.watch_table(table_id, from_version):
+                    attempt = 0
+                    from_version = state.version + 1
+                    yield state
+                    if state.phase == pb.CLOSED:
+                        return
+                return
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if attempt == 0:  # once per outage
+                    say(_say_reconnecting(table_id, from_version, exc))
+                await asyncio.sleep(retry_delay(attempt))
+                attempt += 1
+
     async def quote(
         self,
         game: str | int,
@@ -401,7 +479,9 @@ class AsyncPricingClient:
 class AsyncDealerFeed:
     """``DealerFeed`` for the asyncio client."""
 
-    def __init__(self, client: AsyncPricingClient, table_id: str, *, retries: int = 3) -> None:
+    def __init__(
+        self, client: AsyncPricingClient, table_id: str, *, retries: int = FEED_RETRIES
+    ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
@@ -431,6 +511,7 @@ class AsyncDealerFeed:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
+                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
                 await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state

@@ -34,7 +34,9 @@ __all__ = [
     "RULES_FROM_PROTO",
     "answer_quote",
     "config_from_proto",
+    "config_to_proto",
     "expose_event",
+    "expose_request",
     "game_from_proto",
     "quote_to_proto",
     "settlement_to_proto",
@@ -176,6 +178,75 @@ RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
 }
 
 
+# The other way, for the journal (``pricing.journal.codec``): an engine's rules object as the
+# rules message that asks for exactly it, every field sent, so nothing depends on a default.
+
+
+def _pay_rule_proto(rule: PayRule) -> pb.PayRule:
+    return pb.PayRule(
+        rtp_bp=rule.rtp_bp, min_hundredths=rule.min_hundredths, max_hundredths=rule.max_hundredths
+    )
+
+
+def _hilo_proto(rules: object) -> Message:
+    assert isinstance(rules, hilo.HiLoPaytable)
+    return pb.HiLoRules(
+        **{bet.lower(): _pay_rule_proto(rule) for bet, rule in rules.rules().items()}
+    )
+
+
+def _goagae_proto(rules: object) -> Message:
+    assert isinstance(rules, goagae.GoaGaePaytable)
+    return pb.GoaGaeRules(bets={bet: _pay_rule_proto(r) for bet, r in rules.rules().items()})
+
+
+def _blackjack_proto(rules: object) -> Message:
+    assert isinstance(rules, BlackjackOptions)
+    royal = rules.royal_match
+    royal_proto = pb.RoyalMatchPaytable(
+        royal_hundredths=royal.royal_hundredths,
+        easy_hundredths=royal.easy_hundredths,
+        crown_enabled=royal.crown_hundredths is not None,
+    )
+    if royal.crown_hundredths is not None:
+        royal_proto.crown_hundredths = royal.crown_hundredths
+    pairs = rules.pairs
+    preset = pb.ANY_PAIR if pairs.pair_hundredths is not None else pb.PERFECT_PAIRS
+    pays = {
+        outcome: getattr(pairs, field)
+        for outcome, field in _PAIRS_FIELDS.items()
+        if getattr(pairs, field) is not None
+    }
+    return pb.BlackjackRules(
+        dealer_rule=pb.DealerRule.Value(rules.rule.value),
+        shuffle_mode=pb.ShuffleMode.Value(rules.mode.value),
+        royal_match=royal_proto,
+        pairs=pb.PairsPaytable(preset=preset, pays_hundredths=pays),
+    )
+
+
+#: game → its rules object → the rules message (the inverse of ``RULES_FROM_PROTO``)
+RULES_TO_PROTO: Final[dict[Game, Callable[[object], Message]]] = {
+    Game.HILO: _hilo_proto,
+    Game.GOA_GAE: _goagae_proto,
+    Game.BLACKJACK: _blackjack_proto,
+}
+
+
+def config_to_proto(table_id: str, config: TableConfig) -> pb.OpenTableRequest:
+    """The OpenTable request that opens ``config`` (defaults filled in) again: for every
+    configured table, ``config_from_proto`` of it configures to an equal config."""
+    request = pb.OpenTableRequest(
+        table_id=table_id,
+        game=int(config.game),  # type: ignore[arg-type]
+        decks=config.decks,
+    )
+    if config.rules is not None:
+        field, _ = RULES_FROM_PROTO[config.game]
+        getattr(request, field).CopyFrom(RULES_TO_PROTO[config.game](config.rules))
+    return request
+
+
 def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     """The answer to a Quote: the prices and odds of a table in that state, with no table.
     The service and the offline ``pricing quote`` both answer through here."""
@@ -222,6 +293,11 @@ def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
             "is not valid: send BURN, RESULT, PLAYER or DEALER"
         )
     return ExposeCard(parse_card(request.card), role)
+
+
+def expose_request(event: ExposeCard) -> pb.ExposeCardRequest:
+    """The request (without table id and seq) that ``expose_event`` turns into ``event``."""
+    return pb.ExposeCardRequest(card=str(event.card), role=pb.CardRole.Value(event.role.value))
 
 
 def _prices(view: GameView) -> list[pb.BetPrice]:

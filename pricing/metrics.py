@@ -87,6 +87,34 @@ class Metrics:
             registry=r,
         )
 
+        self.journal_commit = Histogram(
+            "pricing_journal_commit_seconds",
+            "Time of one journal commit (a batch of writes, fsync included).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.journal_records = Counter(
+            "pricing_journal_records_total", "Events committed to the journal.", registry=r
+        )
+        self.journal_errors = Counter(
+            "pricing_journal_errors_total",
+            "Journal commits that failed (their writes answered UNAVAILABLE), by reason.",
+            ("reason",),
+            registry=r,
+        )
+        self.recovery = Gauge(
+            "pricing_recovery_seconds",
+            "Time the last start-up took to rebuild every table from the journal.",
+            registry=r,
+        )
+
+    def journal_committed(self, seconds: float, records: int) -> None:
+        self.journal_commit.observe(seconds)
+        self.journal_records.inc(records)
+
+    def journal_failed(self, reason: str) -> None:
+        self.journal_errors.labels(reason).inc()
+
     def interceptor(self) -> MetricsInterceptor:
         return MetricsInterceptor(self)
 

@@ -21,16 +21,19 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
 
 import grpc
 import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from pricing.journal import MEMORY, JournalError, open_journal
 from pricing.metrics import Metrics, serve_metrics
 from pricing.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
+from pricing.store import DEFAULT_SNAPSHOT_EVERY, TableStore
 
 __all__ = ["main", "parser", "serve"]
 
@@ -64,14 +67,48 @@ def _log_level(text: str) -> str:
     return level
 
 
-def _seconds(text: str) -> float:
+def _bounded(
+    convert: Callable[[str], float], what: str, low: float, high: float, unit: str = ""
+) -> Callable[[str], Any]:
+    """An argparse ``type``: ``convert`` the text, then check it is within ``low``-``high``."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value}{unit} is outside {low}-{high}")
+        return value
+
+    return parse
+
+
+_seconds = _bounded(float, "a number of seconds", 0, 3600, " seconds")
+_positive = _bounded(int, "a whole number", 1, 1_000_000)
+
+
+_UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> float:
+    """Seconds from ``90``, ``90s``, ``15m``, ``24h`` or ``7d``.
+
+    >>> _duration("24h"), _duration("90"), _duration("1.5m")
+    (86400.0, 90.0, 90.0)
+    """
+    value = text.strip().lower()
+    scale = _UNITS.get(value[-1:], 0)
+    number = value[:-1] if scale else value
     try:
-        value = float(text)
+        seconds = float(number) * (scale or 1)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"{value} seconds is outside 0-3600")
-    return value
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a duration: use seconds, or a number with s, m, h or d (24h)"
+        ) from None
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration of 0 or more")
+    return seconds
 
 
 def _flag(text: str) -> bool:
@@ -146,6 +183,36 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         help="seconds calls in flight get to finish on shutdown [PRICING_GRACE]",
     )
     p.add_argument(
+        "--data-dir",
+        default=_env("DATA_DIR", "data"),
+        help=(
+            "folder of the table journal (an SQLite file, created if missing): every accepted "
+            "event is on disk before it is acknowledged, and a restart continues every table; "
+            f"'{MEMORY}' keeps nothing (tests, demos) [PRICING_DATA_DIR]"
+        ),
+    )
+    p.add_argument(
+        "--closed-retention",
+        type=_duration,
+        default=_env("CLOSED_RETENTION", "24h"),
+        metavar="DURATION",
+        help=(
+            "how long a closed table stays readable (GetTable, Settle) before it leaves memory "
+            "and the journal, its events archived to DATA_DIR/archive/ as JSON Lines "
+            "(seconds, or 90m, 24h, 7d) [PRICING_CLOSED_RETENTION]"
+        ),
+    )
+    p.add_argument(
+        "--snapshot-every",
+        type=_positive,
+        default=_env("SNAPSHOT_EVERY", str(DEFAULT_SNAPSHOT_EVERY)),
+        metavar="N",
+        help=(
+            "events between two snapshots of a table: after a crash a restart folds at most N "
+            "events per table [PRICING_SNAPSHOT_EVERY]"
+        ),
+    )
+    p.add_argument(
         "--allow-open-feed",
         nargs="?",
         const="1",
@@ -171,11 +238,22 @@ async def serve(
     *,
     grace: float = 5.0,
     dealer_token: str | None = None,
+    data_dir: str = MEMORY,
+    closed_retention: float = 24 * 3600.0,
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
     stop: asyncio.Event | None = None,
 ) -> None:
-    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None)."""
+    """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
+    ``JournalError`` if the journal in ``data_dir`` cannot be used."""
     metrics = Metrics()
-    service = PricingService(metrics, dealer_token=dealer_token)
+    journal = open_journal(data_dir, metrics)
+    store = TableStore(
+        journal,
+        snapshot_every=snapshot_every,
+        closed_retention=closed_retention,
+        archive_dir=None if data_dir == MEMORY else Path(data_dir) / "archive",
+    )
+    service = PricingService(metrics, store=store, dealer_token=dealer_token)
     server = grpc.aio.server(
         interceptors=[metrics.interceptor()],
         options=[("grpc.so_reuseport", 0)],  # a busy port is an error, not a shared port
@@ -204,6 +282,25 @@ async def serve(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
 
+    try:
+        recovery = await asyncio.to_thread(store.recover)
+    except BaseException:
+        await server.stop(0)
+        httpd.shutdown()
+        await journal.close()
+        raise
+    metrics.recovery.set(recovery.seconds)
+    service.serve_tables()
+    log.info(
+        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s",
+        journal.location,
+        recovery.tables,
+        recovery.images,
+        recovery.events_folded,
+        recovery.seconds,
+    )
+    sweeper = asyncio.create_task(_sweep(store, closed_retention))
+
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info(
@@ -225,9 +322,23 @@ async def serve(
     await health_servicer.enter_graceful_shutdown()
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
     service.end_streams()
+    sweeper.cancel()
     await server.stop(grace)
+    await store.close()
     httpd.shutdown()
     log.info("stopped")
+
+
+async def _sweep(store: TableStore, retention: float) -> None:
+    """Move closed tables out once their retention is over, checking a few times per
+    retention period (at most once a minute)."""
+    interval = min(60.0, max(0.05, retention / 4))
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await store.sweep()
+        except Exception:  # the next sweep tries again
+            log.warning("could not move out closed tables", exc_info=True)
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
@@ -239,6 +350,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
             f"--host {args.host} serves the dealer feed beyond this machine: set {TOKEN_ENV} "
             "so only the dealer feed can write, or pass --allow-open-feed to accept the risk"
         )
+    # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
+    # (UNAVAILABLE, retried), not kill the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     logging.basicConfig(
         level=args.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
@@ -252,8 +366,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                 args.metrics_port,
                 grace=args.grace,
                 dealer_token=dealer_token,
+                data_dir=args.data_dir,
+                closed_retention=args.closed_retention,
+                snapshot_every=args.snapshot_every,
             )
         )
+    except JournalError as exc:
+        log.error("cannot start: %s", exc)
+        return 1
     except (RuntimeError, OSError) as exc:
         log.error("cannot serve: %s", exc)
         return 1

@@ -24,6 +24,8 @@ import grpc
 import grpc.aio
 
 from pricing.errors import IllegalMove, InvalidInput
+from pricing.journal import JournalUnavailable
+from pricing.journal.memory import MemoryJournal
 from pricing.messages import (
     answer_quote,
     config_from_proto,
@@ -32,6 +34,7 @@ from pricing.messages import (
     snapshot_to_proto,
 )
 from pricing.metrics import Metrics
+from pricing.store import TableStore
 from pricing.tables import (
     CloseTable,
     EndRound,
@@ -109,14 +112,13 @@ class Slot:
         self._wake.set()
 
     async def take(self) -> Published | None:
-        """The next state to send; None once the stream must end (server shutting down)."""
+        """The next state to send; None once the stream must end (server shutting down),
+        after the state already in the slot has been taken."""
         while self.pending is None:
             if self.ended:
                 return None
             self._wake.clear()
             await self._wake.wait()
-        if self.ended:
-            return None
         published, self.pending = self.pending, None
         return published
 
@@ -154,6 +156,10 @@ class Hub:
 # Error mapping
 
 
+class NotReady(RuntimeError):
+    """The server is still rebuilding its tables from the journal (UNAVAILABLE)."""
+
+
 #: Only our own error types say what the caller did wrong. Anything else (a plain ValueError
 #: from a kernel's internal contract, a protobuf range error, a KeyError) is a bug of ours:
 #: INTERNAL, never a client error.
@@ -164,6 +170,8 @@ _CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
     (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
+    (JournalUnavailable, grpc.StatusCode.UNAVAILABLE),
+    (NotReady, grpc.StatusCode.UNAVAILABLE),
 )
 
 #: What the caller of a failed call is told of a bug: nothing of its internals.
@@ -230,11 +238,15 @@ class PricingService:
         self,
         metrics: Metrics | None = None,
         *,
-        tables: Tables | None = None,
+        store: TableStore | None = None,
         dealer_token: str | None = None,
     ) -> None:
         self.metrics = metrics if metrics is not None else Metrics()
-        self.tables = tables if tables is not None else Tables()
+        self.store = store if store is not None else TableStore(MemoryJournal())
+        self.store.on_commit = self._published
+        self.store.on_forget = self._forgotten
+        #: False until ``serve_tables``: every call but health answers UNAVAILABLE meanwhile.
+        self.ready = store is None
         self._hubs: dict[str, Hub] = {}
         # Every WatchTable stream in progress, whatever its table's state: what end_streams
         # must reach (a hub forgets its slots once its table has closed).
@@ -280,8 +292,23 @@ class PricingService:
         )
         return (dealer, pricing)
 
+    @property
+    def tables(self) -> Tables:
+        return self.store.tables
+
+    def serve_tables(self) -> None:
+        """The store has recovered its tables: publish each one's state and take calls."""
+        for table in self.store.tables:
+            self._published(table, table.snapshot)
+        self.ready = True
+
+    def _check_ready(self) -> None:
+        if not self.ready:
+            raise NotReady("the server is rebuilding its tables from the journal: retry shortly")
+
     def end_streams(self) -> None:
-        """Shutting down: every WatchTable stream ends now, with OK."""
+        """Shutting down: every WatchTable stream ends once it has sent the state already in
+        its slot, with UNAVAILABLE (a table closing is the only OK end)."""
         self._stopping = True
         for slot in self._watchers:
             slot.end()
@@ -306,54 +333,48 @@ class PricingService:
     @_rpc
     async def OpenTable(self, request: pb.OpenTableRequest, context: Context) -> bytes:
         await self._authorise(context)
+        self._check_ready()
         config = config_from_proto(request.game, request.decks, request)
-        snapshot, created = self.tables.open_table(request.table_id, config)
-        if not created:
-            return self._hubs[request.table_id].latest.payload
-        payload = snapshot_to_proto(snapshot).SerializeToString()
-        self._hubs[request.table_id] = Hub(Published(snapshot.version, payload, final=False))
-        self.metrics.tables.inc()
-        self._record_side_bets(request.table_id, snapshot)
-        log.info(
-            "opened table %r: %s, %d deck(s)",
-            request.table_id,
-            snapshot.game.name,
-            snapshot.decks,
-        )
-        return payload
+        snapshot, created = await self.store.open(request.table_id, config)
+        if created:
+            log.info(
+                "opened table %r: %s, %d deck(s)",
+                request.table_id,
+                snapshot.game.name,
+                snapshot.decks,
+            )
+        return self._answer(request.table_id, snapshot)
 
     @_rpc
     async def ExposeCard(self, request: pb.ExposeCardRequest, context: Context) -> bytes:
         await self._authorise(context)
-        return self._write(request.table_id, request.seq, expose_event(request))
+        return await self._write(request.table_id, request.seq, expose_event(request))
 
     @_rpc
     async def VoidRound(self, request: pb.VoidRoundRequest, context: Context) -> bytes:
         await self._authorise(context)
-        return self._write(request.table_id, request.seq, VoidRound())
+        return await self._write(request.table_id, request.seq, VoidRound())
 
     @_rpc
     async def EndRound(self, request: pb.EndRoundRequest, context: Context) -> bytes:
         await self._authorise(context)
-        return self._write(request.table_id, request.seq, EndRound())
+        return await self._write(request.table_id, request.seq, EndRound())
 
     @_rpc
     async def NewShoe(self, request: pb.NewShoeRequest, context: Context) -> bytes:
         await self._authorise(context)
-        return self._write(request.table_id, request.seq, NewShoe())
+        return await self._write(request.table_id, request.seq, NewShoe())
 
     @_rpc
     async def CloseTable(self, request: pb.CloseTableRequest, context: Context) -> bytes:
         await self._authorise(context)
-        return self._write(request.table_id, request.seq, CloseTable())
+        return await self._write(request.table_id, request.seq, CloseTable())
 
-    def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
-        """Fold one feed event into its table and publish the new state. Synchronous on
-        purpose: no other coroutine runs between the check of ``seq`` and the publication."""
-        table = self.tables.get(table_id)
-        t0 = time.perf_counter()
-        snapshot, new = table.apply(seq, event)
-        accepted = time.perf_counter()
+    async def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
+        """Fold one feed event into its table durably; the store publishes the new state
+        (``_published``) once it is on disk, before this returns."""
+        self._check_ready()
+        snapshot, new = await self.store.apply(table_id, seq, event)
         if not new:
             log.info(
                 "table %r: seq %d repeated, answered with version %d",
@@ -362,8 +383,6 @@ class PricingService:
                 snapshot.version,
             )
             return snapshot_to_proto(snapshot).SerializeToString()
-        game = snapshot.game.name
-        self.metrics.compute.labels(game).observe(accepted - t0)
         if log.isEnabledFor(logging.DEBUG):
             log.debug(
                 "table %r seq %d: %s -> version %d, %s",
@@ -374,15 +393,34 @@ class PricingService:
                 snapshot.phase.name,
             )
         if isinstance(event, ExposeCard):
-            self.metrics.cards.labels(game, event.role.name).inc()
-        payload = self._publish(table, snapshot)
-        self.metrics.publish.observe(time.perf_counter() - accepted)
-        return payload
+            self.metrics.cards.labels(snapshot.game.name, event.role.name).inc()
+        return self._answer(table_id, snapshot)
 
-    def _publish(self, table: Table, snapshot: Snapshot) -> bytes:
+    def _answer(self, table_id: str, snapshot: Snapshot) -> bytes:
+        """``snapshot`` as bytes: those published for it when they are still the latest."""
+        hub = self._hubs.get(table_id)
+        if hub is not None and hub.latest.version == snapshot.version:
+            return hub.latest.payload
+        return snapshot_to_proto(snapshot).SerializeToString()
+
+    def _published(
+        self, table: Table, snapshot: Snapshot, compute_seconds: float | None = None
+    ) -> None:
+        """A new state is committed (or recovered): serialise it once, hand it to every
+        watcher. ``compute_seconds``: the engine's time to fold the event."""
+        if compute_seconds is not None:
+            self.metrics.compute.labels(snapshot.game.name).observe(compute_seconds)
+        t0 = time.perf_counter()
         payload = snapshot_to_proto(snapshot).SerializeToString()
-        hub = self._hubs[table.table_id]
-        conflated = hub.publish(Published(snapshot.version, payload, final=snapshot.closed))
+        published = Published(snapshot.version, payload, final=snapshot.closed)
+        hub = self._hubs.get(table.table_id)
+        if hub is None:
+            self._hubs[table.table_id] = Hub(published)
+            if not snapshot.closed:
+                self.metrics.tables.inc()
+                self._record_side_bets(table.table_id, snapshot)
+            return
+        conflated = hub.publish(published)
         if conflated:
             self.metrics.conflated.inc(conflated)
         if snapshot.closed:
@@ -392,7 +430,10 @@ class PricingService:
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)
-        return payload
+        self.metrics.publish.observe(time.perf_counter() - t0)
+
+    def _forgotten(self, table_id: str) -> None:
+        self._hubs.pop(table_id, None)
 
     def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
         for side_bet in snapshot.view.side_bets:
@@ -408,17 +449,21 @@ class PricingService:
 
     @_rpc
     async def GetTable(self, request: pb.GetTableRequest, context: Context) -> bytes:
+        self._check_ready()
         return self._hub(request.table_id).latest.payload
 
     async def WatchTable(
         self, request: pb.WatchTableRequest, context: Context
     ) -> AsyncIterator[bytes]:
+        if self._stopping or not self.ready:
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE,
+                "the server is shutting down" if self._stopping else "the server is starting",
+            )
+            return
         hub = self._hubs.get(request.table_id)
         if hub is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id!r}")
-            return
-        if self._stopping:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
             return
         slot = hub.subscribe(request.from_version)
         self._watchers.add(slot)
@@ -427,7 +472,7 @@ class PricingService:
             while True:
                 published = await slot.take()
                 if published is None:
-                    return
+                    break
                 yield published.payload
                 if published.final:
                     return
@@ -435,18 +480,26 @@ class PricingService:
             hub.slots.discard(slot)
             self._watchers.discard(slot)
             self.metrics.watchers.dec()
+        # Ended by the server, not by the table: the client reconnects (from_version resumes).
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            "the server is shutting down: reconnect and resume with from_version",
+        )
 
     @_rpc
     async def Quote(self, request: pb.QuoteRequest, context: Context) -> pb.QuoteResponse:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
         # time is grpc_server_handling_seconds{grpc_method="Quote"}.
+        self._check_ready()
         return answer_quote(request)
 
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
-        table = self.tables.get(request.table_id)
+        self._check_ready()
         bet = request.bet.strip().upper()
-        settlement = table.settle(request.round_id, request.version, bet, request.stake_cents)
+        settlement = await self.store.settle(
+            request.table_id, request.round_id, request.version, bet, request.stake_cents
+        )
         response = settlement_to_proto(settlement, request)
         response.bet = bet
         return response

@@ -57,6 +57,7 @@ __all__ = [
     "GameState",
     "GameUnavailable",
     "GameView",
+    "HistoryNotLoaded",
     "InsuranceView",
     "JournalEntry",
     "NewShoe",
@@ -69,8 +70,10 @@ __all__ = [
     "SideBetView",
     "Snapshot",
     "Table",
+    "TableChange",
     "TableConfig",
     "TableExists",
+    "TableImage",
     "TableNotFound",
     "TablePhase",
     "Tables",
@@ -100,6 +103,12 @@ class SeqConflict(ValueError):
 
 class GameUnavailable(NotImplementedError):
     """The game's engine is not part of this build yet (UNIMPLEMENTED)."""
+
+
+class HistoryNotLoaded(LookupError):
+    """A table rebuilt from an image holds its histories only from the image's version on; a
+    retry or a bet older than that needs the whole table folded from its journal first (the
+    table store does that, then asks again). Never reaches a client."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,8 +456,36 @@ ROUND_HISTORY: Final = 4096
 # One table
 
 
+@dataclass(frozen=True, slots=True)
+class TableChange:
+    """An accepted event, checked but not applied yet: ``Table.commit`` assigns it. Between
+    the two, a durable journal writes ``entry`` (nothing acknowledged before it is on disk)."""
+
+    entry: JournalEntry
+    state: GameState
+    snapshot: Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class TableImage:
+    """What a table is, in the fewest objects: enough to take the next event, answer a retry
+    of the last one and serve the current state. The histories older than ``snapshot`` are not
+    in it; they come back by folding the journal (``HistoryNotLoaded``). Every part is
+    immutable, so an image can be taken on the event loop and encoded in another thread."""
+
+    table_id: str
+    config: TableConfig
+    state: GameState
+    snapshot: Snapshot
+    last_event: FeedEvent | None
+
+
 class Table:
-    """One live table. Not thread-safe: the service drives it from one event loop."""
+    """One live table. Not thread-safe: the service drives it from one event loop.
+
+    ``journal`` holds every entry applied to this object when ``keep_journal`` (the default:
+    tests, replays); a table store keeps them in its durable journal instead, so a long-lived
+    table's memory stays bounded."""
 
     def __init__(
         self,
@@ -458,6 +495,7 @@ class Table:
         seq_history: int = SEQ_HISTORY,
         price_history: int = PRICE_HISTORY,
         round_history: int = ROUND_HISTORY,
+        keep_journal: bool = True,
     ) -> None:
         if not table_id:
             raise InvalidInput("table_id must not be empty")
@@ -465,10 +503,14 @@ class Table:
         self.config = self.adapter.configure(config)
         self.table_id = table_id
         self._state = self.adapter.new_state(self.config)
-        self.journal: list[JournalEntry] = [JournalEntry(0, 1, OpenTable(table_id, self.config))]
+        self.opening = JournalEntry(0, 1, OpenTable(table_id, self.config))
+        self.journal: list[JournalEntry] | None = [self.opening] if keep_journal else None
         self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
         self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
         self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
+        #: The first version whose retry answers and prices this object holds: 1 unless the
+        #: table was rebuilt from an image (``from_image``).
+        self.history_from = 1
         self.snapshot = Snapshot(
             table_id,
             self.config.game,
@@ -479,6 +521,29 @@ class Table:
         )
         self._remember(self.snapshot)
 
+    @classmethod
+    def from_image(cls, image: TableImage, **limits: int) -> Table:
+        """The table an image was taken of, its histories starting at the image's version."""
+        table = cls(image.table_id, image.config, keep_journal=False, **limits)
+        table._state = image.state
+        table.snapshot = image.snapshot
+        table.history_from = image.snapshot.version
+        table._prices.clear()
+        table._remember(image.snapshot)
+        if image.last_event is not None:
+            table._by_seq.put(image.snapshot.last_seq, (image.last_event, image.snapshot))
+        return table
+
+    def image(self) -> TableImage:
+        last = self._by_seq.get(self.snapshot.last_seq)
+        return TableImage(
+            self.table_id,
+            self.config,
+            self._state,
+            self.snapshot,
+            None if last is None else last[0],
+        )
+
     @property
     def closed(self) -> bool:
         return self.snapshot.closed
@@ -486,9 +551,19 @@ class Table:
     def apply(self, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
         """Apply the feed's event number ``seq``; return the snapshot and whether it is new
         (``False`` for an idempotent repeat)."""
+        change = self.check(seq, event)
+        if isinstance(change, Snapshot):
+            return change, False
+        self.commit(change)
+        return change.snapshot, True
+
+    def check(self, seq: int, event: FeedEvent) -> TableChange | Snapshot:
+        """What event number ``seq`` would do, changing nothing: the ``TableChange`` to commit,
+        or for an idempotent repeat the snapshot as of that event. Raises for a rejected
+        event (a gap, a conflict, a move the game refuses)."""
         last = self.snapshot.last_seq
         if seq <= last:
-            return self._repeat(seq, event), False
+            return self._repeat(seq, event)
         if seq != last + 1:
             raise IllegalMove(
                 f"seq {seq} on table {self.table_id!r} leaves a gap: expected seq {last + 1} "
@@ -519,19 +594,30 @@ class Table:
             view=view,
             closed=closed,
         )
-        # Commit: nothing above assigned to self.
-        self._state = state
-        self.snapshot = snapshot
-        self.journal.append(JournalEntry(seq, snapshot.version, event))
-        self._by_seq.put(seq, (event, snapshot))
-        self._remember(snapshot)
-        return snapshot, True
+        return TableChange(JournalEntry(seq, snapshot.version, event), state, snapshot)
+
+    def commit(self, change: TableChange) -> None:
+        """Apply a change ``check`` returned; nothing else may have been committed since."""
+        if change.snapshot.version != self.snapshot.version + 1:
+            raise AssertionError(
+                f"table {self.table_id!r}: change to version {change.snapshot.version} "
+                f"committed at version {self.snapshot.version}"
+            )
+        event = change.entry.event
+        assert not isinstance(event, OpenTable)
+        self._state = change.state
+        self.snapshot = change.snapshot
+        if self.journal is not None:
+            self.journal.append(change.entry)
+        self._by_seq.put(change.entry.seq, (event, change.snapshot))
+        self._remember(change.snapshot)
 
     def _repeat(self, seq: int, event: object) -> Snapshot:
         if seq == 0:
             raise InvalidInput(f"seq must be 1 or more, got 0 (table {self.table_id!r})")
         seen = self._by_seq.get(seq)
         if seen is None:
+            self._need_history(f"seq {seq}")
             raise IllegalMove(
                 f"seq {seq} on table {self.table_id!r} is too old to check against the "
                 f"{self._by_seq.limit} most recent events (last_seq is {self.snapshot.last_seq})"
@@ -543,6 +629,15 @@ class Table:
                 f"{_describe(applied)}, not {_describe(event)}"
             )
         return snapshot
+
+    def _need_history(self, what: str) -> None:
+        """Before saying something is too old: a table rebuilt from an image may just not hold
+        it yet."""
+        if self.history_from > 1:
+            raise HistoryNotLoaded(
+                f"{what} of table {self.table_id!r} is older than its image "
+                f"(version {self.history_from})"
+            )
 
     def _remember(self, snapshot: Snapshot) -> None:
         view = snapshot.view
@@ -597,6 +692,7 @@ class Table:
                 f"(current version {current})"
             )
         if point is None:
+            self._need_history(f"version {version}")
             raise IllegalMove(
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
                 f"the last {self._prices.limit} versions are kept (current version {current})"
@@ -660,6 +756,7 @@ class Table:
         """How ``round_id`` ended; ``None`` while it is still in play."""
         ended = self._rounds.get(round_id)
         if ended is None and not (round_id == self.snapshot.view.round_id and not self.closed):
+            self._need_history(f"round {round_id}")
             raise IllegalMove(
                 f"round {round_id} of table {self.table_id!r} is no longer held: the last "
                 f"{self._rounds.limit} rounds are kept"
@@ -700,12 +797,23 @@ def _describe(event: object) -> str:
 class Tables:
     """The live tables by id."""
 
-    def __init__(self, **limits: int) -> None:
+    def __init__(self, *, keep_journal: bool = True, **limits: int) -> None:
         self._tables: dict[str, Table] = {}
+        self._keep_journal = keep_journal
         self._limits = limits
 
     def __len__(self) -> int:
         return len(self._tables)
+
+    def __contains__(self, table_id: object) -> bool:
+        return table_id in self._tables
+
+    def put(self, table: Table) -> None:
+        """Add (or replace) a table built elsewhere: recovered from a journal."""
+        self._tables[table.table_id] = table
+
+    def remove(self, table_id: str) -> None:
+        del self._tables[table_id]
 
     def __iter__(self) -> Iterator[Table]:
         return iter(list(self._tables.values()))
@@ -731,7 +839,7 @@ class Tables:
                     f"{_describe_config(wanted)})"
                 )
             return existing.snapshot, False
-        table = Table(table_id, config, **self._limits)
+        table = Table(table_id, config, keep_journal=self._keep_journal, **self._limits)
         self._tables[table_id] = table
         return table.snapshot, True
 
@@ -743,12 +851,12 @@ def _describe_config(config: TableConfig) -> str:
     return f"{config.game.name}, {config.decks} deck(s), rules {config.rules!r}"
 
 
-def replay(journal: Sequence[JournalEntry], **limits: int) -> Table:
+def replay(journal: Sequence[JournalEntry], *, keep_journal: bool = True, **limits: int) -> Table:
     """Rebuild a table from its journal: the same events give the same table."""
     first = journal[0].event
     if not isinstance(first, OpenTable):
         raise InvalidInput("a journal starts with OpenTable")
-    table = Table(first.table_id, first.config, **limits)
+    table = Table(first.table_id, first.config, keep_journal=keep_journal, **limits)
     for entry in journal[1:]:
         assert not isinstance(entry.event, OpenTable)
         table.apply(entry.seq, entry.event)

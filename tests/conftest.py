@@ -40,6 +40,7 @@ class ServerProcess:
     grpc_port: int
     metrics_port: int
     log_path: Path
+    data_dir: Path | None = None
     _channels: list[grpc.Channel] = field(default_factory=list)
 
     @property
@@ -84,8 +85,15 @@ class ServerProcess:
                 self.proc.wait()
 
 
-def start_server(*args: str, env: dict[str, str] | None = None) -> ServerProcess:
+def start_server(
+    *args: str, env: dict[str, str] | None = None, data_dir: Path | None = None
+) -> ServerProcess:
+    """Start ``server.py``; its journal goes to ``data_dir`` (a fresh folder by default, so
+    every test server runs on the real SQLite journal), unless ``args`` name a --data-dir."""
     log = Path(tempfile.mkstemp(prefix="pricing-server-", suffix=".log")[1])
+    if not any(a.startswith("--data-dir") for a in args):
+        data_dir = data_dir or Path(tempfile.mkdtemp(prefix="pricing-data-"))
+        args = (*args, f"--data-dir={data_dir}")
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}
     full_env.update(env or {})
     command = [
@@ -121,7 +129,7 @@ def start_server(*args: str, env: dict[str, str] | None = None) -> ServerProcess
             if ready.get("event") == "ready":
                 break
     selector.close()
-    return ServerProcess(proc, int(ready["grpc_port"]), int(ready["metrics_port"]), log)
+    return ServerProcess(proc, int(ready["grpc_port"]), int(ready["metrics_port"]), log, data_dir)
 
 
 @pytest.fixture(scope="module")

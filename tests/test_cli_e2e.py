@@ -75,7 +75,7 @@ def test_watch_tells_a_server_shutdown_from_a_table_closing(
             client.feed("demo").open()
         watcher.start()
         assert out.wrote_line.wait(10)  # the first state is out: the stream is open
-        assert own.stop() == 0  # SIGTERM: the server ends every stream with OK
+        assert own.stop() == 0  # SIGTERM: the server ends every stream with UNAVAILABLE
     finally:
         own.stop()
     watcher.join(10)

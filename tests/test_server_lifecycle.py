@@ -52,7 +52,7 @@ def test_health_serving_then_not_serving_on_signal_and_clean_exit(sig: int) -> N
     t0 = time.monotonic()
     server.proc.send_signal(sig)
     assert statuses.get(timeout=5) == NOT_SERVING
-    assert watcher.end(timeout=5) == grpc.StatusCode.OK  # open streams end cleanly
+    assert watcher.end(timeout=5) == grpc.StatusCode.UNAVAILABLE  # open streams: reconnect
     assert server.proc.wait(timeout=15) == 0
     assert time.monotonic() - t0 < 10
     assert "shutting down" in server.log()

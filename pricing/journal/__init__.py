@@ -1,0 +1,126 @@
+"""The table journal: where every accepted event is kept, so a table outlives its process.
+
+Tables are a pure fold of their events (``pricing.tables``). A ``Journal`` stores those events
+durably, one ``Record`` each, plus now and then a ``TableImage`` of a table (a snapshot) so a
+restart folds only what came after it. The tables, the table store and the servicers see only
+this interface; each storage engine is one module beside it:
+
+- ``pricing.journal.sqlite``: ``SqliteJournal``, the embedded default (one SQLite file, WAL,
+  ``synchronous=FULL``, group commit);
+- ``pricing.journal.memory``: ``MemoryJournal``, which keeps nothing (``--data-dir :memory:``).
+
+``open_journal`` picks one from the ``--data-dir`` value.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Protocol
+
+from pricing.tables import JournalEntry, TableImage
+
+__all__ = [
+    "MEMORY",
+    "Journal",
+    "JournalCorrupt",
+    "JournalError",
+    "JournalMetrics",
+    "JournalUnavailable",
+    "Record",
+    "TableLog",
+    "open_journal",
+]
+
+#: The ``--data-dir`` value that keeps nothing.
+MEMORY: Final = ":memory:"
+
+
+class JournalUnavailable(RuntimeError):
+    """The journal cannot be written now (a full disk, a read-only file): nothing was applied,
+    and the same write may succeed later (UNAVAILABLE)."""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be opened: the server must not start on it."""
+
+
+class JournalCorrupt(JournalError):
+    """The journal cannot be read as a journal (not a journal, a newer schema, a record that
+    does not decode)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One accepted event of one table, as journaled: ``accepted_at`` in Unix seconds."""
+
+    table_id: str
+    entry: JournalEntry
+    accepted_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TableLog:
+    """What recovery folds for one table: its newest usable image (``None``: fold from the
+    opening) and the records after it, in version order. ``last_at``: when the newest record
+    (or the image's last event) was accepted."""
+
+    table_id: str
+    image: TableImage | None
+    records: Sequence[Record]
+    last_at: float
+
+
+class JournalMetrics(Protocol):
+    """What a journal reports (``pricing.metrics.Metrics`` has these)."""
+
+    def journal_committed(self, seconds: float, records: int) -> None: ...
+    def journal_failed(self, reason: str) -> None: ...
+
+
+class Journal(ABC):
+    """Durable storage of table events. Writes are coroutines that return once the event is
+    on disk (or raise ``JournalUnavailable``, having stored nothing); a journal shares one
+    commit among the writes that arrive together."""
+
+    #: Where it keeps its data, for logs and messages.
+    location: str = ""
+
+    @abstractmethod
+    def load(self) -> Iterator[TableLog]:
+        """Every table in the journal, to rebuild at start-up (blocking: run it in a thread)."""
+
+    @abstractmethod
+    async def append(self, record: Record, image: TableImage | None = None) -> None:
+        """Store ``record`` durably (and ``image``, a snapshot as of ``record``, with it)."""
+
+    @abstractmethod
+    async def save_images(self, images: Sequence[tuple[TableImage, float]]) -> None:
+        """Store snapshots (each with the time of its last event), replacing older ones."""
+
+    @abstractmethod
+    async def events(self, table_id: str) -> list[Record]:
+        """Every record of ``table_id`` still in the journal, in version order."""
+
+    @abstractmethod
+    async def forget(self, table_id: str) -> None:
+        """Drop ``table_id``'s records and snapshot from the journal."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Finish pending writes and release the storage."""
+
+
+def open_journal(data_dir: str, metrics: JournalMetrics | None = None) -> Journal:
+    """The journal for ``--data-dir``: ``:memory:`` keeps nothing, anything else is a folder
+    for the SQLite journal (created if missing)."""
+    # Imported here: each engine's module imports this one.
+    if data_dir == MEMORY:
+        from pricing.journal.memory import MemoryJournal  # noqa: PLC0415
+
+        return MemoryJournal()
+    from pricing.journal.sqlite import SqliteJournal  # noqa: PLC0415
+
+    return SqliteJournal(Path(data_dir), metrics=metrics)

@@ -1,0 +1,384 @@
+"""``SqliteJournal``: the embedded default. One file, ``DATA_DIR/journal.sqlite3``, in WAL mode
+with ``synchronous=FULL``: a commit has reached the disk (fsync) when it returns, so a ``kill
+-9`` or a power cut loses nothing acknowledged.
+
+Disk work happens in one writer thread, never on the event loop. Writes that arrive while a
+commit is under way wait for the next one and then share it (group commit): a thousand tables'
+feeds cost one fsync per batch, not one each. A failed commit (a full disk, a read-only file)
+rolls back the whole batch, every write in it raises ``JournalUnavailable`` and nothing of it
+is stored; the next batch tries again, so writes succeed by themselves once the disk can take
+them. Reads (start-up, a table's history, export) use their own connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from pricing.journal import (
+    Journal,
+    JournalCorrupt,
+    JournalError,
+    JournalMetrics,
+    JournalUnavailable,
+    Record,
+    TableLog,
+)
+from pricing.journal.codec import (
+    IMAGE_FORMAT,
+    decode_event,
+    decode_image,
+    encode_event,
+    encode_image,
+)
+from pricing.tables import JournalEntry, TableImage
+
+__all__ = ["FILE_NAME", "SCHEMA_VERSION", "SqliteJournal", "connect_readonly", "read_records"]
+
+log = logging.getLogger("pricing.journal")
+
+FILE_NAME: Final = "journal.sqlite3"
+#: ``PRAGMA user_version`` of the file; a file of a newer version is refused.
+SCHEMA_VERSION: Final = 1
+#: A failing disk is logged at most once per this many seconds (with the count in between).
+ERROR_LOG_INTERVAL: Final = 60.0
+
+_SCHEMA: Final = """
+CREATE TABLE events (
+    table_id    TEXT    NOT NULL,
+    version     INTEGER NOT NULL,
+    seq         INTEGER NOT NULL,
+    accepted_at REAL    NOT NULL,
+    kind        TEXT    NOT NULL,
+    body        BLOB    NOT NULL,
+    PRIMARY KEY (table_id, version)
+) WITHOUT ROWID;
+CREATE TABLE images (
+    table_id    TEXT    NOT NULL PRIMARY KEY,
+    version     INTEGER NOT NULL,
+    accepted_at REAL    NOT NULL,
+    format      TEXT    NOT NULL,
+    body        BLOB    NOT NULL
+) WITHOUT ROWID;
+"""
+
+
+def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}?mode=rwc"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 5000")
+    return conn
+
+
+def connect_readonly(data_dir: Path) -> sqlite3.Connection:
+    """A read-only connection to the journal in ``data_dir`` (export reads while a server
+    writes: WAL lets both go on)."""
+    path = data_dir / FILE_NAME
+    if not path.exists():
+        raise JournalCorrupt(f"no journal at {path}")
+    conn = _connect(path, readonly=True)
+    _check_schema(conn, path)
+    return conn
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path) -> int:
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if version > SCHEMA_VERSION:
+            raise JournalCorrupt(
+                f"{path} has journal schema version {version}, newer than this build's "
+                f"version {SCHEMA_VERSION}: run a newer build, or point --data-dir elsewhere"
+            )
+        if version:
+            conn.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+        return int(version)
+    except sqlite3.DatabaseError as exc:
+        raise JournalCorrupt(f"{path} is not a readable journal: {exc}") from exc
+
+
+def _record(table_id: str, row: tuple[int, int, float, str, bytes]) -> Record:
+    version, seq, at, kind, body = row
+    return Record(table_id, JournalEntry(seq, version, decode_event(kind, body)), at)
+
+
+def read_records(conn: sqlite3.Connection, table_id: str, after: int = 0) -> list[Record]:
+    """``table_id``'s records after version ``after``, in order."""
+    rows = conn.execute(
+        "SELECT version, seq, accepted_at, kind, body FROM events "
+        "WHERE table_id = ? AND version > ? ORDER BY version",
+        (table_id, after),
+    ).fetchall()
+    return [_record(table_id, row) for row in rows]
+
+
+def _reason(exc: sqlite3.Error) -> str:
+    """What an operator should read for a failed commit."""
+    text = str(exc)
+    if "full" in text:
+        return "disk full"
+    if "readonly" in text or "read-only" in text:
+        return "read-only"
+    return "I/O error"
+
+
+@dataclass(slots=True)
+class _Write:
+    records: Sequence[Record]
+    images: Sequence[tuple[TableImage, float]]
+    forget: Sequence[str]
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[None]
+
+
+@dataclass(slots=True)
+class _Errors:
+    """Logs a failing disk once per ``ERROR_LOG_INTERVAL``, not once per write."""
+
+    last_logged: float = -ERROR_LOG_INTERVAL
+    suppressed: int = 0
+    failing: bool = field(default=False)
+
+    def failed(self, message: str) -> None:
+        now = time.monotonic()
+        self.failing = True
+        if now - self.last_logged >= ERROR_LOG_INTERVAL:
+            more = f" ({self.suppressed} more failed commits since last logged)" * bool(
+                self.suppressed
+            )
+            log.error("journal writes are failing: %s%s", message, more)
+            self.last_logged, self.suppressed = now, 0
+        else:
+            self.suppressed += 1
+
+    def succeeded(self, location: str) -> None:
+        if self.failing:
+            log.warning("journal writes succeed again (%s)", location)
+            self.failing, self.suppressed, self.last_logged = False, 0, -ERROR_LOG_INTERVAL
+
+
+class SqliteJournal(Journal):
+    """The SQLite journal in ``data_dir`` (created if missing). Raises ``JournalCorrupt`` for
+    a file that is not a journal, or one of a newer schema."""
+
+    def __init__(self, data_dir: Path, *, metrics: JournalMetrics | None = None) -> None:
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalCorrupt(f"cannot create the data directory {data_dir}: {exc}") from exc
+        self.path = data_dir / FILE_NAME
+        self.location = str(self.path)
+        # One server per data directory: a second one would fold the same tables apart.
+        self._lock = (data_dir / "journal.lock").open("a")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise JournalError(
+                f"{data_dir} is in use by another server (journal.lock is held): give each "
+                "server its own --data-dir"
+            ) from None
+        self._metrics = metrics
+        try:
+            self._conn = _connect(self.path)
+        except sqlite3.Error as exc:
+            raise JournalCorrupt(f"cannot open the journal {self.path}: {exc}") from exc
+        if _check_schema(self._conn, self.path) == 0:
+            self._create()
+        try:
+            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            self._conn.execute("PRAGMA synchronous = FULL")
+        except sqlite3.Error as exc:
+            raise JournalCorrupt(f"cannot open the journal {self.path}: {exc}") from exc
+        if mode != "wal":
+            raise JournalCorrupt(f"{self.path} cannot be put in WAL mode (journal_mode {mode})")
+        self._pending: list[_Write] = []
+        self._cond = threading.Condition()
+        self._closing = False
+        self._errors = _Errors()
+        self._writer = threading.Thread(target=self._run, name="journal-writer", daemon=True)
+        self._writer.start()
+
+    def _create(self) -> None:
+        try:
+            self._conn.executescript(
+                f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            )
+        except sqlite3.Error as exc:
+            raise JournalCorrupt(f"cannot create the journal {self.path}: {exc}") from exc
+
+    # ---- start-up --------------------------------------------------------------------------
+
+    def load(self) -> Iterator[TableLog]:
+        conn = _connect(self.path, readonly=True)
+        try:
+            images = {
+                table_id: (version, at, fmt, body)
+                for table_id, version, at, fmt, body in conn.execute(
+                    "SELECT table_id, version, accepted_at, format, body FROM images"
+                )
+            }
+            table_ids = [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM events")]
+            for table_id in table_ids:
+                yield self._table_log(conn, table_id, images.get(table_id))
+        except sqlite3.DatabaseError as exc:
+            raise JournalCorrupt(f"{self.path} cannot be read: {exc}") from exc
+        finally:
+            conn.close()
+
+    def _table_log(
+        self,
+        conn: sqlite3.Connection,
+        table_id: str,
+        stored: tuple[int, float, str, bytes] | None,
+    ) -> TableLog:
+        image: TableImage | None = None
+        after, last_at = 0, 0.0
+        if stored is not None:
+            version, at, fmt, body = stored
+            if fmt == IMAGE_FORMAT:
+                try:
+                    image = decode_image(body)
+                    after, last_at = version, at
+                except Exception as exc:  # a cache: fold from the events instead
+                    log.warning(
+                        "table %r: snapshot unreadable (%s), folding its events", table_id, exc
+                    )
+            else:
+                log.info(
+                    "table %r: snapshot of another build (%s), folding its events", table_id, fmt
+                )
+        records = read_records(conn, table_id, after)
+        if records:
+            last_at = records[-1].accepted_at
+        return TableLog(table_id, image, records, last_at)
+
+    # ---- writes ----------------------------------------------------------------------------
+
+    async def append(self, record: Record, image: TableImage | None = None) -> None:
+        images = () if image is None else ((image, record.accepted_at),)
+        await self._submit((record,), images)
+
+    async def save_images(self, images: Sequence[tuple[TableImage, float]]) -> None:
+        if images:
+            await self._submit((), images)
+
+    async def forget(self, table_id: str) -> None:
+        await self._submit((), (), (table_id,))
+
+    async def _submit(
+        self,
+        records: Sequence[Record],
+        images: Sequence[tuple[TableImage, float]],
+        forget: Sequence[str] = (),
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        write = _Write(records, images, forget, loop, loop.create_future())
+        with self._cond:
+            if self._closing:
+                raise JournalUnavailable(f"the journal {self.path} is closed")
+            self._pending.append(write)
+            self._cond.notify()
+        await write.future
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._closing:
+                    self._cond.wait()
+                batch, self._pending = self._pending, []
+                if not batch and self._closing:
+                    return
+            self._commit(batch)
+
+    def _commit(self, batch: list[_Write]) -> None:
+        rows = []
+        images = []
+        forget = [(table_id,) for write in batch for table_id in write.forget]
+        error: BaseException | None = None
+        try:  # encoding is CPU work: here, off the event loop
+            for write in batch:
+                for r in write.records:
+                    kind, body = encode_event(r.entry.event)
+                    rows.append(
+                        (r.table_id, r.entry.version, r.entry.seq, r.accepted_at, kind, body)
+                    )
+                for image, at in write.images:
+                    snap = image.snapshot
+                    images.append(
+                        (image.table_id, snap.version, at, IMAGE_FORMAT, encode_image(image))
+                    )
+        except Exception as exc:  # a bug, not the disk: fail the batch, keep the writer alive
+            log.exception("journal: cannot encode a batch of %d writes", len(batch))
+            error = exc
+        t0 = time.perf_counter()
+        if error is None:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO images VALUES (?, ?, ?, ?, ?)", images
+                )
+                self._conn.executemany("DELETE FROM events WHERE table_id = ?", forget)
+                self._conn.executemany("DELETE FROM images WHERE table_id = ?", forget)
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback()
+                reason = _reason(exc)
+                message = f"{reason} ({exc}) writing {self.path}"
+                self._errors.failed(message)
+                if self._metrics is not None:
+                    self._metrics.journal_failed(reason)
+                error = JournalUnavailable(
+                    f"the journal cannot be written: {message}; nothing was applied, "
+                    "retry once the disk can be written"
+                )
+            else:
+                self._errors.succeeded(self.location)
+                if self._metrics is not None:
+                    self._metrics.journal_committed(time.perf_counter() - t0, len(rows))
+        for write in batch:
+            write.loop.call_soon_threadsafe(_settle, write.future, error)
+
+    def _rollback(self) -> None:
+        try:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            log.debug("journal: rollback failed", exc_info=True)
+
+    # ---- reads -----------------------------------------------------------------------------
+
+    async def events(self, table_id: str) -> list[Record]:
+        return await asyncio.to_thread(self._events, table_id)
+
+    def _events(self, table_id: str) -> list[Record]:
+        conn = _connect(self.path, readonly=True)
+        try:
+            return read_records(conn, table_id)
+        finally:
+            conn.close()
+
+    async def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        await asyncio.to_thread(self._writer.join)
+        self._conn.close()
+        self._lock.close()
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.done():  # the caller gave up (cancelled): the write is durable all the same
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)

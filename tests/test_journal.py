@@ -1,0 +1,340 @@
+"""The journal and the table store, in process: the codec's round trip, the SQLite file's
+guards, and recovery equal to the tables that never restarted (hypothesis)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pricing import blackjack, goagae, hilo
+from pricing.adapters.blackjack import BlackjackOptions
+from pricing.cards import DECK
+from pricing.errors import IllegalMove, InvalidInput
+from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.journal import JournalCorrupt, JournalError, JournalUnavailable, Record
+from pricing.journal.codec import (
+    decode_event,
+    encode_event,
+    record_from_json,
+    record_to_json,
+)
+from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal
+from pricing.payout import PayRule
+from pricing.store import TableStore
+from pricing.tables import (
+    CloseTable,
+    FeedEvent,
+    Game,
+    JournalEntry,
+    OpenTable,
+    SeqConflict,
+    TableConfig,
+    adapter_for,
+)
+
+pay_rules = st.builds(
+    lambda rtp, low, span: PayRule(rtp, low, low + span),
+    st.integers(1, 10_000),
+    st.integers(0, 5_000),
+    st.integers(0, 100_000),
+)
+pays = st.integers(0, 500_000)
+royal_match = st.builds(blackjack.RoyalMatchPaytable, pays, pays, st.one_of(st.none(), pays))
+pairs = st.one_of(
+    st.builds(lambda p: blackjack.PairsPaytable(pair_hundredths=p), pays),
+    st.builds(
+        lambda a, b, c: blackjack.PairsPaytable(
+            perfect_hundredths=a, coloured_hundredths=b, mixed_hundredths=c
+        ),
+        pays,
+        pays,
+        pays,
+    ),
+)
+configs = st.one_of(
+    st.builds(
+        TableConfig,
+        st.just(Game.HILO),
+        st.just(1),
+        st.one_of(st.none(), st.builds(hilo.HiLoPaytable, *[pay_rules] * 5)),
+    ),
+    st.builds(
+        TableConfig,
+        st.just(Game.GOA_GAE),
+        st.just(1),
+        st.one_of(st.none(), st.builds(goagae.GoaGaePaytable, *[pay_rules] * 6)),
+    ),
+    st.builds(
+        TableConfig,
+        st.just(Game.BLACKJACK),
+        st.integers(1, 8),
+        st.builds(
+            BlackjackOptions,
+            st.sampled_from(list(blackjack.DealerRule)),
+            st.sampled_from(list(blackjack.ShoeMode)),
+            royal_match,
+            pairs,
+        ),
+    ),
+)
+feed_events = st.one_of(
+    st.builds(ExposeCard, st.sampled_from(DECK), st.sampled_from(list(CardRole))),
+    st.sampled_from([VoidRound(), EndRound(), NewShoe(), CloseTable()]),
+)
+
+
+def test_the_codec_knows_every_field_of_what_it_writes() -> None:
+    # A field added to an event or to a game's options must be written to the journal too
+    # (pricing.messages.config_to_proto / expose_request), or a restart would lose it.
+    assert [f.name for f in dataclasses.fields(ExposeCard)] == ["card", "role"]
+    assert [f.name for f in dataclasses.fields(BlackjackOptions)] == [
+        "rule",
+        "mode",
+        "royal_match",
+        "pairs",
+    ]
+    assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(config=configs, table_id=st.text(min_size=1, max_size=20))
+def test_an_opening_round_trips_to_an_equal_config(config: TableConfig, table_id: str) -> None:
+    configured = adapter_for(config.game).configure(config)
+    event = OpenTable(table_id, configured)
+    assert decode_event(*encode_event(event)) == event
+    record = Record(table_id, JournalEntry(0, 1, event), 1_764_000_000.25)
+    assert record_from_json(json.loads(json.dumps(record_to_json(record)))) == record
+
+
+@given(event=feed_events, seq=st.integers(1, 2**63), at=st.floats(0, 4e9))
+def test_feed_events_round_trip(event: FeedEvent, seq: int, at: float) -> None:
+    assert decode_event(*encode_event(event)) == event
+    record = Record("t", JournalEntry(seq, seq + 1, event), round(at, 6))
+    again = record_from_json(json.loads(json.dumps(record_to_json(record))))
+    assert again.entry == record.entry and abs(again.accepted_at - record.accepted_at) < 1e-5
+
+
+def test_undecodable_records_are_corrupt_not_empty() -> None:
+    with pytest.raises(JournalCorrupt, match="ExposeCard"):
+        decode_event("ExposeCard", b"\xff\xff")
+    with pytest.raises(JournalCorrupt, match="unknown journaled event kind 'Shuffle'"):
+        decode_event("Shuffle", b"")
+    with pytest.raises(InvalidInput, match="not a journal line"):
+        record_from_json({"seq": 1})
+
+
+# ---- the SQLite file ----------------------------------------------------------------------
+
+
+def run(coro: object) -> object:
+    return asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def test_a_newer_schema_is_refused_naming_the_file_and_both_versions(tmp_path: Path) -> None:
+    run(SqliteJournal(tmp_path).close())
+    conn = sqlite3.connect(tmp_path / FILE_NAME)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(JournalCorrupt) as caught:
+        SqliteJournal(tmp_path)
+    message = str(caught.value)
+    assert str(tmp_path / FILE_NAME) in message
+    assert f"version {SCHEMA_VERSION + 1}" in message and f"version {SCHEMA_VERSION}" in message
+
+
+def test_a_file_that_is_not_a_journal_is_a_start_up_error(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_bytes(b"not a database, " * 512)
+    with pytest.raises(JournalCorrupt, match="is not a readable journal"):
+        SqliteJournal(tmp_path)
+
+
+def test_one_server_per_data_directory(tmp_path: Path) -> None:
+    first = SqliteJournal(tmp_path)
+    try:
+        with pytest.raises(JournalError, match="in use by another server"):
+            SqliteJournal(tmp_path)
+    finally:
+        run(first.close())
+    run(SqliteJournal(tmp_path).close())  # released on close
+
+
+def test_concurrent_writes_share_commits(tmp_path: Path) -> None:
+    commits: list[int] = []
+
+    class Counting:
+        def journal_committed(self, seconds: float, records: int) -> None:
+            commits.append(records)
+
+        def journal_failed(self, reason: str) -> None:
+            raise AssertionError(reason)
+
+    async def main() -> None:
+        journal = SqliteJournal(tmp_path, metrics=Counting())
+        opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+        await asyncio.gather(
+            *(journal.append(Record(f"t{i}", JournalEntry(0, 1, opening), 0.0)) for i in range(200))
+        )
+        await journal.close()
+
+    run(main())
+    assert sum(commits) == 200
+    assert len(commits) < 100, commits  # group commit: far fewer fsyncs than writes
+
+
+# ---- recovery equals no restart -----------------------------------------------------------
+
+
+async def _feed(store: TableStore, table_id: str, events: list[FeedEvent]) -> None:
+    for event in events:
+        table = store.tables.get(table_id)
+        with contextlib.suppress(ValueError, LookupError):  # the game refuses it: no trace
+            await store.apply(table_id, table.snapshot.last_seq + 1, event)
+
+
+def _settlements(store: TableStore, table_id: str) -> Iterator[object]:
+    """Every settle answer of table_id (async, through the store's hydration)."""
+    table = store.tables.get(table_id)
+    bets = [*table.snapshot.view.prices, *(sb.bet for sb in table.snapshot.view.side_bets)]
+    for version in range(1, table.snapshot.version + 1):
+        for round_id in range(1, table.snapshot.view.round_id + 2):
+            for bet in bets:
+                yield (round_id, version, bet)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    config=configs,
+    events=st.lists(feed_events, max_size=60),
+    snapshot_every=st.integers(1, 20),
+    clean=st.booleans(),
+)
+def test_a_recovered_table_answers_as_if_it_never_restarted(
+    tmp_path_factory: pytest.TempPathFactory,
+    config: TableConfig,
+    events: list[FeedEvent],
+    snapshot_every: int,
+    clean: bool,
+) -> None:
+    data = tmp_path_factory.mktemp("journal")
+
+    async def main() -> None:
+        store = TableStore(SqliteJournal(data), snapshot_every=snapshot_every)
+        await store.open("t", config)
+        await _feed(store, "t", events)
+        if clean:
+            await store.close()  # images of every table
+        else:
+            await store.journal.close()  # a crash: only what each write committed
+        again = TableStore(SqliteJournal(data), snapshot_every=snapshot_every)
+        again.recover()
+        live, back = store.tables.get("t"), again.tables.get("t")
+        assert back.snapshot == live.snapshot
+        assert back.image() == live.image()
+        for seq in range(1, live.snapshot.last_seq + 1):  # every retry, the same answer
+            event = live.image().last_event if seq == live.snapshot.last_seq else None
+            if event is not None:
+                assert (await again.apply("t", seq, event)) == (live.snapshot, False)
+        for args in _settlements(store, "t"):
+            want: object
+            try:
+                want = live.settle(*args, 1000)  # type: ignore[arg-type]
+            except (InvalidInput, IllegalMove) as exc:
+                want = str(exc)
+            try:
+                got: object = await again.settle("t", *args, 1000)  # type: ignore[arg-type]
+            except (InvalidInput, IllegalMove) as exc:
+                got = str(exc)
+            assert got == want, args
+        await again.close()
+
+    run(main())
+
+
+def test_retries_of_old_seqs_after_a_restart_answer_as_before(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path), snapshot_every=4)
+        await store.open("h", TableConfig(Game.HILO))
+        answers = []
+        for seq, card in enumerate(DECK[:20], start=1):
+            answers.append(await store.apply("h", seq, ExposeCard(card, CardRole.BURN)))
+        await store.close()
+        again = TableStore(SqliteJournal(tmp_path), snapshot_every=4)
+        again.recover()
+        for seq, (snapshot, _) in enumerate(answers, start=1):
+            assert await again.apply("h", seq, ExposeCard(DECK[seq - 1], CardRole.BURN)) == (
+                snapshot,
+                False,
+            )
+        with pytest.raises(SeqConflict):
+            await again.apply("h", 3, ExposeCard(DECK[40], CardRole.BURN))
+        with pytest.raises(IllegalMove, match="expected seq 21"):
+            await again.apply("h", 23, ExposeCard(DECK[40], CardRole.BURN))
+        await again.close()
+
+    run(main())
+
+
+def test_a_failed_commit_applies_nothing(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path))
+        await store.open("h", TableConfig(Game.HILO))
+        before = store.tables.get("h").snapshot
+        store.journal._conn.execute("PRAGMA query_only = ON")  # type: ignore[attr-defined]
+        with pytest.raises(JournalUnavailable, match="nothing was applied"):
+            await store.apply("h", 1, ExposeCard(DECK[0], CardRole.BURN))
+        assert store.tables.get("h").snapshot is before
+        store.journal._conn.execute("PRAGMA query_only = OFF")  # type: ignore[attr-defined]
+        snapshot, new = await store.apply("h", 1, ExposeCard(DECK[0], CardRole.BURN))
+        assert new and snapshot.version == 2
+        await store.close()
+        again = TableStore(SqliteJournal(tmp_path))
+        again.recover()
+        assert again.tables.get("h").snapshot == snapshot
+        await again.close()
+
+    run(main())
+
+
+def test_closed_tables_leave_after_their_retention_into_the_archive(tmp_path: Path) -> None:
+    now = [1000.0]
+
+    async def main() -> None:
+        store = TableStore(
+            SqliteJournal(tmp_path),
+            closed_retention=60,
+            archive_dir=tmp_path / "archive",
+            clock=lambda: now[0],
+        )
+        gone: list[str] = []
+        store.on_forget = gone.append
+        await store.open("a", TableConfig(Game.HILO))
+        await store.open("b", TableConfig(Game.HILO))
+        await store.apply("a", 1, ExposeCard(DECK[0], CardRole.BURN))
+        await store.apply("a", 2, CloseTable())
+        now[0] += 59
+        assert await store.sweep() == [] and "a" in store.tables
+        now[0] += 1
+        assert await store.sweep() == ["a"] and gone == ["a"]
+        assert "a" not in store.tables and "b" in store.tables
+        assert await store.journal.events("a") == []
+        await store.close()
+
+    run(main())
+    (archived,) = (tmp_path / "archive").glob("a.*.jsonl.gz")
+    from pricing.journal.tools import read_lines, replay_lines  # noqa: PLC0415
+
+    final = list(replay_lines(read_lines(archived)))[-1].snapshot
+    assert final.closed and final.version == 3

@@ -16,11 +16,11 @@ What it shows:
 - **Settling.** Once the state shows the round ended (``ended_round``, or a later round),
   ``Settle`` pays the bet at the price of its version — whatever the price is now — or
   refunds it if the round was void.
-- **A reconnect.** When the server cannot be reached (``UNAVAILABLE``; or the stream ended
-  without the table closing, as when a server shuts down) it waits — 50 ms doubling to 1 s —
-  and watches again with ``from_version`` = the last version it saw + 1: it carries on from
-  where it was, and a bet whose round ended meanwhile is settled from the server's history
-  (docs/rules.md §5.2).
+- **A reconnect.** When the server cannot be reached or is shutting down (``UNAVAILABLE``),
+  ``PricingClient.follow_table`` waits — 50 ms doubling to 1 s — and watches again with
+  ``from_version`` = the last version it gave + 1: the game server carries on from where it
+  was, and a bet whose round ended meanwhile is settled from the server's history
+  (docs/rules.md §5.2). A table not open yet (``NOT_FOUND``) is waited for the same way.
 """
 
 from __future__ import annotations
@@ -28,16 +28,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import grpc
 
 from pricing.client import PricingClient, default_target, retry_delay
 from pricing.v1 import pricing_pb2 as pb
-
-#: Worth waiting for: the server is restarting or unreachable, or the table is not open yet.
-RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.NOT_FOUND)
 
 
 @dataclass(frozen=True)
@@ -71,6 +68,26 @@ def settle(client: PricingClient, table_id: str, bet: Bet) -> pb.Settlement:
     return client.settle(table_id, bet.round_id, bet.version, bet.bet, bet.stake_cents)
 
 
+def follow(
+    client: PricingClient, table_id: str, out: Callable[[str], None]
+) -> Iterator[pb.TableState]:
+    """The table's states, across lost connections: ``follow_table`` waits (50 ms doubling to
+    1 s) on UNAVAILABLE and watches again from the last version it gave + 1. Before the table
+    is open (NOT_FOUND) this waits the same way."""
+    attempt = 0
+    while True:
+        try:
+            yield from client.follow_table(table_id, on_reconnect=out)
+            return
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            if attempt == 0:
+                out(f"table {table_id!r} is not open yet (NOT_FOUND); waiting")
+            time.sleep(retry_delay(attempt))
+            attempt += 1
+
+
 def play(
     client: PricingClient,
     table_id: str,
@@ -78,62 +95,47 @@ def play(
     stake_cents: int,
     rounds: int,
     *,
-    give_up_after: float = 60.0,
     out: Callable[[str], None] = print,
 ) -> list[pb.Settlement]:
     """Bet ``stake_cents`` on ``bet_name`` in each of ``rounds`` rounds; return the settlements."""
     settled: list[pb.Settlement] = []
     pending: Bet | None = None
     last_version = 0
-    attempt = 0
-    down_since: float | None = None
-    while True:
-        try:
-            # The first time from v1: the current state; after a reconnect, the first version
-            # not seen yet (older ones are skipped; a bet's round is settled from the server).
-            for state in client.watch_table(table_id, from_version=last_version + 1):
-                if down_since is not None:
-                    out(f"resumed at v{state.version} (asked for v{last_version + 1})")
-                    down_since, attempt = None, 0
-                last_version = state.version
-                if pending is not None and round_over(state, pending):
-                    settlement = settle(client, table_id, pending)
-                    status = pb.Settlement.Status.Name(settlement.status)
-                    out(
-                        f"settled {pending.bet} on round {pending.round_id} at v{pending.version}:"
-                        f" {status} on {settlement.result_card or '-'}, returned"
-                        f" {settlement.returned_cents} cents"
-                    )
-                    settled.append(settlement)
-                    pending = None
-                    if len(settled) == rounds:
-                        return settled
-                if state.phase == pb.CLOSED:
-                    out(f"table {table_id} closed at v{state.version}")
-                    return settled
-                price = offered(state, bet_name) if pending is None else None
-                if price is not None:
-                    payout = price.payout_hundredths
-                    pending = Bet(state.round_id, state.version, bet_name, stake_cents, payout)
-                    out(
-                        f"accepted {bet_name} {stake_cents} cents on round {state.round_id} at "
-                        f"v{state.version}: pays {odds(payout)}"
-                    )
-            reason = "the stream ended without the table closing"
-        except grpc.RpcError as exc:
-            if exc.code() not in RETRYABLE:
-                raise
-            reason = exc.code().name
-            if exc.code() == grpc.StatusCode.NOT_FOUND:
-                reason += ": the table is not open yet"
-        now = time.monotonic()
-        down_since = now if down_since is None else down_since
-        if now - down_since > give_up_after:
-            raise TimeoutError(f"no answer from {client.target} for {give_up_after} s")
-        delay = retry_delay(attempt)
-        attempt += 1
-        out(f"watch interrupted ({reason}); again in {delay:.2f} s from v{last_version + 1}")
-        time.sleep(delay)
+    reconnecting = False
+
+    def lost(line: str) -> None:
+        nonlocal reconnecting
+        reconnecting = True
+        out(line)
+
+    for state in follow(client, table_id, lost):
+        if reconnecting:
+            out(f"resumed at v{state.version} (asked for v{last_version + 1})")
+            reconnecting = False
+        last_version = state.version
+        if pending is not None and round_over(state, pending):
+            settlement = settle(client, table_id, pending)
+            status = pb.Settlement.Status.Name(settlement.status)
+            out(
+                f"settled {pending.bet} on round {pending.round_id} at v{pending.version}:"
+                f" {status} on {settlement.result_card or '-'}, returned"
+                f" {settlement.returned_cents} cents"
+            )
+            settled.append(settlement)
+            pending = None
+            if len(settled) == rounds:
+                break
+        price = offered(state, bet_name) if pending is None else None
+        if price is not None:
+            payout = price.payout_hundredths
+            pending = Bet(state.round_id, state.version, bet_name, stake_cents, payout)
+            out(
+                f"accepted {bet_name} {stake_cents} cents on round {state.round_id} at "
+                f"v{state.version}: pays {odds(payout)}"
+            )
+    else:
+        out(f"table {table_id} closed at v{last_version}")
+    return settled
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -143,9 +145,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bet", default="HIGH", help="LOW HIGH ODD EVEN SEVEN (default HIGH)")
     parser.add_argument("--stake-cents", type=int, default=1000, help="default %(default)s")
     parser.add_argument("--rounds", type=int, default=3, help="bets to settle (default 3)")
-    parser.add_argument(
-        "--give-up-after", type=float, default=60.0, help="seconds without the server (60)"
-    )
     args = parser.parse_args(argv)
     with PricingClient(args.server) as client:
         try:
@@ -155,13 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.bet.upper(),
                 args.stake_cents,
                 args.rounds,
-                give_up_after=args.give_up_after,
             )
         except grpc.RpcError as exc:
             print(f"game_server: {exc.code().name}: {exc.details()}", file=sys.stderr)
-            return 1
-        except TimeoutError as exc:
-            print(f"game_server: {exc}", file=sys.stderr)
             return 1
     return 0
 

@@ -160,7 +160,7 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
         # The network fails and round 2 ends (HIGH loses on 3H) while the game server is away:
         # it resumes from v8 and settles the round from the server's history.
         proxy.cut()
-        example.expect(r"watch interrupted \(UNAVAILABLE\); again in [\d.]+ s from v8")
+        example.expect(r"UNAVAILABLE \(.*\), reconnecting and resuming from version 8")
         watchers_become(server, 0)
         feed.expose("3H", pb.RESULT)
         proxy.restore()
@@ -171,7 +171,7 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
         # It fails again, but nothing happens meanwhile: back, the game server waits for v9
         # instead of taking v8 again. A card exposed during betting then voids round 3.
         proxy.cut()
-        example.expect(r"watch interrupted \(UNAVAILABLE\); again in [\d.]+ s from v9")
+        example.expect(r"UNAVAILABLE \(.*\), reconnecting and resuming from version 9")
         watchers_become(server, 0)
         proxy.restore()
         watchers_become(server, 1)
@@ -204,7 +204,7 @@ def test_game_server_waits_for_a_table_that_is_not_open_yet(
     args = ("--server", server.target, "--table", table_id, "--rounds", "1", "--bet", "SEVEN")
     example = Example("game_server.py", *args)
     try:
-        example.expect(r"watch interrupted \(NOT_FOUND: the table is not open yet\)")
+        example.expect(r"is not open yet \(NOT_FOUND\); waiting")
         feed = Feed(server, table_id)
         feed.open(game=pb.HILO)
         for card in ("2S", "3S", "4S", "5S", "6S"):

@@ -1032,7 +1032,8 @@ Global___NewShoeRequest: _TypeAlias = NewShoeRequest  # noqa: Y015
 @_typing.final
 class CloseTableRequest(_message.Message):
     """The table takes no more events: a round still open is void, every WatchTable stream ends
-    with OK; the table stays readable and its bets settleable (docs/rules.md §5.4).
+    with OK; the table stays readable and its bets settleable for the server's
+    --closed-retention (docs/rules.md §5.4).
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -1,7 +1,7 @@
 """The examples in examples/ run, as a user would run them, against the real server process: a
 dealer feed that numbers its events, rejoins, and retries a lost answer (docs/rules.md §5.1),
-and a game server that bets at a version, settles, and resumes after the network fails
-(docs/rules.md §5.2, §5.3)."""
+and a game server that bets at a version, settles, and resumes after the network fails or the
+server restarts (docs/rules.md §5.2, §5.3)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import ROOT, ServerProcess
+from tests.conftest import ROOT, ServerProcess, start_server
 from tests.proxy import CuttableProxy
 from tests.wire import Feed, metric
 
@@ -215,3 +216,31 @@ def test_game_server_waits_for_a_table_that_is_not_open_yet(
         assert example.wait() == 0, example.output
     finally:
         example.kill()
+
+
+def test_game_server_rides_out_a_server_restart(tmp_path: Path, table_id: str) -> None:
+    """The server stops and comes back on the same port and data directory: the game server
+    resumes after the last version it saw and settles its bet on the journalled table."""
+    first = start_server(data_dir=tmp_path)
+    feed = Feed(first, table_id)
+    feed.open(game=pb.HILO)
+    for card in ("2S", "3S", "4S", "5S", "6S"):
+        feed.expose(card, pb.BURN)
+    args = ("--server", first.target, "--table", table_id, "--rounds", "1", "--bet", "LOW")
+    example = Example("game_server.py", *args)
+    second = None
+    try:
+        example.expect(r"accepted LOW 1000 cents on round 1 at v6")
+        assert first.stop() == 0, first.log()
+        example.expect(r"UNAVAILABLE \(.*\), reconnecting and resuming from version 7")
+        second = start_server(f"--port={first.grpc_port}", data_dir=tmp_path)
+        again = Feed(second, table_id)
+        again.seq = feed.seq
+        again.expose("AH", pb.RESULT)
+        example.expect(r"resumed at v7 \(asked for v7\)")
+        example.expect(r"settled LOW on round 1 at v6: WIN on AH")
+        assert example.wait() == 0, example.output
+    finally:
+        example.kill()
+        if second is not None:
+            assert second.stop() == 0, second.log()

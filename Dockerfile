@@ -1,7 +1,8 @@
 # The pricing service in a container: build the wheel with a compiler, run it without one.
 #
 #   docker build -t live-odds-pricing .
-#   docker run --rm -e PRICING_DEALER_TOKEN=change-me -p 50051:50051 -p 9464:9464 live-odds-pricing
+#   docker run --rm -e PRICING_DEALER_TOKEN=change-me -v pricing-data:/var/lib/pricing \
+#     -p 50051:50051 -p 9464:9464 live-odds-pricing
 #
 # The install steps are the README's "Install as a package": `pip wheel .`, then install the
 # wheel. (No docker engine runs on the development machines: this file is built by CI/ops.)
@@ -22,8 +23,12 @@ FROM python:3.11-slim
 COPY --from=build /wheels /wheels
 RUN python -m pip install --no-cache-dir /wheels/*.whl \
  && rm -rf /wheels \
- && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin pricing
+ && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin pricing \
+ && mkdir -p /var/lib/pricing \
+ && chown pricing /var/lib/pricing
 USER pricing
+# The table journal (SQLite): mount a volume here, or every table is lost with the container.
+VOLUME /var/lib/pricing
 # Inside a container the service must listen beyond loopback; publish the ports with care. So
 # bound, it refuses to start without PRICING_DEALER_TOKEN (or PRICING_ALLOW_OPEN_FEED=1): the
 # dealer feed is never writable by anyone who reaches the port by accident.
@@ -31,6 +36,7 @@ ENV PRICING_HOST=0.0.0.0 \
     PRICING_PORT=50051 \
     PRICING_METRICS_PORT=9464 \
     PRICING_LOG_LEVEL=INFO \
+    PRICING_DATA_DIR=/var/lib/pricing \
     PYTHONUNBUFFERED=1
 EXPOSE 50051 9464
 # The gRPC health service (grpc.health.v1): healthy only while it reports SERVING.

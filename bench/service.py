@@ -21,6 +21,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -235,8 +236,16 @@ def main() -> int:
         asyncio.run(_bare_server(args.bare_server))
         return 0
 
+    data_dir = tempfile.mkdtemp(prefix="bench-service-")  # the real journal, as deployed
     server, ready = start(
-        [sys.executable, "server.py", "--port=0", "--metrics-port=0", "--log-level=WARNING"]
+        [
+            sys.executable,
+            "server.py",
+            "--port=0",
+            "--metrics-port=0",
+            "--log-level=WARNING",
+            f"--data-dir={data_dir}",
+        ]
     )
     target = f"127.0.0.1:{ready['grpc_port']}"
     # The bare server answers with as many bytes as a Hi-Lo TableState in betting.

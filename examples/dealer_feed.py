@@ -96,8 +96,10 @@ class LosingClient(PricingClient):
             raise AnswerLost()
         return state
 
-    def expose_card(self, table_id: str, seq: int, card: str, role: str | int) -> pb.TableState:
-        return self._maybe_lose(seq, super().expose_card(table_id, seq, card, role))
+    def expose_card(
+        self, table_id: str, seq: int, card: str, role: str | int, seat: int = 0
+    ) -> pb.TableState:
+        return self._maybe_lose(seq, super().expose_card(table_id, seq, card, role, seat))
 
     def new_shoe(self, table_id: str, seq: int) -> pb.TableState:
         return self._maybe_lose(seq, super().new_shoe(table_id, seq))

@@ -85,6 +85,7 @@ __all__ = [
     "dealer_outcomes",
     "dealer_outcomes_from_hand",
     "dealer_table",
+    "hand_total",
     "insurance",
     "pairs_paytable",
     "played_dealer_hand",
@@ -638,6 +639,16 @@ def _hand_total(cards: Iterable[Card]) -> tuple[int, bool]:
     return hard, False
 
 
+def hand_total(hand: Iterable[Card | str]) -> tuple[int, bool]:
+    """A hand's best total and whether it is soft (an ace counted as 11): docs/rules.md
+    §3.1, cards 2–10 at face value, J/Q/K 10, an ace 1 or 11.
+
+    >>> hand_total(["AS", "6H"]), hand_total(["AS", "6H", "9D"]), hand_total(["KS", "QH", "2D"])
+    ((17, True), (16, False), (22, False))
+    """
+    return _hand_total(parse_card(c) for c in hand)
+
+
 def dealer_hand_result(
     hand: Iterable[Card | str], rule: DealerRule | str = DealerRule.S17
 ) -> str | None:
@@ -940,8 +951,8 @@ class BlackjackShoe:
         blackjack role), ``EndRound``, ``VoidRound`` (a round boundary like ``EndRound``: the
         refund is the table's business, the cards seen stay seen) or ``NewShoe``."""
         match event:
-            case ExposeCard(card=card, role=role):
-                return self.expose(card, role)
+            case ExposeCard(card=card, role=role, seat=seat):
+                return self.expose(card, role, seat)
             case EndRound():
                 return self.end_round()
             case VoidRound():
@@ -950,8 +961,10 @@ class BlackjackShoe:
                 return self.new_shoe()
         raise InvalidInput(f"unknown event {event!r}")
 
-    def expose(self, card: Card | str, role: CardRole) -> BlackjackShoe:
-        """A card was turned face up: it leaves the shoe, whatever its role."""
+    def expose(self, card: Card | str, role: CardRole, seat: int = 0) -> BlackjackShoe:
+        """A card was turned face up: it leaves the shoe, whatever its role. ``seat`` (which
+        player box a PLAYER card went to) is kept with it in ``round_exposed``; the odds do not
+        depend on it, and the table checks it."""
         if not isinstance(role, CardRole) or role is CardRole.RESULT:
             raise InvalidInput(
                 f"card role {getattr(role, 'name', role)} is not used in blackjack: "
@@ -966,7 +979,7 @@ class BlackjackShoe:
         return replace(
             self,
             exposed=(*self.exposed, card),
-            round_exposed=(*self.round_exposed, ExposeCard(card, role)),
+            round_exposed=(*self.round_exposed, ExposeCard(card, role, seat)),
         )
 
     def end_round(self) -> BlackjackShoe:

@@ -29,7 +29,10 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 import grpc
+from google.protobuf import json_format
 
+from pricing.basic_strategy import player_draws
+from pricing.blackjack import dealer_hand_result, hand_total
 from pricing.cards import DECK
 from pricing.client import DealerFeed, PricingClient, default_target
 from pricing.messages import answer_quote, snapshot_to_proto
@@ -210,7 +213,9 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _settle(args: argparse.Namespace, out: TextIO) -> int:
     with PricingClient(args.server) as client:
-        s = client.settle(args.table, args.round, args.version, args.bet, args.stake_cents)
+        s = client.settle(
+            args.table, args.round, args.version, args.bet, args.stake_cents, seat=args.seat
+        )
     status = pb.Settlement.Status.Name(s.status)
     print(
         f"{status}: {s.bet} on round {s.round_id} at version {s.version}, stake "
@@ -236,6 +241,46 @@ def _table(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def format_tables(tables: Sequence[pb.TableSummary]) -> str:
+    """The lobby as a table of text, one line per table (``pricing tables``).
+
+    >>> print(format_tables([pb.TableSummary(table_id="bj-1", game=pb.BLACKJACK, decks=6,
+    ...     phase=pb.BETTING, version=3, cards_remaining=310, watchers=2, seats=7)]))
+    TABLE  GAME       DECKS  SEATS  PHASE          VERSION   LEFT  WATCHERS
+    bj-1   BLACKJACK      6      7  BETTING              3    310         2
+    """
+    id_w = max([5, *(len(t.table_id) for t in tables)])
+    lines = [
+        f"{'TABLE':<{id_w}}  {'GAME':<9}  DECKS  SEATS  {'PHASE':<13}  VERSION   LEFT  WATCHERS"
+    ]
+    for t in tables:
+        seats = str(t.seats) if t.seats else "-"
+        lines.append(
+            f"{t.table_id:<{id_w}}  {pb.Game.Name(t.game):<9}  {t.decks:>5}  {seats:>5}  "
+            f"{pb.Phase.Name(t.phase):<13}  {t.version:>7}  {t.cards_remaining:>5}  "
+            f"{t.watchers:>8}"
+        )
+    return "\n".join(lines)
+
+
+def _tables(args: argparse.Namespace, out: TextIO) -> int:
+    with PricingClient(args.server) as client:
+        tables = client.list_tables(_GAMES[args.game] if args.game else 0)
+    if args.json:
+        rows = [
+            json_format.MessageToDict(
+                t, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+            )
+            for t in tables
+        ]
+        print(json.dumps(rows), file=out)
+    elif tables:
+        print(format_tables(tables), file=out)
+    else:
+        print("no tables" + (f" of {args.game}" if args.game else ""), file=out)
+    return 0
+
+
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
     blackjack; now and then a round is voided."""
@@ -245,7 +290,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
         game = _GAMES[args.game]
         rules: pb.BlackjackRules | None = None
         if game == pb.BLACKJACK:
-            rules = pb.BlackjackRules(shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()))
+            rules = pb.BlackjackRules(
+                shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()), seats=args.seats
+            )
         state = feed.open(game, decks=args.decks, rules=rules)
         print(
             f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
@@ -256,7 +303,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
             if args.pace:
                 time.sleep(args.pace)
 
-        dealer = _DemoDealer(feed, rng, args.void_rate, show, args.mode == "continuous")
+        dealer = _DemoDealer(
+            feed, rng, args.void_rate, show, args.mode == "continuous", seats=args.seats
+        )
         play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
         shoes = 0
         while args.shoes == 0 or shoes < args.shoes:
@@ -284,10 +333,12 @@ class _DemoDealer:
     void_rate: float
     show: Show
     continuous: bool = False  # blackjack: the round's cards go back at its end
+    seats: int = 1  # blackjack: the seats dealt to
+    rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
 
-    def deal(self, card: str, role: str) -> pb.TableState:
-        state = self.feed.expose(card, role)
-        self.show(role, card, state)
+    def deal(self, card: str, role: str, seat: int = 0) -> pb.TableState:
+        state = self.feed.expose(card, role, seat)
+        self.show(f"SEAT {seat}" if seat else role, card, state)
         return state
 
     def end_round(self) -> pb.TableState:
@@ -316,22 +367,58 @@ class _DemoDealer:
             state = self.end_round()
 
     def blackjack(self, state: pb.TableState, cards: list[str]) -> None:
-        """Rounds of two PLAYER cards and the dealer's up card, a few hits, the dealer's draws.
-        A depleting shoe is dealt to a cut card three quarters of the way in; a continuous
-        shuffle deals 20 rounds, its cards going back after each."""
-        cut = len(cards) // 4
+        """Rounds dealt and played as a dealer does (``blackjack_round``). A depleting shoe is
+        dealt to a cut card three quarters of the way in; a continuous shuffle deals 20
+        rounds, its cards going back after each."""
+        cut = max(len(cards) // 4, 2 * self.seats + 1)  # always enough for the first cards
         rounds = 0
         while (rounds < 20) if self.continuous else (len(cards) > cut):
-            deal = ["PLAYER", "DEALER", "PLAYER"]
-            deal += ["PLAYER"] * self.rng.randint(0, 2) + ["DEALER"] * self.rng.randint(1, 3)
-            dealt = [cards.pop() for _ in deal]
-            for card, role in zip(dealt, deal, strict=True):
-                self.deal(card, role)
+            dealt = self.blackjack_round(cards)
             self.end_round()
             rounds += 1
             if self.continuous:
                 cards.extend(dealt)
                 self.rng.shuffle(cards)
+
+    def blackjack_round(self, cards: list[str]) -> list[str]:
+        """One round (no hole card): a card to each seat, the dealer's up card, a second card
+        to each seat; each seat draws by ``player_draws`` (it stops on a blackjack, 21 or a
+        bust); then, unless every seat is bust, the dealer draws until the table's rule stands
+        (``dealer_hand_result``). A shoe running out ends the draws. Returns the cards dealt."""
+        dealt: list[str] = []
+
+        def draw(role: str, seat: int = 0) -> str:
+            card = cards.pop()
+            dealt.append(card)
+            self.deal(card, role, seat)
+            return card
+
+        hands: dict[int, list[str]] = {seat: [] for seat in range(1, self.seats + 1)}
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        dealer = [draw("DEALER")]
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        for seat, hand in hands.items():
+            while cards and player_draws(hand, dealer[0]):
+                hand.append(draw("PLAYER", seat))
+        if any(hand_total(hand)[0] <= 21 for hand in hands.values()):
+            while cards and dealer_hand_result(dealer, self.rule) is None:
+                dealer.append(draw("DEALER"))
+        return dealt
+
+
+def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ls = sub.add_parser(
+        "tables",
+        help="list the server's tables (the lobby)",
+        description="Every table the server holds, open or closed: its game, decks, seats "
+        "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
+    )
+    ls.add_argument("--game", choices=list(_GAMES), type=str.lower, help="only this game's")
+    ls.add_argument("--json", action="store_true", help="a JSON list instead of text")
+    _add_server(ls)
+    ls.set_defaults(run=_tables)
 
 
 def _journal_export(args: argparse.Namespace, out: TextIO) -> int:
@@ -405,7 +492,7 @@ def _add_journal_commands(sub: Any) -> None:
     r.set_defaults(run=_journal_replay)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration per command
     p = argparse.ArgumentParser(
         prog="pricing",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
@@ -481,6 +568,14 @@ def parser() -> argparse.ArgumentParser:
         default="depleting",
         help="blackjack: a depleting shoe or a continuous shuffle",
     )
+    m.add_argument(
+        "--seats",
+        type=int,
+        choices=range(1, 8),
+        metavar="1-7",
+        default=3,
+        help="blackjack: the seats dealt to (default 3)",
+    )
     m.add_argument("--pace", type=float, default=1.0, help="seconds between cards (default 1)")
     m.add_argument("--shoes", type=int, default=0, help="shoes to deal; 0 = until Ctrl-C")
     m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
@@ -505,6 +600,14 @@ def parser() -> argparse.ArgumentParser:
         "NINE; blackjack ROYAL_MATCH PAIRS",
     )
     t.add_argument("--stake-cents", type=int, required=True)
+    t.add_argument(
+        "--seat",
+        type=int,
+        choices=range(8),
+        metavar="1-7",
+        default=0,
+        help="blackjack: the seat the side bet is on (a one-seat table: may be left out)",
+    )
     _add_server(t)
     t.set_defaults(run=_settle)
 
@@ -513,6 +616,7 @@ def parser() -> argparse.ArgumentParser:
     _add_server(g)
     g.set_defaults(run=_table)
 
+    _add_tables_command(sub)
     _add_journal_commands(sub)
 
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")

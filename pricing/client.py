@@ -128,6 +128,25 @@ def _quote_request(
     return request
 
 
+def _expose_request(
+    table_id: str, seq: int, card: str, role: str | int, seat: int
+) -> pb.ExposeCardRequest:
+    return pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role), seat=seat)
+
+
+def _settle_request(
+    table_id: str, round_id: int, version: int, bet: str, stake_cents: int, *, seat: int
+) -> pb.SettleRequest:
+    return pb.SettleRequest(
+        table_id=table_id,
+        round_id=round_id,
+        version=version,
+        bet=bet,
+        stake_cents=stake_cents,
+        seat=seat,
+    )
+
+
 class PricingClient:
     """Blocking client. ``dealer_token`` (default ``$PRICING_DEALER_TOKEN``) is sent with every
     DealerService call."""
@@ -173,8 +192,11 @@ class PricingClient:
         request = _open_request(table_id, game, decks, rules if rules is not None else hilo)
         return self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
 
-    def expose_card(self, table_id: str, seq: int, card: str, role: str | int) -> pb.TableState:
-        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role))
+    def expose_card(
+        self, table_id: str, seq: int, card: str, role: str | int, seat: int = 0
+    ) -> pb.TableState:
+        """``seat``: a blackjack PLAYER card's seat (box), 1 to the table's seats."""
+        request = _expose_request(table_id, seq, card, role, seat)
         return self._dealer.ExposeCard(request, timeout=self.timeout, metadata=self._md)
 
     def void_round(self, table_id: str, seq: int) -> pb.TableState:
@@ -258,12 +280,24 @@ class PricingClient:
         return self._pricing.Quote(request, timeout=self.timeout)
 
     def settle(
-        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+        self,
+        table_id: str,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        *,
+        seat: int = 0,
     ) -> pb.Settlement:
-        request = pb.SettleRequest(
-            table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
-        )
+        """``seat``: the seat (box) a blackjack side bet is on, 1 to the table's seats."""
+        request = _settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
         return self._pricing.Settle(request, timeout=self.timeout)
+
+    def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:
+        """The lobby: every table the server holds (open or closed), by id; ``game``: only
+        that game's."""
+        request = pb.ListTablesRequest(game=_game(game) if game else pb.GAME_UNSPECIFIED)
+        return list(self._pricing.ListTables(request, timeout=self.timeout).tables)
 
     def health(self, service: str = "") -> str:
         """``"SERVING"``, ``"NOT_SERVING"``, ... of ``service`` ("" for the whole server)."""
@@ -314,8 +348,8 @@ class DealerFeed:
         self.last_seq = seq
         return state
 
-    def expose(self, card: str, role: str | int = "BURN") -> pb.TableState:
-        return self._send(self.client.expose_card, card, role)
+    def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
+        return self._send(self.client.expose_card, card, role, seat)
 
     def void(self) -> pb.TableState:
         return self._send(self.client.void_round)
@@ -375,9 +409,9 @@ class AsyncPricingClient:
         return await self._dealer.OpenTable(request, timeout=self.timeout, metadata=self._md)
 
     async def expose_card(
-        self, table_id: str, seq: int, card: str, role: str | int
+        self, table_id: str, seq: int, card: str, role: str | int, seat: int = 0
     ) -> pb.TableState:
-        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=_role(role))
+        request = _expose_request(table_id, seq, card, role, seat)
         return await self._dealer.ExposeCard(request, timeout=self.timeout, metadata=self._md)
 
     async def void_round(self, table_id: str, seq: int) -> pb.TableState:
@@ -462,12 +496,22 @@ class AsyncPricingClient:
         return await self._pricing.Quote(request, timeout=self.timeout)
 
     async def settle(
-        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+        self,
+        table_id: str,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        *,
+        seat: int = 0,
     ) -> pb.Settlement:
-        request = pb.SettleRequest(
-            table_id=table_id, round_id=round_id, version=version, bet=bet, stake_cents=stake_cents
-        )
+        request = _settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
         return await self._pricing.Settle(request, timeout=self.timeout)
+
+    async def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:
+        request = pb.ListTablesRequest(game=_game(game) if game else pb.GAME_UNSPECIFIED)
+        response = await self._pricing.ListTables(request, timeout=self.timeout)
+        return list(response.tables)
 
     async def health(self, service: str = "") -> str:
         response = await self._health.Check(
@@ -516,8 +560,8 @@ class AsyncDealerFeed:
         self.last_seq = seq
         return state
 
-    async def expose(self, card: str, role: str | int = "BURN") -> pb.TableState:
-        return await self._send(self.client.expose_card, card, role)
+    async def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
+        return await self._send(self.client.expose_card, card, role, seat)
 
     async def void(self) -> pb.TableState:
         return await self._send(self.client.void_round)

@@ -25,8 +25,14 @@ class CardRole(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ExposeCard:
+    """A card turned face up. ``seat``: the player box a blackjack PLAYER card was dealt to
+    (1 up to the table's seats; 0 on every other card, and on a one-seat table's PLAYER cards,
+    where it means seat 1). It is part of the event, so a replayed journal deals it again to
+    the same seat."""
+
     card: Card
     role: CardRole
+    seat: int = 0
 
 
 @dataclass(frozen=True, slots=True)

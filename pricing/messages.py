@@ -7,7 +7,7 @@ adapter in ``pricing.tables``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -23,6 +23,7 @@ from pricing.tables import (
     ExposeCard,
     Game,
     GameView,
+    SeatView,
     Settlement,
     Snapshot,
     TableConfig,
@@ -41,6 +42,7 @@ __all__ = [
     "quote_to_proto",
     "settlement_to_proto",
     "snapshot_to_proto",
+    "summary_to_proto",
 ]
 
 
@@ -167,6 +169,7 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
             else default.royal_match
         ),
         pairs=_pairs(rules.pairs) if rules.HasField("pairs") else default.pairs,
+        seats=rules.seats or default.seats,  # 0: the default (the adapter checks the range)
     )
 
 
@@ -222,6 +225,7 @@ def _blackjack_proto(rules: object) -> Message:
         shuffle_mode=pb.ShuffleMode.Value(rules.mode.value),
         royal_match=royal_proto,
         pairs=pb.PairsPaytable(preset=preset, pays_hundredths=pays),
+        seats=rules.seats,
     )
 
 
@@ -292,12 +296,14 @@ def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
             f"card role {pb.CardRole.Name(request.role) if request.role == 0 else request.role} "
             "is not valid: send BURN, RESULT, PLAYER or DEALER"
         )
-    return ExposeCard(parse_card(request.card), role)
+    return ExposeCard(parse_card(request.card), role, request.seat)
 
 
 def expose_request(event: ExposeCard) -> pb.ExposeCardRequest:
     """The request (without table id and seq) that ``expose_event`` turns into ``event``."""
-    return pb.ExposeCardRequest(card=str(event.card), role=pb.CardRole.Value(event.role.value))
+    return pb.ExposeCardRequest(
+        card=str(event.card), role=pb.CardRole.Value(event.role.value), seat=event.seat
+    )
 
 
 def _prices(view: GameView) -> list[pb.BetPrice]:
@@ -357,6 +363,10 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
         )
 
 
+def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:
+    return [pb.SeatCards(seat=s.seat, cards=[str(c) for c in s.cards]) for s in seats]
+
+
 def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
     view = snap.view
     state = pb.TableState(
@@ -372,6 +382,7 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
         cards_remaining=view.cards_remaining,
         prices=_prices(view),
         decks=snap.decks,
+        seats=_seats(view.seats),
     )
     if view.ended is not None:
         e = view.ended
@@ -382,10 +393,26 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
                 void=e.void,
                 result_card=" ".join(str(c) for c in e.result),
                 result_cards=[str(c) for c in e.result],
+                seats=_seats(e.seats),
             )
         )
     _extras(view, state)
     return state
+
+
+def summary_to_proto(snap: Snapshot, seats: int, watchers: int) -> pb.TableSummary:
+    """A table as the lobby (ListTables) lists it."""
+    return pb.TableSummary(
+        table_id=snap.table_id,
+        game=int(snap.game),  # type: ignore[arg-type]
+        decks=snap.decks,
+        phase=int(snap.phase),  # type: ignore[arg-type]
+        version=snap.version,
+        cards_remaining=snap.view.cards_remaining,
+        closed=snap.closed,
+        watchers=watchers,
+        seats=seats,
+    )
 
 
 def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:
@@ -418,4 +445,5 @@ def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb
         version=request.version,
         bet=request.bet,
         stake_cents=request.stake_cents,
+        seat=settlement.seat,
     )

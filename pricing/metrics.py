@@ -2,7 +2,14 @@
 
 Every metric lives in the ``CollectorRegistry`` of one ``Metrics`` object, so each server (and
 each test) has its own. Latency histograms are in seconds with the sub-millisecond buckets of
-gRFC A66 (DEVELOPERS.md): a card's whole trip through the service is well under a millisecond.
+gRFC A66: a card's whole trip through the service is well under a millisecond.
+
+The gRPC series are named and labelled as go-grpc-prometheus names them (``grpc_server_*``
+with ``grpc_service``, ``grpc_method``, ``grpc_type``), so dashboards built for it work here.
+The exposition carries no ``_created`` series (each would double the counters and histograms
+for a timestamp nobody graphs) and includes the process's own metrics (``process_*``: CPU,
+memory, file descriptors) and the interpreter's (``python_*``). ``deploy/`` holds a Grafana
+dashboard and Prometheus alerts over these names.
 
 >>> m = Metrics()
 >>> m.cards.labels(game="HILO", role="BURN").inc()
@@ -20,9 +27,23 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 import grpc.aio
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+    start_http_server,
+)
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.platform_collector import PlatformCollector
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "MetricsInterceptor", "serve_metrics"]
+
+# A process-wide switch of the client library: no ``*_created`` series in any registry.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 #: gRFC A66's latency buckets, in seconds.
 LATENCY_BUCKETS: Final[tuple[float, ...]] = (
@@ -46,6 +67,18 @@ class Metrics:
             "grpc_server_handled_total",
             "RPCs completed on the server, by status code.",
             (*grpc_labels, "grpc_code"),
+            registry=r,
+        )
+        self.msg_received = Counter(
+            "grpc_server_msg_received_total",
+            "RPC stream messages received on the server (a request each, here).",
+            grpc_labels,
+            registry=r,
+        )
+        self.msg_sent = Counter(
+            "grpc_server_msg_sent_total",
+            "gRPC stream messages sent by the server (a unary call: its response, if OK).",
+            grpc_labels,
             registry=r,
         )
         self.handling = Histogram(
@@ -86,6 +119,16 @@ class Metrics:
             ("table_id", "bet"),
             registry=r,
         )
+        self.last_card = Gauge(
+            "pricing_table_last_card_timestamp_seconds",
+            "Unix time of each open table's last exposed card (its opening, before the first).",
+            ("table_id",),
+            registry=r,
+        )
+        if r is not REGISTRY:  # the library's default registry has them already
+            ProcessCollector(registry=r)
+            PlatformCollector(registry=r)
+            GCCollector(registry=r)
 
         self.journal_commit = Histogram(
             "pricing_journal_commit_seconds",
@@ -180,17 +223,27 @@ class MetricsInterceptor(_Interceptor):
             )
         return handler  # client or bidi streaming: none on this server
 
-    def _unary(self, behaviour: _Behaviour, labels: tuple[str, str, str]) -> _Behaviour:
+    def _unary(
+        self, behaviour: _Behaviour, labels: tuple[str, str, str], *, responds: bool = True
+    ) -> _Behaviour:
+        """``responds``: the call's return value is its one response (as go-grpc-prometheus
+        counts a unary call: one message received, one sent if it succeeded)."""
         m = self._m
         started = m.started.labels(*labels)
         handling = m.handling.labels(*labels)
+        received = m.msg_received.labels(*labels)
+        sent = m.msg_sent.labels(*labels)
 
         async def wrapped(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             started.inc()
+            received.inc()
             t0 = time.perf_counter()
             code = "OK"
             try:
-                return await behaviour(request, context)
+                response = await behaviour(request, context)
+                if responds:
+                    sent.inc()
+                return response
             except asyncio.CancelledError:
                 code = "CANCELLED"
                 raise
@@ -206,21 +259,26 @@ class MetricsInterceptor(_Interceptor):
     def _stream(self, behaviour: _Behaviour, labels: tuple[str, str, str]) -> _Behaviour:
         if not inspect.isasyncgenfunction(behaviour):
             # A streaming handler may also be a coroutine that calls context.write() (the
-            # health service's Watch): time it as a whole like a unary call.
-            return self._unary(behaviour, labels)
+            # health service's Watch): time it as a whole like a unary call; the messages it
+            # writes are not seen here, so none are counted as sent.
+            return self._unary(behaviour, labels, responds=False)
         m = self._m
         started = m.started.labels(*labels)
         handling = m.handling.labels(*labels)
+        received = m.msg_received.labels(*labels)
+        sent = m.msg_sent.labels(*labels)
 
         async def wrapped(
             request: Any, context: grpc.aio.ServicerContext[Any, Any]
         ) -> AsyncIterator[Any]:
             started.inc()
+            received.inc()
             t0 = time.perf_counter()
             code = "OK"
             try:
                 async for response in behaviour(request, context):
                     yield response
+                    sent.inc()
             except (asyncio.CancelledError, GeneratorExit):
                 code = "CANCELLED"
                 raise

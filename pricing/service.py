@@ -30,8 +30,10 @@ from pricing.messages import (
     answer_quote,
     config_from_proto,
     expose_event,
+    game_from_proto,
     settlement_to_proto,
     snapshot_to_proto,
+    summary_to_proto,
 )
 from pricing.metrics import Metrics
 from pricing.store import TableStore
@@ -288,6 +290,11 @@ class PricingService:
                 ),
                 "Quote": unary(self.Quote, pb.QuoteRequest, pb.QuoteResponse.SerializeToString),
                 "Settle": unary(self.Settle, pb.SettleRequest, pb.Settlement.SerializeToString),
+                "ListTables": unary(
+                    self.ListTables,
+                    pb.ListTablesRequest,
+                    pb.ListTablesResponse.SerializeToString,
+                ),
             },
         )
         return (dealer, pricing)
@@ -394,6 +401,7 @@ class PricingService:
             )
         if isinstance(event, ExposeCard):
             self.metrics.cards.labels(snapshot.game.name, event.role.name).inc()
+            self.metrics.last_card.labels(table_id).set_to_current_time()
         return self._answer(table_id, snapshot)
 
     def _answer(self, table_id: str, snapshot: Snapshot) -> bytes:
@@ -418,6 +426,8 @@ class PricingService:
             self._hubs[table.table_id] = Hub(published)
             if not snapshot.closed:
                 self.metrics.tables.inc()
+                # Opened, or recovered at start-up: the idle clock starts now.
+                self.metrics.last_card.labels(table.table_id).set_to_current_time()
                 self._record_side_bets(table.table_id, snapshot)
             return
         conflated = hub.publish(published)
@@ -427,6 +437,7 @@ class PricingService:
             self.metrics.tables.dec()
             for side_bet in snapshot.view.side_bets:  # a closed table's series end with it
                 self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
+            self.metrics.last_card.remove(table.table_id)
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)
@@ -493,12 +504,36 @@ class PricingService:
         self._check_ready()
         return answer_quote(request)
 
+    def _watching(self, table_id: str) -> int:
+        """WatchTable streams following ``table_id`` now (none once it closed)."""
+        hub = self._hubs.get(table_id)
+        return 0 if hub is None else len(hub.slots)
+
+    @_rpc
+    async def ListTables(
+        self, request: pb.ListTablesRequest, context: Context
+    ) -> pb.ListTablesResponse:
+        """Every table held, open or closed, by id; ``game`` set: only that game's."""
+        game = None if request.game == pb.GAME_UNSPECIFIED else game_from_proto(request.game)
+        return pb.ListTablesResponse(
+            tables=[
+                summary_to_proto(table.snapshot, table.seats, self._watching(table.table_id))
+                for table in sorted(self.tables, key=lambda t: t.table_id)
+                if game is None or table.config.game is game
+            ]
+        )
+
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
         self._check_ready()
         bet = request.bet.strip().upper()
         settlement = await self.store.settle(
-            request.table_id, request.round_id, request.version, bet, request.stake_cents
+            request.table_id,
+            request.round_id,
+            request.version,
+            bet,
+            request.stake_cents,
+            seat=request.seat,
         )
         response = settlement_to_proto(settlement, request)
         response.bet = bet

@@ -228,17 +228,24 @@ class TableStore:
         return full
 
     async def settle(
-        self, table_id: str, round_id: int, version: int, bet: str, stake_cents: int
+        self,
+        table_id: str,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        *,
+        seat: int = 0,
     ) -> Settlement:
         table = self.tables.get(table_id)
         try:
-            return table.settle(round_id, version, bet, stake_cents)
+            return table.settle(round_id, version, bet, stake_cents, seat)
         except HistoryNotLoaded:
             async with self._lock(table_id):
                 table = self.tables.get(table_id)
                 if table.history_from > 1:
                     table = await self._hydrate(table)
-            return table.settle(round_id, version, bet, stake_cents)
+            return table.settle(round_id, version, bet, stake_cents, seat)
 
     # ---- shutdown and retention ------------------------------------------------------------
 

@@ -63,10 +63,12 @@ __all__ = [
     "NewShoe",
     "OpenTable",
     "RoundOutcome",
+    "SeatView",
     "SeqConflict",
     "SettleStatus",
     "Settlement",
     "SideBetOutcomeView",
+    "SideBetResult",
     "SideBetView",
     "Snapshot",
     "Table",
@@ -79,6 +81,7 @@ __all__ = [
     "Tables",
     "VoidRound",
     "adapter_for",
+    "check_seat",
     "register_adapter",
     "replay",
     "standard_view",
@@ -172,15 +175,25 @@ class TableConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatView:
+    """One player box of a game with seats (blackjack) and its PLAYER cards."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class EndedRound:
     """How a round ended: ``result`` holds the cards that decided it, empty when void;
-    ``cards`` every card exposed in the round with its role, when the game records them
-    (blackjack's side bets settle on the PLAYER and DEALER cards among them)."""
+    ``cards`` every card exposed in the round with its role (and seat), when the game records
+    them (blackjack's side bets settle on the PLAYER and DEALER cards among them); ``seats``
+    each seat's cards its side bets settle on (blackjack: its first two)."""
 
     round_id: int
     result_index: int
     result: tuple[Card, ...]
     cards: tuple[ExposeCard, ...] = ()
+    seats: tuple[SeatView, ...] = ()
 
     @property
     def void(self) -> bool:
@@ -237,6 +250,7 @@ class GameView:
     side_bets: tuple[SideBetView, ...] = ()
     insurance: InsuranceView | None = None
     dealer_outcomes: DealerOutcomesView | None = None
+    seats: tuple[SeatView, ...] = ()  # every seat's PLAYER cards of the current round
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,15 +299,20 @@ def standard_view(
     side_bets: tuple[SideBetView, ...] = (),
     insurance: InsuranceView | None = None,
     dealer_outcomes: DealerOutcomesView | None = None,
+    seats: tuple[SeatView, ...] = (),
 ) -> GameView:
-    """The ``GameView`` of any engine state of the shape above; a game adds its extras."""
+    """The ``GameView`` of any engine state of the shape above; a game adds its extras (an
+    outcome may also have ``cards``, the round's cards with their roles, and ``seats``)."""
     outcome = state.outcome
     ended = None
     if outcome is not None:
         result = outcome.result
         cards = () if result is None else (result,) if isinstance(result, Card) else result
         round_cards = tuple(getattr(outcome, "cards", ()))
-        ended = EndedRound(outcome.round_id, outcome.result_index, tuple(cards), round_cards)
+        round_seats = tuple(getattr(outcome, "seats", ()))
+        ended = EndedRound(
+            outcome.round_id, outcome.result_index, tuple(cards), round_cards, round_seats
+        )
     return GameView(
         phase=TablePhase[state.phase.name],
         shoe=state.shoe,
@@ -306,7 +325,18 @@ def standard_view(
         side_bets=side_bets,
         insurance=insurance,
         dealer_outcomes=dealer_outcomes,
+        seats=seats,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetResult:
+    """How one seat's fixed-paytable side bet came out: the outcome's name, what it pays in
+    hundredths (negative: lost) and the cards it settled on."""
+
+    outcome: str
+    pays_hundredths: int
+    cards: tuple[Card, ...]
 
 
 class GameAdapter(Protocol):
@@ -319,8 +349,11 @@ class GameAdapter(Protocol):
       game's side bets, insurance and dealer outcomes);
     - ``quote`` is the view of a state with ``exposed`` seen, with no table;
     - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement);
+    - ``seats`` is the number of player boxes a table has (0: the game has none); the table
+      checks the seat of each PLAYER card and each bet against it (``check_seat``);
     - ``side_bet_outcome`` settles a fixed-paytable side bet (``GameView.side_bets``) on the
-      round: the outcome's name and what it pays in hundredths (negative: lost). A game
+      round for one seat (0 in a game without seats): a ``SideBetResult``, or ``None`` when
+      that seat was not dealt enough cards to settle it (the stake is returned). A game
       without side bets is never asked.
     """
 
@@ -333,9 +366,42 @@ class GameAdapter(Protocol):
         self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
     ) -> GameView: ...
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool: ...
+    def seats(self, config: TableConfig) -> int: ...
     def side_bet_outcome(
-        self, config: TableConfig, bet: str, ended: EndedRound
-    ) -> tuple[str, int]: ...
+        self, config: TableConfig, bet: str, ended: EndedRound, seat: int
+    ) -> SideBetResult | None: ...
+
+
+def check_seat(seats: int, seat: int, what: str) -> int:
+    """The seat ``what`` (a PLAYER card, a bet) is for: ``seat`` checked against a table with
+    ``seats`` player boxes (0: a game without seats, where it must be 0). Seats count from 1;
+    with one seat, 0 means seat 1; with more, the seat is required. ``InvalidInput`` naming
+    the value otherwise.
+
+    >>> check_seat(3, 2, "a PLAYER card"), check_seat(1, 0, "a bet"), check_seat(0, 0, "a bet")
+    (2, 1, 0)
+    >>> check_seat(3, 4, "a PLAYER card")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pricing.errors.InvalidInput: seat 4 is out of range for a PLAYER card: the table has 3 ...
+    """
+    if seats == 0:
+        if seat:
+            raise InvalidInput(f"seat {seat} was sent for {what}: this game has no seats (send 0)")
+        return 0
+    if seat == 0 and seats == 1:
+        return 1
+    if seat == 0:
+        raise InvalidInput(
+            f"seat is required for {what}: the table has {seats} seats (send 1 to {seats})"
+        )
+    if seat > seats:
+        plural = "seat" if seats == 1 else "seats"
+        raise InvalidInput(
+            f"seat {seat} is out of range for {what}: the table has {seats} {plural} "
+            f"(send 1 to {seats})"
+        )
+    return seat
 
 
 #: Where the built-in games' adapters live: imported on first use, since they build on this
@@ -402,13 +468,15 @@ class SettleStatus(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    """``result``: the cards the bet settled on; ``outcome``: a side bet's outcome name."""
+    """``result``: the cards the bet settled on; ``outcome``: a side bet's outcome name;
+    ``seat``: the seat the bet was on (0 in a game without seats)."""
 
     status: SettleStatus
     payout_hundredths: int
     returned_cents: int
     result: tuple[Card, ...] = ()
     outcome: str = ""
+    seat: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,6 +555,8 @@ class Table:
     tests, replays); a table store keeps them in its durable journal instead, so a long-lived
     table's memory stays bounded."""
 
+    journal: list[JournalEntry] | None
+
     def __init__(
         self,
         table_id: str,
@@ -499,36 +569,71 @@ class Table:
     ) -> None:
         if not table_id:
             raise InvalidInput("table_id must not be empty")
-        self.adapter = adapter_for(config.game)
-        self.config = self.adapter.configure(config)
-        self.table_id = table_id
-        self._state = self.adapter.new_state(self.config)
-        self.opening = JournalEntry(0, 1, OpenTable(table_id, self.config))
-        self.journal: list[JournalEntry] | None = [self.opening] if keep_journal else None
-        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
-        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
-        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
-        #: The first version whose retry answers and prices this object holds: 1 unless the
-        #: table was rebuilt from an image (``from_image``).
-        self.history_from = 1
+        configured = adapter_for(config.game).configure(config)
+        self._setup(
+            table_id,
+            configured,
+            seq_history=seq_history,
+            price_history=price_history,
+            round_history=round_history,
+        )
+        if keep_journal:
+            self.journal = [self.opening]
+        self._state = self.adapter.new_state(configured)
         self.snapshot = Snapshot(
             table_id,
-            self.config.game,
-            self.config.decks,
+            configured.game,
+            configured.decks,
             version=1,
             last_seq=0,
             view=self.adapter.view(self._state),
         )
         self._remember(self.snapshot)
 
+    def _setup(
+        self,
+        table_id: str,
+        config: TableConfig,
+        *,
+        seq_history: int,
+        price_history: int,
+        round_history: int,
+    ) -> None:
+        """What every table has, however it was built; ``config`` has its defaults in."""
+        self.adapter = adapter_for(config.game)
+        self.config = config
+        self.table_id = table_id
+        self.seats = self.adapter.seats(config)
+        self.opening = JournalEntry(0, 1, OpenTable(table_id, config))
+        self.journal = None
+        self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
+        self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
+        self._rounds: _Bounded[int, EndedRound] = _Bounded(round_history)
+        #: The first version whose retry answers and prices this object holds: 1 unless the
+        #: table was rebuilt from an image (``from_image``).
+        self.history_from = 1
+
     @classmethod
-    def from_image(cls, image: TableImage, **limits: int) -> Table:
+    def from_image(
+        cls,
+        image: TableImage,
+        *,
+        seq_history: int = SEQ_HISTORY,
+        price_history: int = PRICE_HISTORY,
+        round_history: int = ROUND_HISTORY,
+    ) -> Table:
         """The table an image was taken of, its histories starting at the image's version."""
-        table = cls(image.table_id, image.config, keep_journal=False, **limits)
+        table = cls.__new__(cls)
+        table._setup(
+            image.table_id,
+            image.config,
+            seq_history=seq_history,
+            price_history=price_history,
+            round_history=round_history,
+        )
         table._state = image.state
         table.snapshot = image.snapshot
         table.history_from = image.snapshot.version
-        table._prices.clear()
         table._remember(image.snapshot)
         if image.last_event is not None:
             table._by_seq.put(image.snapshot.last_seq, (image.last_event, image.snapshot))
@@ -582,6 +687,8 @@ class Table:
             state = self._state
             closed = True
         else:
+            if isinstance(event, ExposeCard):
+                self._check_card_seat(event)
             state = self._state.apply(event)  # raises, changing nothing, if the game refuses
             view = self.adapter.view(state)
             closed = False
@@ -611,6 +718,15 @@ class Table:
             self.journal.append(change.entry)
         self._by_seq.put(change.entry.seq, (event, change.snapshot))
         self._remember(change.snapshot)
+
+    def _check_card_seat(self, event: ExposeCard) -> None:
+        if event.role is CardRole.PLAYER:
+            check_seat(self.seats, event.seat, f"a PLAYER card at table {self.table_id!r}")
+        elif event.seat:
+            raise InvalidInput(
+                f"seat {event.seat} was sent with a {event.role.name} card at table "
+                f"{self.table_id!r}: only PLAYER cards go to a seat (send 0)"
+            )
 
     def _repeat(self, seq: int, event: object) -> Snapshot:
         if seq == 0:
@@ -653,17 +769,21 @@ class Table:
         if view.ended is not None:
             self._rounds.put(view.ended.round_id, view.ended)
 
-    def settle(self, round_id: int, version: int, bet: str, stake_cents: int) -> Settlement:
-        """Settle ``stake_cents`` on ``bet`` accepted at ``version`` for round ``round_id``.
+    def settle(
+        self, round_id: int, version: int, bet: str, stake_cents: int, seat: int = 0
+    ) -> Settlement:
+        """Settle ``stake_cents`` on ``bet`` accepted at ``version`` for round ``round_id``, on
+        ``seat`` (a game with seats: the box the bet is on, ``check_seat``).
 
         The bet is valid only if that round was open for betting at that version and the bet
         was open then; it is paid at that version's price: profit = floor(stake × payout /
         100), in integers. A void round returns the stake; before the result: PENDING.
 
         Malformed whatever the table's state (``InvalidInput``): a stake outside
-        1..``MAX_STAKE_CENTS``, a round or version of 0 (both count from 1), a bet the game
-        does not have. Well-formed but not possible now (``IllegalMove``): a version the table
-        has not reached yet, one no longer held, a bet that was not open at that version.
+        1..``MAX_STAKE_CENTS``, a round or version of 0 (both count from 1), a seat the table
+        does not have, a bet the game does not have. Well-formed but not possible now
+        (``IllegalMove``): a version the table has not reached yet, one no longer held, a bet
+        that was not open at that version.
         """
         if not 1 <= stake_cents <= MAX_STAKE_CENTS:
             raise InvalidInput(
@@ -675,6 +795,7 @@ class Table:
             raise InvalidInput(
                 f"version must be 1 or more (a table opens at version 1), got {version}"
             )
+        seat = check_seat(self.seats, seat, f"a bet at table {self.table_id!r}")
         point = self._prices.get(version)
         view = self.snapshot.view
         known = dict.fromkeys([*view.prices, *(sb.bet for sb in view.side_bets)])
@@ -698,7 +819,7 @@ class Table:
                 f"the last {self._prices.limit} versions are kept (current version {current})"
             )
         if bet in point.side_bets:
-            return self._settle_side_bet(round_id, version, bet, stake_cents, point)
+            return self._settle_side_bet(round_id, version, bet, stake_cents, point, seat=seat)
         if bet not in point.payouts:
             raise IllegalMove(
                 f"bet {bet} on round {round_id} at version {version} of table "
@@ -722,11 +843,19 @@ class Table:
         return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
 
     def _settle_side_bet(
-        self, round_id: int, version: int, bet: str, stake_cents: int, point: _PricePoint
+        self,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        point: _PricePoint,
+        *,
+        seat: int,
     ) -> Settlement:
         """A fixed-paytable side bet: valid if its round was open for betting at ``version``
         (no card of it dealt) and the bet could be placed then; it pays what the engine says
-        its outcome pays (the paytable is fixed for the table's life)."""
+        its outcome pays on ``seat``'s cards (the paytable is fixed for the table's life). A
+        seat dealt too few cards to settle it gets the stake back."""
         self._check_open_round(round_id, version, bet, point)
         if not point.side_bets[bet]:
             raise IllegalMove(
@@ -735,14 +864,23 @@ class Table:
             )
         ended = self._ended(round_id)
         if ended is None:
-            return Settlement(SettleStatus.PENDING, 0, 0)
-        if ended.void:
-            return Settlement(SettleStatus.VOID, 0, stake_cents)
-        outcome, pays = self.adapter.side_bet_outcome(self.config, bet, ended)
-        if pays < 0:
-            return Settlement(SettleStatus.LOSE, 0, 0, ended.result, outcome)
-        profit = stake_cents * pays // 100
-        return Settlement(SettleStatus.WIN, pays, stake_cents + profit, ended.result, outcome)
+            return Settlement(SettleStatus.PENDING, 0, 0, seat=seat)
+        result = (
+            None if ended.void else self.adapter.side_bet_outcome(self.config, bet, ended, seat)
+        )
+        if result is None:
+            return Settlement(SettleStatus.VOID, 0, stake_cents, seat=seat)
+        if result.pays_hundredths < 0:
+            return Settlement(SettleStatus.LOSE, 0, 0, result.cards, result.outcome, seat)
+        profit = stake_cents * result.pays_hundredths // 100
+        return Settlement(
+            SettleStatus.WIN,
+            result.pays_hundredths,
+            stake_cents + profit,
+            result.cards,
+            result.outcome,
+            seat,
+        )
 
     def _check_open_round(self, round_id: int, version: int, bet: str, point: _PricePoint) -> None:
         if not point.betting or point.round_id != round_id:
@@ -780,13 +918,14 @@ def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
         ),
         insurance=view.insurance,
         dealer_outcomes=view.dealer_outcomes,
+        seats=view.seats,
     )
 
 
 def _describe(event: object) -> str:
     match event:
-        case ExposeCard(card=card, role=role):
-            return f"ExposeCard {card} {role.name}"
+        case ExposeCard(card=card, role=role, seat=seat):
+            return f"ExposeCard {card} {role.name}" + (f" seat {seat}" if seat else "")
     return type(event).__name__
 
 

@@ -26,7 +26,9 @@ class FlakyServer:
         self.code = code
         self.seqs: list[int] = []
 
-    def expose_card(self, table_id: str, seq: int, card: str, role: object) -> pb.TableState:
+    def expose_card(
+        self, table_id: str, seq: int, card: str, role: object, seat: int = 0
+    ) -> pb.TableState:
         self.seqs.append(seq)
         if len(self.seqs) <= self.failures:
             raise Unavailable(self.code)
@@ -73,9 +75,9 @@ def test_the_async_feed_retries_alike(monkeypatch: pytest.MonkeyPatch) -> None:
 
     class AsyncFlaky(FlakyServer):
         async def expose_card(  # type: ignore[override]
-            self, table_id: str, seq: int, card: str, role: object
+            self, table_id: str, seq: int, card: str, role: object, seat: int = 0
         ) -> pb.TableState:
-            return FlakyServer.expose_card(self, table_id, seq, card, role)
+            return FlakyServer.expose_card(self, table_id, seq, card, role, seat)
 
     monkeypatch.setattr(client_module.asyncio, "sleep", record)
     server = AsyncFlaky(failures=1)

@@ -32,6 +32,7 @@ def test_services_and_methods() -> None:
         "WatchTable": ("WatchTableRequest", "TableState", True),
         "Quote": ("QuoteRequest", "QuoteResponse", False),
         "Settle": ("SettleRequest", "Settlement", False),
+        "ListTables": ("ListTablesRequest", "ListTablesResponse", False),
     }
 
 
@@ -70,6 +71,14 @@ def test_messages() -> None:
     assert fields("QuoteRequest") >= {"game", "decks", "exposed"}
     assert fields("SideBetOutcome") >= {"name", "ways", "total", "probability", "pays_hundredths"}
     assert fields("SideBetOdds") >= {"outcomes", "rtp", "player_favourable"}
+    # Blackjack seats and the lobby.
+    assert "seats" in fields("BlackjackRules") and "seats" in fields("TableState")
+    assert "seat" in fields("ExposeCardRequest") and "seat" in fields("SettleRequest")
+    assert fields("SeatCards") == {"seat", "cards"} and "seats" in fields("RoundResult")
+    assert fields("ListTablesRequest") == {"game"}
+    assert fields("TableSummary") >= {
+        "table_id", "game", "decks", "phase", "version", "cards_remaining", "closed", "watchers",
+    }  # fmt: skip
 
 
 def test_every_game_has_its_rules_field_in_the_oneof() -> None:

@@ -213,7 +213,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    rules = pb.BlackjackRules(dealer_rule=pb.H17, shuffle_mode=pb.DEPLETING)
+    rules = pb.BlackjackRules(dealer_rule=pb.H17, shuffle_mode=pb.DEPLETING, seats=1)
     opened = feed.open(game=pb.BLACKJACK, decks=6, blackjack=rules)
     assert (opened.decks, opened.phase, opened.cards_remaining) == (6, pb.BETTING, 312)
     assert wire_side_bets(opened) == engine_side_bets([], 6)
@@ -280,7 +280,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
 
 def test_blackjack_side_bets_lose_and_void(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK)
+    feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     ended = feed.end_round()  # an empty round 1: nothing dealt, its bets refunded
     assert ended.ended_round.void and ended.round_id == 2
     assert settle(server, table_id, 1, 1, "PAIRS").status == pb.Settlement.VOID
@@ -304,6 +304,7 @@ def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
 ) -> None:
     feed = Feed(server, table_id)
     rules = pb.BlackjackRules(
+        seats=1,
         shuffle_mode=pb.CONTINUOUS,
         royal_match=pb.RoyalMatchPaytable(
             royal_hundredths=1000, easy_hundredths=300, crown_enabled=False
@@ -343,7 +344,7 @@ def test_side_bet_rtp_gauge_follows_each_blackjack_table(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, decks=1)
+    feed.open(game=pb.BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
 
     def gauge(bet: str) -> float | None:
         text = server.metrics_text()
@@ -450,7 +451,7 @@ def test_rejected_cards_have_their_code_and_change_nothing(
     feed = Feed(server, table_id)
     feed.open(game=game, decks=1)
     for seen in setup:
-        feed.expose(seen, PLAYER)
+        feed.expose(seen, PLAYER, seat=1 if game == pb.BLACKJACK else 0)
     get = server.pricing().GetTable
     before = get(pb.GetTableRequest(table_id=table_id))
     expect_error(lambda: feed.expose(card, role), code, fragment)

@@ -83,11 +83,14 @@ configs = st.one_of(
             st.sampled_from(list(blackjack.ShoeMode)),
             royal_match,
             pairs,
+            st.integers(1, 7),
         ),
     ),
 )
 feed_events = st.one_of(
-    st.builds(ExposeCard, st.sampled_from(DECK), st.sampled_from(list(CardRole))),
+    st.builds(
+        ExposeCard, st.sampled_from(DECK), st.sampled_from(list(CardRole)), st.integers(0, 7)
+    ),
     st.sampled_from([VoidRound(), EndRound(), NewShoe(), CloseTable()]),
 )
 
@@ -95,12 +98,13 @@ feed_events = st.one_of(
 def test_the_codec_knows_every_field_of_what_it_writes() -> None:
     # A field added to an event or to a game's options must be written to the journal too
     # (pricing.messages.config_to_proto / expose_request), or a restart would lose it.
-    assert [f.name for f in dataclasses.fields(ExposeCard)] == ["card", "role"]
+    assert [f.name for f in dataclasses.fields(ExposeCard)] == ["card", "role", "seat"]
     assert [f.name for f in dataclasses.fields(BlackjackOptions)] == [
         "rule",
         "mode",
         "royal_match",
         "pairs",
+        "seats",
     ]
     assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]
 

@@ -35,8 +35,8 @@ from pricing.v1 import pricing_pb2 as pb
 PLAYER, DEALER, BURN = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
 
 
-def expose(text: str, role: CardRole = PLAYER) -> ExposeCard:
-    return ExposeCard(parse_card(text), role)
+def expose(text: str, role: CardRole = PLAYER, seat: int = 0) -> ExposeCard:
+    return ExposeCard(parse_card(text), role, seat)
 
 
 def feed(table: Table, *events: FeedEvent) -> None:
@@ -168,6 +168,8 @@ def test_goagae_whole_deck_ends_in_shoe_complete_and_replays() -> None:
 
 
 def blackjack_table(decks: int = 0, **options: object) -> Table:
+    """A blackjack table, one seat unless ``seats`` says otherwise: PLAYER cards need no seat."""
+    options.setdefault("seats", 1)
     tables = Tables()
     tables.open("b", TableConfig(Game.BLACKJACK, decks, BlackjackOptions(**options)))  # type: ignore[arg-type]
     return tables.get("b")
@@ -295,7 +297,12 @@ def test_blackjack_rejected_events_change_nothing() -> None:
 
 _CARD = st.sampled_from([str(c) for c in DECK])
 _EVENT = st.one_of(
-    st.builds(expose, _CARD, st.sampled_from([PLAYER, DEALER, BURN, CardRole.RESULT])),
+    st.builds(
+        expose,
+        _CARD,
+        st.sampled_from([PLAYER, DEALER, BURN, CardRole.RESULT]),
+        st.sampled_from([0, 0, 1, 2, 3]),  # blackjack has 2 seats here: 3 is refused
+    ),
     st.just(VoidRound()),
     st.just(NewShoe()),
     st.just(EndRound()),
@@ -306,7 +313,7 @@ _EVENT = st.one_of(
 @settings(max_examples=25, deadline=None)
 @given(events=st.lists(_EVENT, max_size=40))
 def test_tables_of_both_games_are_pure_folds(game: Game, events: list[FeedEvent]) -> None:
-    config = TableConfig(game, 1, BlackjackOptions() if game is Game.BLACKJACK else None)
+    config = TableConfig(game, 1, BlackjackOptions(seats=2) if game is Game.BLACKJACK else None)
     table = Table("t", config)
     for event in events:
         before = (table.snapshot, len(table.journal))

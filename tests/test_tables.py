@@ -29,6 +29,7 @@ from pricing.tables import (
     SeqConflict,
     SettleStatus,
     SideBetOutcomeView,
+    SideBetResult,
     SideBetView,
     Table,
     TableConfig,
@@ -371,8 +372,14 @@ class _ToyAdapter:
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         return result[0].suit.is_red == (bet == "RED")
 
-    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
-        return ("RED", 100) if ended.result[0].suit.is_red else ("LOSE", -100)
+    def seats(self, config: TableConfig) -> int:
+        return 0
+
+    def side_bet_outcome(
+        self, config: TableConfig, bet: str, ended: EndedRound, seat: int
+    ) -> SideBetResult | None:
+        red = ended.result[0].suit.is_red
+        return SideBetResult("RED", 100, ended.result) if red else SideBetResult("LOSE", -100, ())
 
 
 @pytest.fixture

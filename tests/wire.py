@@ -28,10 +28,12 @@ class Feed:
         kwargs.setdefault("game", pb.HILO)
         return self.stub.OpenTable(pb.OpenTableRequest(table_id=self.table_id, **kwargs))
 
-    def expose(self, card: str, role: int = pb.BURN) -> pb.TableState:
+    def expose(self, card: str, role: int = pb.BURN, seat: int = 0) -> pb.TableState:
         self.seq += 1
         return self.stub.ExposeCard(
-            pb.ExposeCardRequest(table_id=self.table_id, seq=self.seq, card=card, role=role)
+            pb.ExposeCardRequest(
+                table_id=self.table_id, seq=self.seq, card=card, role=role, seat=seat
+            )
         )
 
     def void(self) -> pb.TableState:

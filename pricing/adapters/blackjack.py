@@ -3,7 +3,7 @@
 The engine's shoe knows the cards and the odds; this module adds what a live table needs
 around it, and nothing of the game's rules:
 
-- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables);
+- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables, seats);
 - ``BlackjackRound``: the shoe plus the table's betting phase and how the last round ended.
   A round is open for betting until its first card is dealt (then ``DEALING``); ``EndRound``
   (or ``VoidRound``) ends it and opens the next. The side bets are fixed-paytable bets on the
@@ -15,11 +15,15 @@ around it, and nothing of the game's rules:
   ``BlackjackShoe.dealer_outcomes``: conditioned on the dealer's hand so far); the wire's
   ``up_card`` is the dealer's first card.
 
-Settlement (interpretation, as for Goa Gae's hand: the rule sheets do not say how a live feed
-reports seats): the side bets settle on the round's first two PLAYER cards, and Royal Match's
-Crown Treasure also on the dealer's first two DEALER cards. A round that ends with fewer than
-two PLAYER cards, a ``VoidRound`` and a ``NewShoe`` with cards of the round dealt refund the
-stake.
+Seats: a table has 1 to 7 player boxes (``BlackjackOptions.seats``, default 7), each with
+its own cards and its own side bets. Every PLAYER card names its seat (the table checks it:
+``pricing.tables.check_seat``); on a one-seat table it may be left out.
+
+Settlement (interpretation, docs/rules.md §3.7: the side bets settle on "the player's first two
+cards"; a player is a seat): a seat's side bets settle on that seat's first two PLAYER cards,
+and Royal Match's Crown Treasure also on the dealer's first two DEALER cards. A seat dealt
+fewer than two cards, a ``VoidRound``, and a ``NewShoe`` with cards of the round dealt refund
+the stake. The odds of the next round are the same for every seat: one list.
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ from pricing.tables import (
     GameState,
     GameView,
     InsuranceView,
+    SeatView,
     SideBetOutcomeView,
+    SideBetResult,
     SideBetView,
     TableConfig,
     TablePhase,
@@ -60,6 +66,7 @@ from pricing.tables import (
 
 __all__ = [
     "DEFAULT_DECKS",
+    "MAX_SEATS",
     "SIDE_BETS",
     "BlackjackAdapter",
     "BlackjackOptions",
@@ -71,17 +78,21 @@ __all__ = [
 DEFAULT_DECKS: Final = 6
 #: The side bets a blackjack table offers, in the order every list uses.
 SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
+#: Player boxes at a table: at most 7 (a full blackjack table), 7 when the rules leave it out.
+MAX_SEATS: Final = 7
 
 
 @dataclass(frozen=True, slots=True)
 class BlackjackOptions:
     """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
-    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs)."""
+    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), and its number of
+    seats (1 to 7)."""
 
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING
     royal_match: RoyalMatchPaytable = blackjack.DEFAULT_ROYAL_MATCH
     pairs: PairsPaytable = blackjack.PERFECT_PAIRS
+    seats: int = MAX_SEATS
 
 
 class Phase(Enum):
@@ -89,37 +100,50 @@ class Phase(Enum):
     DEALING = "DEALING"  # the round's cards are coming out: bets are closed
 
 
+def seat_cards(cards: Sequence[ExposeCard], seats: int) -> tuple[SeatView, ...]:
+    """Every seat 1..``seats`` with its PLAYER cards among ``cards``, in the order dealt (a
+    PLAYER card without a seat, on a one-seat table, is seat 1's)."""
+    dealt: dict[int, list[Card]] = {seat: [] for seat in range(1, seats + 1)}
+    for e in cards:
+        if e.role is CardRole.PLAYER:
+            dealt[e.seat or 1].append(e.card)
+    return tuple(SeatView(seat, tuple(hand)) for seat, hand in dealt.items())
+
+
 @dataclass(frozen=True, slots=True)
 class RoundOutcome:
-    """How a round ended: every card of it with its role; ``voided`` for a VoidRound (or a
-    NewShoe mid-round). The side bets are refunded when voided or when fewer than two PLAYER
-    cards were dealt."""
+    """How a round ended: every card of it with its role and seat; ``voided`` for a VoidRound
+    (or a NewShoe mid-round). A seat's side bets are refunded when the round was voided or
+    the seat was dealt fewer than two cards."""
 
     round_id: int
     cards: tuple[ExposeCard, ...]
     voided: bool = False
     result_index: int = 0
-
-    def _first_two(self, role: CardRole) -> tuple[Card, ...]:
-        return tuple(e.card for e in self.cards if e.role is role)[:2]
+    seat_count: int = 1
 
     @property
-    def player(self) -> tuple[Card, ...]:
-        """The player's first two cards (fewer if the round ended sooner)."""
-        return self._first_two(CardRole.PLAYER)
+    def seats(self) -> tuple[SeatView, ...]:
+        """Every seat with its first two cards (fewer if it was dealt fewer)."""
+        return tuple(SeatView(s.seat, s.cards[:2]) for s in seat_cards(self.cards, self.seat_count))
+
+    def player(self, seat: int = 1) -> tuple[Card, ...]:
+        """``seat``'s first two cards (fewer if it was dealt fewer)."""
+        return self.seats[seat - 1].cards
 
     @property
     def dealer(self) -> tuple[Card, ...]:
         """The dealer's first two cards (fewer if the round ended sooner)."""
-        return self._first_two(CardRole.DEALER)
+        return tuple(e.card for e in self.cards if e.role is CardRole.DEALER)[:2]
 
     @property
     def result(self) -> tuple[Card, ...] | None:
-        """The cards the side bets settle on (player's two, then the dealer's); ``None`` when
-        the round's bets are refunded."""
-        if self.voided or len(self.player) < 2:
+        """The cards the side bets settle on: each seat's two (seats dealt fewer left out),
+        then the dealer's; ``None`` when no seat's bets can be settled."""
+        hands = tuple(c for s in self.seats if len(s.cards) == 2 for c in s.cards)
+        if self.voided or not hands:
             return None
-        return self.player + self.dealer
+        return hands + self.dealer
 
 
 @dataclass(frozen=True)
@@ -130,6 +154,7 @@ class BlackjackRound:
 
     state: BlackjackShoe
     outcome: RoundOutcome | None = None
+    seats: int = 1
 
     @property
     def shoe(self) -> int:
@@ -159,20 +184,21 @@ class BlackjackRound:
         shoe = self.state
         match event:
             case ExposeCard():
-                return BlackjackRound(shoe.apply(event))
+                return BlackjackRound(shoe.apply(event), seats=self.seats)
             case EndRound():
-                return BlackjackRound(shoe.apply(event), self._outcome(voided=False))
+                return BlackjackRound(shoe.apply(event), self._outcome(voided=False), self.seats)
             case VoidRound():
-                return BlackjackRound(shoe.apply(event), self._outcome(voided=True))
+                return BlackjackRound(shoe.apply(event), self._outcome(voided=True), self.seats)
             case NewShoe():
                 # The engine keeps the round open across a new shoe when none of its cards was
                 # dealt (bets on fixed paytables stand); otherwise the round is void.
                 outcome = self._outcome(voided=True) if shoe.round_exposed else None
-                return BlackjackRound(shoe.apply(event), outcome)
+                return BlackjackRound(shoe.apply(event), outcome, self.seats)
         raise InvalidInput(f"unknown event {event!r}")
 
     def _outcome(self, *, voided: bool) -> RoundOutcome:
-        return RoundOutcome(self.state.round_id, self.state.round_exposed, voided)
+        state = self.state
+        return RoundOutcome(state.round_id, state.round_exposed, voided, seat_count=self.seats)
 
     @cached_property
     def view(self) -> GameView:
@@ -215,12 +241,13 @@ def _view(state: BlackjackRound) -> GameView:
         side_bets=_side_bet_views(shoe.side_bets, state.phase is Phase.BETTING),
         insurance=_insurance_view(shoe.insurance),
         dealer_outcomes=_dealer_view(shoe.dealer_up, shoe.dealer_outcomes),
+        seats=seat_cards(shoe.round_exposed, state.seats),
     )
 
 
 class BlackjackAdapter:
     """Blackjack for ``pricing.tables``: 1–8 decks (default 6), S17 or H17, a depleting shoe
-    or a continuous shuffle, Royal Match 21 and a pair side bet."""
+    or a continuous shuffle, Royal Match 21 and a pair side bet, 1–7 seats (default 7)."""
 
     game = Game.BLACKJACK
 
@@ -234,7 +261,17 @@ class BlackjackAdapter:
         rules = BlackjackOptions() if config.rules is None else config.rules
         if not isinstance(rules, BlackjackOptions):
             raise InvalidOption(f"blackjack rules must be BlackjackOptions, got {rules!r}")
+        if not 1 <= rules.seats <= MAX_SEATS:
+            raise InvalidOption(
+                f"seats {rules.seats} is not allowed for blackjack: send 1 to {MAX_SEATS} "
+                f"(0: {MAX_SEATS})"
+            )
         return TableConfig(Game.BLACKJACK, decks, rules)
+
+    def seats(self, config: TableConfig) -> int:
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        return options.seats
 
     def new_state(self, config: TableConfig) -> BlackjackRound:
         options = config.rules
@@ -246,7 +283,8 @@ class BlackjackAdapter:
                 mode=options.mode,
                 royal_match=options.royal_match,
                 pairs=options.pairs,
-            )
+            ),
+            seats=options.seats,
         )
 
     def view(self, state: GameState) -> GameView:
@@ -287,14 +325,22 @@ class BlackjackAdapter:
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         raise InvalidInput(f"blackjack has no dynamic bet {bet!r}: its side bets are fixed")
 
-    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
+    def side_bet_outcome(
+        self, config: TableConfig, bet: str, ended: EndedRound, seat: int
+    ) -> SideBetResult | None:
+        """``seat``'s side bet on its own first two cards (Crown Treasure: and the dealer's);
+        ``None`` (refunded) when the seat was dealt fewer than two."""
         options = config.rules
         assert isinstance(options, BlackjackOptions)
-        outcome = RoundOutcome(ended.round_id, ended.cards)
+        outcome = RoundOutcome(ended.round_id, ended.cards, seat_count=options.seats)
+        player = outcome.player(seat)
+        if len(player) < 2:
+            return None
+        dealer = outcome.dealer
         if bet == "ROYAL_MATCH":
-            return blackjack.classify_royal_match(
-                outcome.player, outcome.dealer, options.royal_match
-            )
-        if bet == "PAIRS":
-            return blackjack.classify_pair(outcome.player, options.pairs)
-        raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {SIDE_BETS}")
+            name, pays = blackjack.classify_royal_match(player, dealer, options.royal_match)
+        elif bet == "PAIRS":
+            name, pays = blackjack.classify_pair(player, options.pairs)
+        else:
+            raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {SIDE_BETS}")
+        return SideBetResult(name, pays, player + dealer)

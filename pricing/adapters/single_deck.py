@@ -19,6 +19,7 @@ from pricing.tables import (
     Game,
     GameState,
     GameView,
+    SideBetResult,
     TableConfig,
     TablePhase,
     standard_view,
@@ -85,7 +86,12 @@ class SingleDeckAdapter(Generic[P]):
             prices=self.price(cards, self.paytable(config)),
         )
 
-    def side_bet_outcome(self, config: TableConfig, bet: str, ended: EndedRound) -> tuple[str, int]:
+    def seats(self, config: TableConfig) -> int:
+        return 0  # no player boxes: every card and bet leaves the seat out
+
+    def side_bet_outcome(
+        self, config: TableConfig, bet: str, ended: EndedRound, seat: int
+    ) -> SideBetResult | None:
         raise InvalidInput(f"{self.title} has no side bet {bet!r}")
 
     # -- the engine's parts --

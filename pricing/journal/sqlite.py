@@ -52,6 +52,9 @@ SCHEMA_VERSION: Final = 1
 ERROR_LOG_INTERVAL: Final = 60.0
 
 _SCHEMA: Final = """
+CREATE TABLE tables (
+    table_id    TEXT    NOT NULL PRIMARY KEY
+) WITHOUT ROWID;
 CREATE TABLE events (
     table_id    TEXT    NOT NULL,
     version     INTEGER NOT NULL,
@@ -120,13 +123,15 @@ def read_records(conn: sqlite3.Connection, table_id: str, after: int = 0) -> lis
 
 
 def _reason(exc: sqlite3.Error) -> str:
-    """What an operator should read for a failed commit."""
-    text = str(exc)
-    if "full" in text:
+    """What an operator should read for a failed commit (the metric's ``reason`` label)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith("SQLITE_FULL"):
         return "disk full"
-    if "readonly" in text or "read-only" in text:
+    if name.startswith("SQLITE_READONLY"):
         return "read-only"
-    return "I/O error"
+    if name.startswith("SQLITE_IOERR"):
+        return "I/O error"
+    return "error"
 
 
 @dataclass(slots=True)
@@ -225,7 +230,7 @@ class SqliteJournal(Journal):
                     "SELECT table_id, version, accepted_at, format, body FROM images"
                 )
             }
-            table_ids = [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM events")]
+            table_ids = [row[0] for row in conn.execute("SELECT table_id FROM tables")]
             for table_id in table_ids:
                 yield self._table_log(conn, table_id, images.get(table_id))
         except sqlite3.DatabaseError as exc:
@@ -318,14 +323,17 @@ class SqliteJournal(Journal):
         except Exception as exc:  # a bug, not the disk: fail the batch, keep the writer alive
             log.exception("journal: cannot encode a batch of %d writes", len(batch))
             error = exc
+        opened = [(row[0],) for row in rows if row[1] == 1]  # a table's first version
         t0 = time.perf_counter()
         if error is None:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany("INSERT INTO tables VALUES (?)", opened)
                 self._conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
                 self._conn.executemany(
                     "INSERT OR REPLACE INTO images VALUES (?, ?, ?, ?, ?)", images
                 )
+                self._conn.executemany("DELETE FROM tables WHERE table_id = ?", forget)
                 self._conn.executemany("DELETE FROM events WHERE table_id = ?", forget)
                 self._conn.executemany("DELETE FROM images WHERE table_id = ?", forget)
                 self._conn.execute("COMMIT")

@@ -411,10 +411,16 @@ class BlackjackRules(_message.Message):
     SHUFFLE_MODE_FIELD_NUMBER: _builtins.int
     ROYAL_MATCH_FIELD_NUMBER: _builtins.int
     PAIRS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
     """default S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
     """default DEPLETING"""
+    seats: _builtins.int
+    """The table's player boxes (seats), 1 to 7; 0 means 7. Each seat has its own first two
+    cards, so its own side bets: a PLAYER card names its seat (ExposeCardRequest.seat), and so
+    does a side bet (SettleRequest.seat). With one seat the seat may be left out (0 is seat 1).
+    """
     @_builtins.property
     def royal_match(self) -> Global___RoyalMatchPaytable:
         """default 25 : 1, 2.5 : 1, Crown Treasure 1000 : 1"""
@@ -430,10 +436,11 @@ class BlackjackRules(_message.Message):
         shuffle_mode: Global___ShuffleMode.ValueType = ...,
         royal_match: Global___RoyalMatchPaytable | None = ...,
         pairs: Global___PairsPaytable | None = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["pairs", b"pairs", "royal_match", b"royal_match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "shuffle_mode", b"shuffle_mode"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -718,6 +725,34 @@ class DealerOutcomes(_message.Message):
 Global___DealerOutcomes: _TypeAlias = DealerOutcomes  # noqa: Y015
 
 @_typing.final
+class SeatCards(_message.Message):
+    """The PLAYER cards of one blackjack seat, in the order dealt."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """1 to the table's seats"""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """canonical notation"""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
+
+@_typing.final
 class RoundResult(_message.Message):
     """How a betting round ended."""
 
@@ -728,6 +763,7 @@ class RoundResult(_message.Message):
     VOID_FIELD_NUMBER: _builtins.int
     RESULT_CARD_FIELD_NUMBER: _builtins.int
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     round_id: _builtins.int
     """the round that ended"""
     result_index: _builtins.int
@@ -739,8 +775,16 @@ class RoundResult(_message.Message):
     @_builtins.property
     def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards that decided the round, one per entry (Hi-Lo: the result card; Goa Gae: the
-        hand of three PLAYER cards; blackjack: the player's first two cards, then the dealer's
-        first two, or one if the round ended before the dealer's second card).
+        hand of three PLAYER cards; blackjack: each seat's first two cards, in seat order (seats
+        with fewer than two cards left out), then the dealer's first two, or one if the round
+        ended before the dealer's second card).
+        """
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Blackjack: every seat of the table, each with its first two cards of the round (what its
+        side bets settle on; fewer if it was dealt fewer, and then its side bets are refunded).
+        Empty when CloseTable ended the round.
         """
 
     def __init__(
@@ -751,10 +795,11 @@ class RoundResult(_message.Message):
         void: _builtins.bool = ...,
         result_card: _builtins.str = ...,
         result_cards: _abc.Iterable[_builtins.str] | None = ...,
+        seats: _abc.Iterable[Global___SeatCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "void", b"void"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "void", b"void"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -786,6 +831,7 @@ class TableState(_message.Message):
     DEALER_OUTCOMES_FIELD_NUMBER: _builtins.int
     DECKS_FIELD_NUMBER: _builtins.int
     ENDED_ROUND_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """the table's id"""
     game: Global___Game.ValueType
@@ -832,6 +878,12 @@ class TableState(_message.Message):
     def ended_round(self) -> Global___RoundResult:
         """Set when the event of this version ended a round (a result, a void, a new shoe mid-round)."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
+        """Blackjack: every seat of the table (1 to BlackjackRules.seats), each with its PLAYER cards
+        of the current round so far (none between rounds). Other games: empty.
+        """
+
     def __init__(
         self,
         *,
@@ -851,10 +903,11 @@ class TableState(_message.Message):
         dealer_outcomes: Global___DealerOutcomes | None = ...,
         decks: _builtins.int = ...,
         ended_round: Global___RoundResult | None = ...,
+        seats: _abc.Iterable[Global___SeatCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["dealer_outcomes", b"dealer_outcomes", "ended_round", b"ended_round", "insurance", b"insurance"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -925,6 +978,7 @@ class ExposeCardRequest(_message.Message):
     SEQ_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     ROLE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """an open table"""
     seq: _builtins.int
@@ -933,6 +987,11 @@ class ExposeCardRequest(_message.Message):
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
     """Hi-Lo: BURN or RESULT; blackjack and Goa Gae: PLAYER, DEALER or BURN"""
+    seat: _builtins.int
+    """Blackjack PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
+    the table has more than one seat (0 is seat 1 on a one-seat table). Any other card, and
+    every card of a game without seats, leaves it 0: otherwise INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,
@@ -940,10 +999,11 @@ class ExposeCardRequest(_message.Message):
         seq: _builtins.int = ...,
         card: _builtins.str = ...,
         role: Global___CardRole.ValueType = ...,
+        seat: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "role", b"role", "seq", b"seq", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "role", b"role", "seat", b"seat", "seq", b"seq", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1236,6 +1296,7 @@ class SettleRequest(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     BET_FIELD_NUMBER: _builtins.int
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """open or closed"""
     round_id: _builtins.int
@@ -1246,6 +1307,11 @@ class SettleRequest(_message.Message):
     """a BetPrice.bet or a SideBetOdds.bet of the table's game"""
     stake_cents: _builtins.int
     """1 to 10^12"""
+    seat: _builtins.int
+    """Blackjack side bets: the seat (box) the bet is on, 1 to the table's seats; required when
+    the table has more than one seat (0 is seat 1 on a one-seat table). Games without seats
+    leave it 0: otherwise INVALID_ARGUMENT.
+    """
     def __init__(
         self,
         *,
@@ -1254,10 +1320,11 @@ class SettleRequest(_message.Message):
         version: _builtins.int = ...,
         bet: _builtins.str = ...,
         stake_cents: _builtins.int = ...,
+        seat: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "round_id", b"round_id", "stake_cents", b"stake_cents", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "round_id", b"round_id", "seat", b"seat", "stake_cents", b"stake_cents", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1308,6 +1375,7 @@ class Settlement(_message.Message):
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     status: Global___Settlement.Status.ValueType
     """never STATUS_UNSPECIFIED"""
     payout_hundredths: _builtins.int
@@ -1330,6 +1398,8 @@ class Settlement(_message.Message):
     """A fixed-paytable side bet (blackjack): the outcome it settled on, e.g. "ROYAL", "MIXED" or
     "LOSE"; its pay is `payout_hundredths`. Empty for dynamic bets and before a result.
     """
+    seat: _builtins.int
+    """the seat the bet was on (blackjack; 0 for games without seats)"""
     @_builtins.property
     def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """the same cards, one per entry"""
@@ -1347,11 +1417,112 @@ class Settlement(_message.Message):
         stake_cents: _builtins.int = ...,
         result_cards: _abc.Iterable[_builtins.str] | None = ...,
         outcome: _builtins.str = ...,
+        seat: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "seat", b"seat", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Settlement: _TypeAlias = Settlement  # noqa: Y015
+
+@_typing.final
+class ListTablesRequest(_message.Message):
+    """The lobby's question: which tables the server holds."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    """only the tables of this game; GAME_UNSPECIFIED: every table"""
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTablesRequest: _TypeAlias = ListTablesRequest  # noqa: Y015
+
+@_typing.final
+class TableSummary(_message.Message):
+    """One table as the lobby lists it: what a game server needs to choose a table to watch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CARDS_REMAINING_FIELD_NUMBER: _builtins.int
+    CLOSED_FIELD_NUMBER: _builtins.int
+    WATCHERS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """the id to watch (WatchTableRequest.table_id)"""
+    game: Global___Game.ValueType
+    """the table's game"""
+    decks: _builtins.int
+    """decks in the shoe"""
+    phase: Global___Phase.ValueType
+    """CLOSED once closed"""
+    version: _builtins.int
+    """the table's current version"""
+    cards_remaining: _builtins.int
+    """cards left in the shoe"""
+    closed: _builtins.bool
+    """closed: readable, no more events"""
+    watchers: _builtins.int
+    """WatchTable streams following the table now"""
+    seats: _builtins.int
+    """blackjack: the table's seats; 0 for games without seats"""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        game: Global___Game.ValueType = ...,
+        decks: _builtins.int = ...,
+        phase: Global___Phase.ValueType = ...,
+        version: _builtins.int = ...,
+        cards_remaining: _builtins.int = ...,
+        closed: _builtins.bool = ...,
+        watchers: _builtins.int = ...,
+        seats: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "closed", b"closed", "decks", b"decks", "game", b"game", "phase", b"phase", "seats", b"seats", "table_id", b"table_id", "version", b"version", "watchers", b"watchers"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableSummary: _TypeAlias = TableSummary  # noqa: Y015
+
+@_typing.final
+class ListTablesResponse(_message.Message):
+    """The lobby: one summary per table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___TableSummary]:
+        """by table_id"""
+
+    def __init__(
+        self,
+        *,
+        tables: _abc.Iterable[Global___TableSummary] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015

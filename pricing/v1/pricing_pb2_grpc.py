@@ -366,6 +366,11 @@ class PricingServiceStub:
                 request_serializer=pricing_dot_v1_dot_pricing__pb2.SettleRequest.SerializeToString,
                 response_deserializer=pricing_dot_v1_dot_pricing__pb2.Settlement.FromString,
                 _registered_method=True)
+        self.ListTables = channel.unary_unary(
+                '/pricing.v1.PricingService/ListTables',
+                request_serializer=pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.SerializeToString,
+                response_deserializer=pricing_dot_v1_dot_pricing__pb2.ListTablesResponse.FromString,
+                _registered_method=True)
 
 
 class PricingServiceServicer:
@@ -401,6 +406,13 @@ class PricingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTables(self, request, context):
+        """The lobby: every table the server holds, open or closed, optionally of one game.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PricingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -423,6 +435,11 @@ def add_PricingServiceServicer_to_server(servicer, server):
                     servicer.Settle,
                     request_deserializer=pricing_dot_v1_dot_pricing__pb2.SettleRequest.FromString,
                     response_serializer=pricing_dot_v1_dot_pricing__pb2.Settlement.SerializeToString,
+            ),
+            'ListTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTables,
+                    request_deserializer=pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.FromString,
+                    response_serializer=pricing_dot_v1_dot_pricing__pb2.ListTablesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -534,6 +551,33 @@ class PricingService:
             '/pricing.v1.PricingService/Settle',
             pricing_dot_v1_dot_pricing__pb2.SettleRequest.SerializeToString,
             pricing_dot_v1_dot_pricing__pb2.Settlement.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pricing.v1.PricingService/ListTables',
+            pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.SerializeToString,
+            pricing_dot_v1_dot_pricing__pb2.ListTablesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -180,6 +180,8 @@ class PricingServiceStub:
     """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
     Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]
     """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
+    ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
+    """The lobby: every table the server holds, open or closed, optionally of one game."""
 
 @_typing.type_check_only
 class PricingServiceAsyncStub(PricingServiceStub):
@@ -196,6 +198,8 @@ class PricingServiceAsyncStub(PricingServiceStub):
     """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
     Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]  # type: ignore[assignment]
     """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
+    ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
+    """The lobby: every table the server holds, open or closed, optionally of one game."""
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     """The read side: game servers watch tables, quote and settle bets. No call changes a table."""
@@ -233,5 +237,13 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]:
         """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
+
+    @_abc_1.abstractmethod
+    def ListTables(
+        self,
+        request: _pricing_pb2.ListTablesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_pricing_pb2.ListTablesResponse, _abc.Awaitable[_pricing_pb2.ListTablesResponse]]:
+        """The lobby: every table the server holds, open or closed, optionally of one game."""
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

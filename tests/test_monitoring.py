@@ -1,0 +1,192 @@
+"""The monitoring kit against a running server: every metric the Grafana dashboard
+(deploy/grafana/pricing.json) and the Prometheus alerts (deploy/prometheus/alerts.yml) use is
+exported, and the exposition is tidy (no ``_created`` series, process metrics, go-grpc-prometheus
+message counters)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+
+import grpc
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
+from pricing.v1 import pricing_pb2 as pb
+from tests.conftest import ROOT, ServerProcess, Watcher
+from tests.wire import Feed, metric
+
+DASHBOARD = ROOT / "deploy" / "grafana" / "pricing.json"
+ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yml"
+ALERT_TESTS = ROOT / "deploy" / "prometheus" / "alerts_test.yml"
+
+#: PromQL words that look like metric names but are not.
+_KEYWORDS = frozenset({"and", "or", "unless", "bool", "offset", "inf", "nan"})
+
+
+def metric_names(expr: str) -> set[str]:
+    """The metric names a PromQL expression reads: every identifier left once strings, label
+    matchers, ranges and grouping clauses are removed, that is not a function or a keyword.
+
+    >>> sorted(metric_names('histogram_quantile(0.99, sum by (le, grpc_method) '
+    ...     '(rate(grpc_server_handling_seconds_bucket{grpc_type="UNARY"}[$__rate_interval]))) '
+    ...     '> on (instance) group_left pricing_tables'))
+    ['grpc_server_handling_seconds_bucket', 'pricing_tables']
+    """
+    expr = re.sub(r'"(?:[^"\\]|\\.)*"', "", expr)
+    expr = re.sub(r"\{[^}]*\}", "", expr)
+    expr = re.sub(r"\[[^\]]*\]", "", expr)
+    expr = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", expr)
+    expr = re.sub(r"\b(?:group_left|group_right)\b", "", expr)
+    names = set(re.findall(r"\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()", expr))
+    return {n for n in names if n.lower() not in _KEYWORDS and not re.fullmatch(r"\d.*", n)}
+
+
+def dashboard_exprs() -> list[str]:
+    dashboard = json.loads(DASHBOARD.read_text())
+    return [t["expr"] for panel in dashboard["panels"] for t in panel.get("targets", [])]
+
+
+def alert_exprs() -> dict[str, str]:
+    groups = yaml.safe_load(ALERTS.read_text())["groups"]
+    return {rule["alert"]: rule["expr"] for group in groups for rule in group["rules"]}
+
+
+def exported(server: ServerProcess) -> set[str]:
+    return {
+        sample.name
+        for family in text_string_to_metric_families(server.metrics_text())
+        for sample in family.samples
+    }
+
+
+def drive(server: ServerProcess, table_id: str) -> None:
+    """Every kind of series the kit reads: a blackjack table (side bet RTP, last card), cards,
+    a watcher stream, a rejected feed event, a Quote."""
+    feed = Feed(server, table_id)
+    feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
+    watcher = Watcher(server.pricing(), table_id)
+    watcher.next()
+    feed.expose("KH", pb.PLAYER)
+    watcher.next()
+    with pytest.raises(grpc.RpcError):
+        feed.expose("XX", pb.PLAYER)
+    feed.seq -= 1
+    watcher.cancel()
+
+
+def test_the_kit_reads_what_it_should() -> None:
+    used = set().union(*map(metric_names, dashboard_exprs()))
+    assert {
+        "grpc_server_handling_seconds_bucket",
+        "grpc_server_handled_total",
+        "pricing_publish_seconds_bucket",
+        "pricing_compute_seconds_bucket",
+        "pricing_tables",
+        "pricing_watchers",
+        "pricing_conflated_total",
+        "pricing_side_bet_rtp",
+    } <= used
+    side_bets = next(
+        p for p in json.loads(DASHBOARD.read_text())["panels"] if "side bet RTP" in p["title"]
+    )
+    steps = side_bets["fieldConfig"]["defaults"]["thresholds"]["steps"]
+    assert {"color": "red", "value": 1} in steps  # 100 % marked
+    alerts = alert_exprs()
+    assert set(alerts) == {
+        "PricingSideBetPlayerFavourable",
+        "PricingExposeCardSlow",
+        "PricingFeedEventsRejected",
+        "PricingTableIdle",
+    }
+    assert metric_names(alerts["PricingTableIdle"]) == {"pricing_table_last_card_timestamp_seconds"}
+
+
+def test_every_metric_the_dashboard_and_alerts_use_is_exported(
+    server: ServerProcess, table_id: str
+) -> None:
+    drive(server, table_id)
+    names = exported(server)
+    for where, exprs in [("dashboard", dashboard_exprs()), ("alerts", [*alert_exprs().values()])]:
+        for expr in exprs:
+            missing = metric_names(expr) - names
+            assert not missing, f"{where}: {expr!r} reads {sorted(missing)}, not exported"
+
+
+def test_exposition_has_no_created_series_and_has_process_metrics(server: ServerProcess) -> None:
+    text = server.metrics_text()
+    assert "_created" not in text
+    names = exported(server)
+    for name in ("process_resident_memory_bytes", "process_cpu_seconds_total", "python_info"):
+        assert name in names, name
+    assert metric(server, "process_resident_memory_bytes") == pytest.approx(
+        server.rss_bytes(), rel=0.5
+    )
+
+
+def test_message_counters_count_as_go_grpc_prometheus(server: ServerProcess, table_id: str) -> None:
+    unary = {"grpc_method": "GetTable", "grpc_type": "UNARY"}
+    stream = {"grpc_method": "WatchTable", "grpc_type": "SERVER_STREAM"}
+    before = {
+        (name, kind): metric(server, f"grpc_server_msg_{name}_total", labels)
+        for name in ("received", "sent")
+        for kind, labels in (("unary", unary), ("stream", stream))
+    }
+    feed = Feed(server, table_id)
+    feed.open()
+    pricing = server.pricing()
+    for _ in range(3):
+        pricing.GetTable(pricing_request(table_id))
+    with pytest.raises(grpc.RpcError):
+        pricing.GetTable(pricing_request("absent"))  # received, nothing sent
+    watcher = Watcher(pricing, table_id)
+    watcher.next()
+    for card in ["2S", "3S", "4S"]:
+        feed.expose(card)
+        watcher.next()
+    feed.close()
+    watcher.next()
+    assert watcher.end() == grpc.StatusCode.OK
+
+    def delta(name: str, kind: str) -> float:
+        labels = unary if kind == "unary" else stream
+        return metric(server, f"grpc_server_msg_{name}_total", labels) - before[(name, kind)]
+
+    assert (delta("received", "unary"), delta("sent", "unary")) == (4, 3)
+    deadline = time.monotonic() + 10  # the stream's counters settle as its handler returns
+    while delta("sent", "stream") < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert (delta("received", "stream"), delta("sent", "stream")) == (1, 5)
+
+
+def pricing_request(table_id: str) -> pb.GetTableRequest:
+    return pb.GetTableRequest(table_id=table_id)
+
+
+def test_last_card_gauge_follows_each_open_table(server: ServerProcess, table_id: str) -> None:
+    labels = {"table_id": table_id}
+    t0 = time.time()
+    feed = Feed(server, table_id)
+    feed.open()
+    opened = metric(server, "pricing_table_last_card_timestamp_seconds", labels)
+    assert t0 - 1 <= opened <= time.time() + 1
+    feed.expose("2S")
+    assert metric(server, "pricing_table_last_card_timestamp_seconds", labels) >= opened
+    feed.close()
+    assert "pricing_table_last_card_timestamp_seconds" not in {
+        s.name
+        for f in text_string_to_metric_families(server.metrics_text())
+        for s in f.samples
+        if s.labels.get("table_id") == table_id
+    }
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool is not installed")
+def test_promtool_accepts_the_rules_and_their_unit_tests_pass() -> None:
+    for command in (["check", "rules", str(ALERTS)], ["test", "rules", str(ALERT_TESTS)]):
+        done = subprocess.run(["promtool", *command], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr

@@ -422,12 +422,13 @@ def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _journal_export(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.journal.codec import record_to_json  # noqa: PLC0415
     from pricing.journal.tools import export_records  # noqa: PLC0415
 
     try:
         records = export_records(Path(args.data_dir), args.table)
-    except LookupError as exc:
+    except (LookupError, JournalError) as exc:
         print(f"pricing: {exc}", file=sys.stderr)
         return 1
     for record in records:
@@ -446,7 +447,7 @@ def _journal_replay(args: argparse.Namespace, out: TextIO) -> int:
         if args.at_version and state.version == args.at_version:
             print(format_state(state), file=out)
             return 0
-        if state.HasField("ended_round"):
+        if not args.at_version and state.HasField("ended_round"):
             ended = state.ended_round
             result = "void" if ended.void else f"result {ended.result_card}"
             print(

@@ -201,7 +201,11 @@ def test_a_bet_a_watcher_and_a_retried_card_across_kill_9() -> None:
 def test_blackjack_and_goagae_tables_recover_mid_round() -> None:
     server = start_server(f"--port={free_port()}")
     dealer = server.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id="bj", game=pb.BLACKJACK, decks=6))
+    dealer.OpenTable(
+        pb.OpenTableRequest(
+            table_id="bj", game=pb.BLACKJACK, decks=6, blackjack=pb.BlackjackRules(seats=1)
+        )
+    )
     dealer.OpenTable(pb.OpenTableRequest(table_id="gg", game=pb.GOA_GAE))
     bj = [("AS", pb.PLAYER), ("KD", pb.DEALER), ("QS", pb.PLAYER)]
     for seq, (card, role) in enumerate(bj, start=1):

@@ -10,6 +10,7 @@
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
     pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
     pricing journal replay demo.jsonl          # fold them again: each round, the final state
+    pricing analyze hilo --plot hilo.png       # exact RTP report of every dynamic bet
 
 The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); the
 dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN``.
@@ -421,6 +422,35 @@ def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     ls.set_defaults(run=_tables)
 
 
+def _analyze(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.analysis import present  # noqa: PLC0415 - only this command needs it
+
+    report = present.build_report(args)
+    print(present.as_json(report) if args.json else present.format_report(report), file=out)
+    if args.plot:
+        present.plot_report(report, args.plot)
+    return 0
+
+
+def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    a = sub.add_parser(
+        "analyze",
+        help="the exact theoretical RTP report of a game's dynamic bets",
+        description="Exact return to player of every dynamic bet, counting the payouts' "
+        "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
+        "bets on a full shoe and by penetration (simulated shoes, with standard errors).",
+    )
+    a.add_argument("game", choices=list(_GAMES), type=str.lower)
+    a.add_argument("--paytable", default=None, help="Hi-Lo, Goa Gae: a JSON paytable file")
+    a.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
+    a.add_argument("--rounds", type=int, default=1, help="Goa Gae: rounds per deck (1: fresh)")
+    a.add_argument("--cards-per-round", type=int, default=6, help="Goa Gae (default 6)")
+    a.add_argument("--shoes", type=int, default=100_000, help="blackjack: simulated shoes")
+    a.add_argument("--seed", type=int, default=2026, help="blackjack: simulation seed")
+    a.set_defaults(run=_analyze)
+
+
 def _journal_export(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.journal.codec import record_to_json  # noqa: PLC0415
@@ -619,6 +649,7 @@ def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration
 
     _add_tables_command(sub)
     _add_journal_commands(sub)
+    _add_analyze(sub)
 
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
     h.add_argument("--service", default="", help="a service name; default the whole server")

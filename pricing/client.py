@@ -343,7 +343,7 @@ class DealerFeed:
             except grpc.RpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
-                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
+                _say_resending(self.table_id, seq, exc, attempt)
                 time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
@@ -555,7 +555,7 @@ class AsyncDealerFeed:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
-                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
+                _say_resending(self.table_id, seq, exc, attempt)
                 await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import grpc
 import grpc.aio
 
+from pricing.analysis.wire import answer_analyze
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.journal import JournalUnavailable
 from pricing.journal.memory import MemoryJournal
@@ -295,6 +296,9 @@ class PricingService:
                     pb.ListTablesRequest,
                     pb.ListTablesResponse.SerializeToString,
                 ),
+                "Analyze": unary(
+                    self.Analyze, pb.AnalyzeRequest, pb.AnalyzeResponse.SerializeToString
+                ),
             },
         )
         return (dealer, pricing)
@@ -522,6 +526,11 @@ class PricingService:
                 if game is None or table.config.game is game
             ]
         )
+
+    @_rpc
+    async def Analyze(self, request: pb.AnalyzeRequest, context: Context) -> pb.AnalyzeResponse:
+        # A report can take seconds (blackjack's simulated shoes): off the event loop.
+        return await asyncio.to_thread(answer_analyze, request)
 
     @_rpc
     async def Settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:

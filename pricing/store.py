@@ -59,9 +59,10 @@ __all__ = [
 
 log = logging.getLogger("pricing.store")
 
-#: Events between two images of a table: a restart after a crash folds at most this many per
-#: table (an image is ~1-2 KB; an event ~50 bytes).
-DEFAULT_SNAPSHOT_EVERY: Final = 16
+#: Events between two images of a table: a restart after a crash folds fewer than this many
+#: per table (~140 µs each for Hi-Lo), so 1,000 tables start in well under 2 s; an image is
+#: ~1-2 KB, written in the same commit as the event that triggers it.
+DEFAULT_SNAPSHOT_EVERY: Final = 8
 DEFAULT_RETENTION: Final = 24 * 3600.0
 
 

@@ -33,6 +33,7 @@ def test_services_and_methods() -> None:
         "Quote": ("QuoteRequest", "QuoteResponse", False),
         "Settle": ("SettleRequest", "Settlement", False),
         "ListTables": ("ListTablesRequest", "ListTablesResponse", False),
+        "Analyze": ("AnalyzeRequest", "AnalyzeResponse", False),
     }
 
 

@@ -253,3 +253,27 @@ def test_replay_names_the_line_that_is_not_a_record(
     code, _ = run("journal", "export", "nope", "--data-dir", str(tmp_path))
     assert code == 1
     assert "no journal at" in capsys.readouterr().err
+
+
+def test_tables_opening_and_closing_for_weeks_keep_memory_and_journal_bounded() -> None:
+    server = start_server("--closed-retention=0s")
+    assert server.data_dir is not None
+    dealer, read = server.dealer(), server.pricing()
+    for t in range(200):
+        dealer.OpenTable(pb.OpenTableRequest(table_id=f"day-{t}", game=pb.HILO))
+        dealer.ExposeCard(pb.ExposeCardRequest(table_id=f"day-{t}", seq=1, card="2S", role=pb.BURN))
+        dealer.CloseTable(pb.CloseTableRequest(table_id=f"day-{t}", seq=2))
+    deadline = time.monotonic() + 30
+    while read.ListTables(pb.ListTablesRequest()).tables:  # each leaves once swept
+        assert time.monotonic() < deadline, "closed tables were not moved out"
+        time.sleep(0.05)
+    conn = sqlite3.connect(f"file:{server.data_dir / 'journal.sqlite3'}?mode=ro", uri=True)
+    counts = [
+        conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+        for t in ("tables", "events", "images")
+    ]
+    conn.close()
+    assert counts == [0, 0, 0]
+    assert len(list((server.data_dir / "archive").glob("day-*.jsonl.gz"))) == 200
+    assert metric(server, "pricing_tables") == 0
+    assert server.stop() == 0, server.log()

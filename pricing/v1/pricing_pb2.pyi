@@ -1526,3 +1526,306 @@ class ListTablesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
+
+@_typing.final
+class AnalyzeRequest(_message.Message):
+    """---------------------------------------------------------------------------------------------
+    Theoretical return to player (Analyze)
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    HILO_FIELD_NUMBER: _builtins.int
+    GOA_GAE_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    rounds: _builtins.int
+    """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
+    cards_per_round: _builtins.int
+    """Goa Gae: cards each round takes from the deck; 0: 6"""
+    shoes: _builtins.int
+    """blackjack: simulated shoes per size; 0: 2000, at most 100000"""
+    seed: _builtins.int
+    """blackjack: the simulation's seed (same seed, same figures)"""
+    @_builtins.property
+    def hilo(self) -> Global___HiLoRules:
+        """a paytable to analyse; omitted: the published defaults"""
+
+    @_builtins.property
+    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+        hilo: Global___HiLoRules | None = ...,
+        goa_gae: Global___GoaGaeRules | None = ...,
+        rounds: _builtins.int = ...,
+        cards_per_round: _builtins.int = ...,
+        shoes: _builtins.int = ...,
+        seed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae"]  # noqa: Y015
+    _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
+
+Global___AnalyzeRequest: _TypeAlias = AnalyzeRequest  # noqa: Y015
+
+@_typing.final
+class Ratio(_message.Message):
+    """An exact ratio: `value` for display, `exact` as "numerator/denominator"."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALUE_FIELD_NUMBER: _builtins.int
+    EXACT_FIELD_NUMBER: _builtins.int
+    value: _builtins.float
+    exact: _builtins.str
+    def __init__(
+        self,
+        *,
+        value: _builtins.float = ...,
+        exact: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exact", b"exact", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Ratio: _TypeAlias = Ratio  # noqa: Y015
+
+@_typing.final
+class PayoutProbability(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    PROBABILITY_FIELD_NUMBER: _builtins.int
+    payout_hundredths: _builtins.int
+    probability: _builtins.float
+    """over the positions, each alike, and every way the deck falls"""
+    def __init__(
+        self,
+        *,
+        payout_hundredths: _builtins.int = ...,
+        probability: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payout_hundredths", b"payout_hundredths", "probability", b"probability"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PayoutProbability: _TypeAlias = PayoutProbability  # noqa: Y015
+
+@_typing.final
+class DynamicBetReport(_message.Message):
+    """One dynamic bet over every way the deck can fall. Positions: Hi-Lo's result 1-10, Goa Gae's
+    rounds of a deck. Returns are per unit staked, stake included (1.0 is break-even).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BET_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    RTP_FIELD_NUMBER: _builtins.int
+    PER_OFFERED_ROUND_FIELD_NUMBER: _builtins.int
+    BY_POSITION_FIELD_NUMBER: _builtins.int
+    CLOSED_FIELD_NUMBER: _builtins.int
+    CLOSED_BY_POSITION_FIELD_NUMBER: _builtins.int
+    CLAMPED_MIN_FIELD_NUMBER: _builtins.int
+    CLAMPED_MAX_FIELD_NUMBER: _builtins.int
+    MIN_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    MAX_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    DISTRIBUTION_FIELD_NUMBER: _builtins.int
+    bet: _builtins.str
+    min_payout_hundredths: _builtins.int
+    """the extremes offered with positive chance"""
+    max_payout_hundredths: _builtins.int
+    @_builtins.property
+    def rule(self) -> Global___PayRule: ...
+    @_builtins.property
+    def rtp(self) -> Global___Ratio:
+        """mean over the positions of `by_position`"""
+
+    @_builtins.property
+    def per_offered_round(self) -> Global___Ratio:
+        """one unit staked on every round it is offered"""
+
+    @_builtins.property
+    def by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]:
+        """return given the bet is offered at the position"""
+
+    @_builtins.property
+    def closed(self) -> Global___Ratio:
+        """chance the bet is not offered (no winner left)"""
+
+    @_builtins.property
+    def closed_by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]: ...
+    @_builtins.property
+    def clamped_min(self) -> Global___Ratio:
+        """chance the clamp raised the payout"""
+
+    @_builtins.property
+    def clamped_max(self) -> Global___Ratio:
+        """chance the clamp cut the payout"""
+
+    @_builtins.property
+    def distribution(self) -> _containers.RepeatedCompositeFieldContainer[Global___PayoutProbability]:
+        """offered payouts, lowest first"""
+
+    def __init__(
+        self,
+        *,
+        bet: _builtins.str = ...,
+        rule: Global___PayRule | None = ...,
+        rtp: Global___Ratio | None = ...,
+        per_offered_round: Global___Ratio | None = ...,
+        by_position: _abc.Iterable[Global___Ratio] | None = ...,
+        closed: Global___Ratio | None = ...,
+        closed_by_position: _abc.Iterable[Global___Ratio] | None = ...,
+        clamped_min: Global___Ratio | None = ...,
+        clamped_max: Global___Ratio | None = ...,
+        min_payout_hundredths: _builtins.int = ...,
+        max_payout_hundredths: _builtins.int = ...,
+        distribution: _abc.Iterable[Global___PayoutProbability] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clamped_max", b"clamped_max", "clamped_min", b"clamped_min", "closed", b"closed", "per_offered_round", b"per_offered_round", "rtp", b"rtp", "rule", b"rule"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "by_position", b"by_position", "clamped_max", b"clamped_max", "clamped_min", b"clamped_min", "closed", b"closed", "closed_by_position", b"closed_by_position", "distribution", b"distribution", "max_payout_hundredths", b"max_payout_hundredths", "min_payout_hundredths", b"min_payout_hundredths", "per_offered_round", b"per_offered_round", "rtp", b"rtp", "rule", b"rule"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DynamicBetReport: _TypeAlias = DynamicBetReport  # noqa: Y015
+
+@_typing.final
+class PenetrationPoint(_message.Message):
+    """A blackjack side bet at one penetration: the exact mean RTP (the full-shoe RTP) and, over
+    the simulated shoes, the mean, its standard error, the spread across shoes and the share of
+    shoes where the bet was player-favourable (RTP above 1) with its standard error.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_DEALT_FIELD_NUMBER: _builtins.int
+    PENETRATION_FIELD_NUMBER: _builtins.int
+    SIMULATED_MEAN_FIELD_NUMBER: _builtins.int
+    SIMULATED_SE_FIELD_NUMBER: _builtins.int
+    SPREAD_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_SE_FIELD_NUMBER: _builtins.int
+    cards_dealt: _builtins.int
+    penetration: _builtins.float
+    """fraction of the shoe dealt"""
+    simulated_mean: _builtins.float
+    simulated_se: _builtins.float
+    spread: _builtins.float
+    favourable: _builtins.float
+    favourable_se: _builtins.float
+    def __init__(
+        self,
+        *,
+        cards_dealt: _builtins.int = ...,
+        penetration: _builtins.float = ...,
+        simulated_mean: _builtins.float = ...,
+        simulated_se: _builtins.float = ...,
+        spread: _builtins.float = ...,
+        favourable: _builtins.float = ...,
+        favourable_se: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_dealt", b"cards_dealt", "favourable", b"favourable", "favourable_se", b"favourable_se", "penetration", b"penetration", "simulated_mean", b"simulated_mean", "simulated_se", b"simulated_se", "spread", b"spread"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PenetrationPoint: _TypeAlias = PenetrationPoint  # noqa: Y015
+
+@_typing.final
+class SideBetReport(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECKS_FIELD_NUMBER: _builtins.int
+    BET_FIELD_NUMBER: _builtins.int
+    FULL_SHOE_RTP_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_ROUNDS_FIELD_NUMBER: _builtins.int
+    BY_PENETRATION_FIELD_NUMBER: _builtins.int
+    decks: _builtins.int
+    bet: _builtins.str
+    """"ROYAL_MATCH/crown-treasure", "PAIRS/any-pair", ..."""
+    favourable_rounds: _builtins.float
+    """share of favourable points over every penetration"""
+    @_builtins.property
+    def full_shoe_rtp(self) -> Global___Ratio: ...
+    @_builtins.property
+    def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]: ...
+    def __init__(
+        self,
+        *,
+        decks: _builtins.int = ...,
+        bet: _builtins.str = ...,
+        full_shoe_rtp: Global___Ratio | None = ...,
+        favourable_rounds: _builtins.float = ...,
+        by_penetration: _abc.Iterable[Global___PenetrationPoint] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "by_penetration", b"by_penetration", "decks", b"decks", "favourable_rounds", b"favourable_rounds", "full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SideBetReport: _TypeAlias = SideBetReport  # noqa: Y015
+
+@_typing.final
+class AnalyzeResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    LEFT_OUT_FIELD_NUMBER: _builtins.int
+    SIDE_BETS_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    positions: _builtins.int
+    """Hi-Lo: 10 results; Goa Gae: rounds per deck"""
+    shoes: _builtins.int
+    seed: _builtins.int
+    @_builtins.property
+    def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___DynamicBetReport]:
+        """Hi-Lo, Goa Gae"""
+
+    @_builtins.property
+    def left_out(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Goa Gae bets with no exact count for this deal"""
+
+    @_builtins.property
+    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetReport]:
+        """blackjack"""
+
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+        bets: _abc.Iterable[Global___DynamicBetReport] | None = ...,
+        positions: _builtins.int = ...,
+        left_out: _abc.Iterable[_builtins.str] | None = ...,
+        side_bets: _abc.Iterable[Global___SideBetReport] | None = ...,
+        shoes: _builtins.int = ...,
+        seed: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015

@@ -371,6 +371,11 @@ class PricingServiceStub:
                 request_serializer=pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.SerializeToString,
                 response_deserializer=pricing_dot_v1_dot_pricing__pb2.ListTablesResponse.FromString,
                 _registered_method=True)
+        self.Analyze = channel.unary_unary(
+                '/pricing.v1.PricingService/Analyze',
+                request_serializer=pricing_dot_v1_dot_pricing__pb2.AnalyzeRequest.SerializeToString,
+                response_deserializer=pricing_dot_v1_dot_pricing__pb2.AnalyzeResponse.FromString,
+                _registered_method=True)
 
 
 class PricingServiceServicer:
@@ -413,6 +418,15 @@ class PricingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Analyze(self, request, context):
+        """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+        exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+        penetration over seeded simulated shoes. Needs no table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PricingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -440,6 +454,11 @@ def add_PricingServiceServicer_to_server(servicer, server):
                     servicer.ListTables,
                     request_deserializer=pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.FromString,
                     response_serializer=pricing_dot_v1_dot_pricing__pb2.ListTablesResponse.SerializeToString,
+            ),
+            'Analyze': grpc.unary_unary_rpc_method_handler(
+                    servicer.Analyze,
+                    request_deserializer=pricing_dot_v1_dot_pricing__pb2.AnalyzeRequest.FromString,
+                    response_serializer=pricing_dot_v1_dot_pricing__pb2.AnalyzeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -578,6 +597,33 @@ class PricingService:
             '/pricing.v1.PricingService/ListTables',
             pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.SerializeToString,
             pricing_dot_v1_dot_pricing__pb2.ListTablesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Analyze(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pricing.v1.PricingService/Analyze',
+            pricing_dot_v1_dot_pricing__pb2.AnalyzeRequest.SerializeToString,
+            pricing_dot_v1_dot_pricing__pb2.AnalyzeResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -182,6 +182,11 @@ class PricingServiceStub:
     """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
     ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
+    Analyze: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]
+    """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+    exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+    penetration over seeded simulated shoes. Needs no table.
+    """
 
 @_typing.type_check_only
 class PricingServiceAsyncStub(PricingServiceStub):
@@ -200,6 +205,11 @@ class PricingServiceAsyncStub(PricingServiceStub):
     """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
     ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
+    Analyze: _aio.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]  # type: ignore[assignment]
+    """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+    exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+    penetration over seeded simulated shoes. Needs no table.
+    """
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     """The read side: game servers watch tables, quote and settle bets. No call changes a table."""
@@ -245,5 +255,16 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.ListTablesResponse, _abc.Awaitable[_pricing_pb2.ListTablesResponse]]:
         """The lobby: every table the server holds, open or closed, optionally of one game."""
+
+    @_abc_1.abstractmethod
+    def Analyze(
+        self,
+        request: _pricing_pb2.AnalyzeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_pricing_pb2.AnalyzeResponse, _abc.Awaitable[_pricing_pb2.AnalyzeResponse]]:
+        """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
+        exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
+        penetration over seeded simulated shoes. Needs no table.
+        """
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,194 @@
+"""``pricing analyze``: the reports as text tables, JSON and plots; paytables from files.
+
+A paytable file is JSON: ``{"LOW": {"rtp_bp": 9600, "min_hundredths": 52,
+"max_hundredths": 264}, ...}`` with any of the game's bets (the others keep the default).
+Plots need the optional extra ``live-odds-pricing[plot]`` (matplotlib).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pricing.analysis.blackjack import BlackjackReport
+from pricing.analysis.goagae import GoaGaeReport
+from pricing.analysis.hilo import HiLoReport
+from pricing.analysis.report import BetReport
+from pricing.errors import InvalidOption
+from pricing.goagae import GoaGaePaytable
+from pricing.hilo import HiLoPaytable
+from pricing.payout import PayRule
+
+__all__ = ["format_report", "load_paytable", "plot_report"]
+
+Report = HiLoReport | GoaGaeReport | BlackjackReport
+
+
+def load_paytable(path: str, game: str) -> HiLoPaytable | GoaGaePaytable:
+    """The paytable in JSON file ``path`` for ``game`` (``hilo`` or ``goagae``)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidOption(f"cannot read paytable file {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidOption(f"paytable file {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InvalidOption(f"paytable file {path} must hold an object of bets")
+    rules = {}
+    for bet, rule in data.items():
+        if not isinstance(rule, dict) or set(rule) != {
+            "rtp_bp",
+            "min_hundredths",
+            "max_hundredths",
+        }:
+            raise InvalidOption(
+                f"paytable file {path}: {bet} needs exactly rtp_bp, min_hundredths and "
+                f"max_hundredths, got {rule!r}"
+            )
+        rules[str(bet).upper()] = PayRule(**rule)
+    table = HiLoPaytable if game == "hilo" else GoaGaePaytable
+    return table.from_rules(rules)
+
+
+def _odds(hundredths: int | None) -> str:
+    return "--" if hundredths is None else f"{hundredths / 100:.2f}"
+
+
+def _bet_rows(bets: Mapping[str, BetReport], position: str) -> list[str]:
+    head = (
+        f"{'bet':<15} {'RTP':>8} {'set':>6} {'worst ' + position:>12} {'best ' + position:>11} "
+        f"{'closed':>8} {'clamp lo':>9} {'clamp hi':>9} {'min':>7} {'max':>7}"
+    )
+    rows = [head]
+    for bet, r in bets.items():
+        set_rtp = r.rule.rtp_bp / 10_000
+        rows.append(
+            f"{bet:<15} {float(r.rtp):8.4%} {set_rtp:6.1%} {float(min(r.by_position)):12.4%} "
+            f"{float(max(r.by_position)):11.4%} {float(r.closed):8.4%} "
+            f"{float(r.clamped_min):9.4%} {float(r.clamped_max):9.4%} "
+            f"{_odds(r.min_payout):>7} {_odds(r.max_payout):>7}"
+        )
+    return rows
+
+
+def format_report(report: Report) -> str:
+    """The report as a text table (exact figures shown to 4 decimals of a percent)."""
+    if isinstance(report, HiLoReport):
+        lines = [
+            "Hi-Lo: exact return to player over a uniformly shuffled deck, per unit staked",
+            "(RTP: mean over the 10 result positions of the return given the bet is offered;",
+            " min/max: the extreme payouts offered, odds to 1)",
+            *_bet_rows(report.bets, "pos."),
+        ]
+        return "\n".join(lines)
+    if isinstance(report, GoaGaeReport):
+        deal = (
+            "a fresh deck every round"
+            if report.rounds == 1
+            else f"{report.rounds} rounds of {report.cards_per_round} cards from one deck"
+        )
+        lines = [f"Goa Gae category bets: exact return to player, {deal}"]
+        lines += _bet_rows(report.bets, "round")
+        if report.left_out:
+            lines.append(f"left out (no exact count for this deal): {', '.join(report.left_out)}")
+        return "\n".join(lines)
+    lines = [
+        f"Blackjack side bets: exact full-shoe RTP; by penetration over {report.shoes:,} "
+        f"simulated shoes (seed {report.seed}), mean ± standard error",
+        f"{'decks':>5} {'bet/preset':<28} {'full shoe':>9} {'dealt':>6} {'mean ± se':>19} "
+        f"{'spread':>7} {'favourable ± se':>17}",
+    ]
+    for decks, by_key in report.by_penetration.items():
+        for key, points in by_key.items():
+            for p in points:
+                lines.append(
+                    f"{decks:>5} {key:<28} {float(report.full_shoe[decks][key]):9.5f} "
+                    f"{float(p.penetration):6.0%} {p.simulated_mean:9.5f} ± "
+                    f"{p.simulated_se:.5f} {p.spread:7.4f} {p.favourable:8.4f} ± "
+                    f"{p.favourable_se:.4f}"
+                )
+    return "\n".join(lines)
+
+
+def as_json(report: Report) -> str:
+    return json.dumps(report.as_dict(), indent=2, sort_keys=False)
+
+
+def plot_report(report: Report, path: str) -> None:
+    """Write a PNG: the distribution of offered payouts per bet (Hi-Lo, Goa Gae), or the RTP
+    against penetration with a ±1 spread band and the player-favourable share (blackjack)."""
+    try:
+        import matplotlib  # noqa: PLC0415 - an optional extra, only for --plot
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        raise InvalidOption(
+            "--plot needs matplotlib: pip install 'live-odds-pricing[plot]'"
+        ) from None
+    if isinstance(report, BlackjackReport):
+        fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+        for decks, by_key in report.by_penetration.items():
+            for key, points in by_key.items():
+                x = [float(p.penetration) * 100 for p in points]
+                mean = [p.simulated_mean for p in points]
+                (line,) = top.plot(x, mean, label=f"{key}, {decks} decks")
+                top.fill_between(
+                    x,
+                    [m - p.spread for m, p in zip(mean, points, strict=True)],
+                    [m + p.spread for m, p in zip(mean, points, strict=True)],
+                    color=line.get_color(),
+                    alpha=0.08,
+                )
+                bottom.plot(x, [p.favourable * 100 for p in points], color=line.get_color())
+        top.axhline(1.0, color="black", linewidth=0.8)
+        top.set_ylabel("RTP (mean, band ±1 spread)")
+        top.legend(fontsize=7)
+        bottom.set_ylabel("rounds player-favourable (%)")
+        bottom.set_xlabel("shoe dealt (%)")
+        fig.suptitle(f"Blackjack side bets by penetration ({report.shoes:,} shoes per size)")
+    else:
+        bets = report.bets
+        fig, axes = plt.subplots(len(bets), 1, figsize=(9, 2.0 * len(bets)))
+        for ax, (bet, r) in zip(axes, bets.items(), strict=True):
+            pays = [k / 100 for k in r.distribution]
+            ax.bar(pays, [float(v) for v in r.distribution.values()], width=_bar_width(pays))
+            ax.set_title(
+                f"{bet}: RTP {float(r.rtp):.4%} (set {r.rule.rtp_bp / 100:.2f} %), "
+                f"closed {float(r.closed):.3%}",
+                fontsize=9,
+            )
+            ax.set_ylabel("probability", fontsize=8)
+        axes[-1].set_xlabel("payout offered (odds to 1)")
+        game = "Hi-Lo" if isinstance(report, HiLoReport) else "Goa Gae"
+        fig.suptitle(f"{game}: distribution of offered payouts")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _bar_width(pays: list[float]) -> float:
+    gaps = [b - a for a, b in itertools.pairwise(pays) if b > a]
+    return 0.8 * min(gaps) if gaps else 0.01
+
+
+def build_report(args: Any) -> Report:
+    """The report ``pricing analyze`` asked for (``args``: its parsed options)."""
+    from pricing.analysis.blackjack import blackjack_rtp  # noqa: PLC0415
+    from pricing.analysis.goagae import goagae_rtp  # noqa: PLC0415
+    from pricing.analysis.hilo import hilo_rtp  # noqa: PLC0415
+
+    if args.game == "blackjack":
+        if args.paytable:
+            raise InvalidOption("--paytable is for hilo and goagae: blackjack reports each preset")
+        return blackjack_rtp(shoes=args.shoes, seed=args.seed)
+    if args.game == "hilo":
+        table = load_paytable(args.paytable, "hilo") if args.paytable else HiLoPaytable()
+        assert isinstance(table, HiLoPaytable)
+        return hilo_rtp(table)
+    table = load_paytable(args.paytable, "goagae") if args.paytable else GoaGaePaytable()
+    assert isinstance(table, GoaGaePaytable)
+    return goagae_rtp(table, rounds=args.rounds, cards_per_round=args.cards_per_round)

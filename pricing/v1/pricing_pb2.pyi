@@ -1531,6 +1531,8 @@ Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
 class AnalyzeRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     Theoretical return to player (Analyze)
+
+    Which game's bets to analyse, under which paytable and deal.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1543,6 +1545,7 @@ class AnalyzeRequest(_message.Message):
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """required"""
     rounds: _builtins.int
     """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
     cards_per_round: _builtins.int
@@ -1556,7 +1559,9 @@ class AnalyzeRequest(_message.Message):
         """a paytable to analyse; omitted: the published defaults"""
 
     @_builtins.property
-    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def goa_gae(self) -> Global___GoaGaeRules:
+        """as hilo, for Goa Gae"""
+
     def __init__(
         self,
         *,
@@ -1587,7 +1592,9 @@ class Ratio(_message.Message):
     VALUE_FIELD_NUMBER: _builtins.int
     EXACT_FIELD_NUMBER: _builtins.int
     value: _builtins.float
+    """the ratio as a double, for display"""
     exact: _builtins.str
+    """the exact ratio in lowest terms, e.g. "24/25" """
     def __init__(
         self,
         *,
@@ -1604,11 +1611,14 @@ Global___Ratio: _TypeAlias = Ratio  # noqa: Y015
 
 @_typing.final
 class PayoutProbability(_message.Message):
+    """One payout a dynamic bet is offered at, and how likely it is."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     PROBABILITY_FIELD_NUMBER: _builtins.int
     payout_hundredths: _builtins.int
+    """the payout offered, in hundredths of odds-to-1"""
     probability: _builtins.float
     """over the positions, each alike, and every way the deck falls"""
     def __init__(
@@ -1646,11 +1656,15 @@ class DynamicBetReport(_message.Message):
     MAX_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     DISTRIBUTION_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
+    """the bet's name, as in BetPrice.bet"""
     min_payout_hundredths: _builtins.int
     """the extremes offered with positive chance"""
     max_payout_hundredths: _builtins.int
+    """(the highest of them)"""
     @_builtins.property
-    def rule(self) -> Global___PayRule: ...
+    def rule(self) -> Global___PayRule:
+        """the pay rule analysed"""
+
     @_builtins.property
     def rtp(self) -> Global___Ratio:
         """mean over the positions of `by_position`"""
@@ -1668,7 +1682,9 @@ class DynamicBetReport(_message.Message):
         """chance the bet is not offered (no winner left)"""
 
     @_builtins.property
-    def closed_by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]: ...
+    def closed_by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]:
+        """`closed` at each position"""
+
     @_builtins.property
     def clamped_min(self) -> Global___Ratio:
         """chance the clamp raised the payout"""
@@ -1722,13 +1738,19 @@ class PenetrationPoint(_message.Message):
     FAVOURABLE_FIELD_NUMBER: _builtins.int
     FAVOURABLE_SE_FIELD_NUMBER: _builtins.int
     cards_dealt: _builtins.int
+    """cards out of the shoe at this point"""
     penetration: _builtins.float
     """fraction of the shoe dealt"""
     simulated_mean: _builtins.float
+    """the bet's RTP, averaged over the simulated shoes"""
     simulated_se: _builtins.float
+    """the standard error of that mean"""
     spread: _builtins.float
+    """the standard deviation of the RTP across the shoes"""
     favourable: _builtins.float
+    """share of the shoes where the bet was player-favourable here"""
     favourable_se: _builtins.float
+    """the standard error of that share"""
     def __init__(
         self,
         *,
@@ -1750,6 +1772,8 @@ Global___PenetrationPoint: _TypeAlias = PenetrationPoint  # noqa: Y015
 
 @_typing.final
 class SideBetReport(_message.Message):
+    """One blackjack side bet and paytable at one shoe size."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DECKS_FIELD_NUMBER: _builtins.int
@@ -1758,14 +1782,19 @@ class SideBetReport(_message.Message):
     FAVOURABLE_ROUNDS_FIELD_NUMBER: _builtins.int
     BY_PENETRATION_FIELD_NUMBER: _builtins.int
     decks: _builtins.int
+    """decks in the shoe"""
     bet: _builtins.str
     """"ROYAL_MATCH/crown-treasure", "PAIRS/any-pair", ..."""
     favourable_rounds: _builtins.float
     """share of favourable points over every penetration"""
     @_builtins.property
-    def full_shoe_rtp(self) -> Global___Ratio: ...
+    def full_shoe_rtp(self) -> Global___Ratio:
+        """exact; also the mean RTP at every penetration"""
+
     @_builtins.property
-    def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]: ...
+    def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]:
+        """one point per penetration looked at"""
+
     def __init__(
         self,
         *,
@@ -1785,6 +1814,8 @@ Global___SideBetReport: _TypeAlias = SideBetReport  # noqa: Y015
 
 @_typing.final
 class AnalyzeResponse(_message.Message):
+    """The report: dynamic bets for Hi-Lo and Goa Gae, side bets for blackjack."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -1795,10 +1826,13 @@ class AnalyzeResponse(_message.Message):
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """the request's"""
     positions: _builtins.int
     """Hi-Lo: 10 results; Goa Gae: rounds per deck"""
     shoes: _builtins.int
+    """blackjack: simulated shoes per size, as run"""
     seed: _builtins.int
+    """blackjack: the seed the simulation ran with"""
     @_builtins.property
     def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___DynamicBetReport]:
         """Hi-Lo, Goa Gae"""

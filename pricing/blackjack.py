@@ -154,10 +154,10 @@ class ShoeMode(StrEnum):
 @dataclass(frozen=True, slots=True)
 class RoyalMatchPaytable:
     """Royal Match 21 pays in hundredths (docs/rules.md §2). ``crown_hundredths=None`` switches
-    Crown Treasure off: a CROWN deal then pays as ROYAL.
+    Crown Treasure off: there is no CROWN outcome, a deal that would be one is a ROYAL.
 
     >>> RoyalMatchPaytable(crown_hundredths=None).pays()
-    {'CROWN': 2500, 'ROYAL': 2500, 'EASY': 250}
+    {'ROYAL': 2500, 'EASY': 250}
     >>> RoyalMatchPaytable(easy_hundredths=-1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -179,9 +179,9 @@ class RoyalMatchPaytable:
         return self.crown_hundredths is not None
 
     def pays(self) -> dict[str, int]:
-        """Pays of each winning outcome, in hundredths."""
-        crown = self.royal_hundredths if self.crown_hundredths is None else self.crown_hundredths
-        return {"CROWN": crown, "ROYAL": self.royal_hundredths, "EASY": self.easy_hundredths}
+        """Pays of each winning outcome, in hundredths (CROWN only while Crown Treasure is on)."""
+        crown = {} if self.crown_hundredths is None else {"CROWN": self.crown_hundredths}
+        return {**crown, "ROYAL": self.royal_hundredths, "EASY": self.easy_hundredths}
 
 
 #: The published table: 25 : 1, 2.5 : 1 and Crown Treasure 1000 : 1.
@@ -539,8 +539,9 @@ def side_bets(
 ) -> dict[str, SideBetOdds]:
     """Odds of the side bets for the next round, ``exposed`` being every card seen in the shoe.
 
-    Keys ``ROYAL_MATCH`` (outcomes CROWN, ROYAL, EASY, LOSE) and ``PAIRS`` (PERFECT, COLOURED,
-    MIXED, LOSE, or PAIR, LOSE). Royal Match ways count deals of the player's two cards and the
+    Keys ``ROYAL_MATCH`` (outcomes CROWN, ROYAL, EASY, LOSE; without Crown Treasure ROYAL,
+    EASY, LOSE, a Crown deal counting as ROYAL) and ``PAIRS`` (PERFECT, COLOURED, MIXED, LOSE,
+    or PAIR, LOSE). Royal Match ways count deals of the player's two cards and the
     dealer's two out of ``C(N, 2) × C(N − 2, 2)``; pair ways count the player's two cards out
     of ``C(N, 2)``.
 
@@ -567,6 +568,9 @@ def _side_bets_from_ways(
 ) -> dict[str, SideBetOdds]:
     crown, royal, easy, _lose, total4 = rm
     perfect, coloured, mixed, _no_pair, total2 = pp
+    royal_ways = {"CROWN": crown, "ROYAL": royal}
+    if not rm_table.crown_treasure:  # a Crown deal is a ROYAL (classify_royal_match says so)
+        royal_ways = {"ROYAL": crown + royal}
     if pairs_table.pair_hundredths is not None:
         pair_ways = {"PAIR": perfect + coloured + mixed}
     else:
@@ -574,7 +578,7 @@ def _side_bets_from_ways(
     return {
         "ROYAL_MATCH": SideBetOdds.from_ways(
             "ROYAL_MATCH",
-            {"CROWN": crown, "ROYAL": royal, "EASY": easy},
+            {**royal_ways, "EASY": easy},
             total4,
             rm_table.pays(),
         ),

@@ -44,10 +44,33 @@ TOKEN_ENV: Final = "PRICING_DEALER_TOKEN"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
+class _FromEnvironment(str):
+    """A flag's default read from the environment, which remembers its variable."""
+
+    variable: str
+
+
 def _env(name: str, default: str) -> str:
     # A string default goes through the flag's own ``type``, so an environment value is
-    # checked exactly like the flag (argparse reports a bad one as a usage error).
-    return os.environ.get(ENV_PREFIX + name, default)
+    # checked exactly like the flag (a bad one is a usage error naming the variable).
+    value = os.environ.get(ENV_PREFIX + name)
+    if value is None:
+        return default
+    text = _FromEnvironment(value)
+    text.variable = ENV_PREFIX + name
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports a bad environment value by its variable, not by the flag it stands in for."""
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> object:
+        if not isinstance(arg_string, _FromEnvironment):
+            return super()._get_value(action, arg_string)
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as exc:
+            self.error(f"{arg_string.variable}={str(arg_string)!r}: {exc.message}")
 
 
 def _port(text: str) -> int:
@@ -135,7 +158,7 @@ def is_loopback(host: str) -> bool:
 
 
 def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=prog,
         description=(
             "Serve live-table prices over gRPC. Game servers read from "
@@ -273,7 +296,11 @@ async def serve(
         server,
     )
     grpc_port = server.add_insecure_port(_bind_address(host, port))
-    httpd, bound_metrics_port = serve_metrics(metrics, host, metrics_port)
+    try:
+        httpd, bound_metrics_port = serve_metrics(metrics, host, metrics_port)
+    except OSError as exc:
+        where = _bind_address(host, metrics_port)
+        raise OSError(f"metrics port {where}: {exc.strerror or exc}") from exc
     await server.start()
 
     if stop is None:

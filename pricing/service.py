@@ -52,6 +52,7 @@ from pricing.tables import (
     TableNotFound,
     Tables,
     VoidRound,
+    check_table_id,
 )
 from pricing.v1 import pricing_pb2 as pb
 
@@ -457,6 +458,7 @@ class PricingService:
     # ---- PricingService --------------------------------------------------------------------
 
     def _hub(self, table_id: str) -> Hub:
+        check_table_id(table_id)
         hub = self._hubs.get(table_id)
         if hub is None:
             raise TableNotFound(f"no table {table_id!r}")
@@ -476,9 +478,10 @@ class PricingService:
                 "the server is shutting down" if self._stopping else "the server is starting",
             )
             return
-        hub = self._hubs.get(request.table_id)
-        if hub is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id!r}")
+        try:
+            hub = self._hub(request.table_id)
+        except (InvalidInput, TableNotFound) as exc:
+            await context.abort(status_code(exc) or grpc.StatusCode.NOT_FOUND, str(exc))
             return
         slot = hub.subscribe(request.from_version)
         self._watchers.add(slot)

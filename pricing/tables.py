@@ -82,6 +82,8 @@ __all__ = [
     "VoidRound",
     "adapter_for",
     "check_seat",
+    "check_table_id",
+    "describe_config",
     "register_adapter",
     "replay",
     "standard_view",
@@ -354,7 +356,10 @@ class GameAdapter(Protocol):
     - ``side_bet_outcome`` settles a fixed-paytable side bet (``GameView.side_bets``) on the
       round for one seat (0 in a game without seats): a ``SideBetResult``, or ``None`` when
       that seat was not dealt enough cards to settle it (the stake is returned). A game
-      without side bets is never asked.
+      without side bets is never asked;
+    - ``describe`` names a configured table's options as a request writes them: each field's
+      path in the game's rules message (``blackjack.dealer_rule``) and its value (``H17``),
+      so a message about a config speaks the caller's notation.
     """
 
     game: Game
@@ -370,6 +375,7 @@ class GameAdapter(Protocol):
     def side_bet_outcome(
         self, config: TableConfig, bet: str, ended: EndedRound, seat: int
     ) -> SideBetResult | None: ...
+    def describe(self, config: TableConfig) -> dict[str, str]: ...
 
 
 def check_seat(seats: int, seat: int, what: str) -> int:
@@ -524,6 +530,12 @@ ROUND_HISTORY: Final = 4096
 # One table
 
 
+def check_table_id(table_id: str) -> None:
+    """An empty table id is a malformed request (INVALID_ARGUMENT), not an unknown table."""
+    if not table_id:
+        raise InvalidInput("table_id must not be empty")
+
+
 @dataclass(frozen=True, slots=True)
 class TableChange:
     """An accepted event, checked but not applied yet: ``Table.commit`` assigns it. Between
@@ -567,8 +579,7 @@ class Table:
         round_history: int = ROUND_HISTORY,
         keep_journal: bool = True,
     ) -> None:
-        if not table_id:
-            raise InvalidInput("table_id must not be empty")
+        check_table_id(table_id)
         configured = adapter_for(config.game).configure(config)
         self._setup(
             table_id,
@@ -958,6 +969,7 @@ class Tables:
         return iter(list(self._tables.values()))
 
     def get(self, table_id: str) -> Table:
+        check_table_id(table_id)
         table = self._tables.get(table_id)
         if table is None:
             raise TableNotFound(f"no table {table_id!r}")
@@ -973,9 +985,8 @@ class Tables:
             wanted = adapter_for(config.game).configure(config)
             if wanted != existing.config:
                 raise TableExists(
-                    f"table {table_id!r} already exists with another configuration "
-                    f"({_describe_config(existing.config)}; asked for "
-                    f"{_describe_config(wanted)})"
+                    f"table {table_id!r} already exists with another configuration: "
+                    f"{_config_difference(existing.config, wanted)}"
                 )
             return existing.snapshot, False
         table = Table(table_id, config, keep_journal=self._keep_journal, **self._limits)
@@ -986,8 +997,32 @@ class Tables:
         return self.get(table_id).apply(seq, event)[0]
 
 
-def _describe_config(config: TableConfig) -> str:
-    return f"{config.game.name}, {config.decks} deck(s), rules {config.rules!r}"
+def describe_config(config: TableConfig) -> dict[str, str]:
+    """A configured table as the fields of an OpenTable request name it.
+
+    >>> describe_config(adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))["hilo.seven"]
+    '{rtp_bp: 8350 min_hundredths: 693 max_hundredths: 3824}'
+    """
+    options = adapter_for(config.game).describe(config)
+    return {"game": config.game.name, "decks": str(config.decks), **options}
+
+
+def _config_difference(have: TableConfig, asked: TableConfig) -> str:
+    """What differs between two configured tables, field by field (another game: just that).
+
+    >>> adapter = adapter_for(Game.HILO)
+    >>> _config_difference(adapter.configure(TableConfig(Game.HILO)), TableConfig(Game.GOA_GAE))
+    'it has game HILO; this request asks for game GOA_GAE'
+    """
+    if have.game != asked.game:
+        return f"it has game {have.game.name}; this request asks for game {asked.game.name}"
+    old, new = describe_config(have), describe_config(asked)
+    fields = [name for name in {**old, **new} if old.get(name) != new.get(name)] or list(new)
+
+    def listed(options: dict[str, str]) -> str:
+        return ", ".join(f"{name} {options.get(name, '(not set)')}" for name in fields)
+
+    return f"it has {listed(old)}; this request asks for {listed(new)}"
 
 
 def replay(journal: Sequence[JournalEntry], *, keep_journal: bool = True, **limits: int) -> Table:

@@ -719,6 +719,22 @@ def test_unknown_table_is_not_found_everywhere(server: ServerProcess) -> None:
         expect_error(call, grpc.StatusCode.NOT_FOUND, "ghost")
 
 
+def test_an_empty_table_id_is_an_invalid_argument_everywhere(server: ServerProcess) -> None:
+    dealer, pricing = server.dealer(), server.pricing()
+    calls: list[Callable[[], object]] = [
+        lambda: pricing.GetTable(pb.GetTableRequest(table_id="")),
+        lambda: next(pricing.WatchTable(pb.WatchTableRequest(table_id=""))),
+        lambda: pricing.Settle(
+            pb.SettleRequest(table_id="", round_id=1, version=1, bet="LOW", stake_cents=1)
+        ),
+        lambda: dealer.OpenTable(pb.OpenTableRequest(table_id="", game=pb.HILO)),
+        lambda: dealer.ExposeCard(pb.ExposeCardRequest(table_id="", seq=1, card="AS", role=1)),
+        lambda: dealer.CloseTable(pb.CloseTableRequest(table_id="", seq=1)),
+    ]
+    for call in calls:
+        expect_error(call, grpc.StatusCode.INVALID_ARGUMENT, "table_id must not be empty")
+
+
 # ---------------------------------------------------------------------------------------------
 # Quotes
 

@@ -29,7 +29,7 @@ the stake. The odds of the next round are the same for every seat: one list.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from functools import cached_property
 from typing import Final
@@ -245,6 +245,10 @@ def _view(state: BlackjackRound) -> GameView:
     )
 
 
+#: The options ``BlackjackAdapter.describe`` names by their own rules-message fields.
+_DESCRIBED: Final = frozenset({"rule", "mode", "royal_match", "pairs"})
+
+
 class BlackjackAdapter:
     """Blackjack for ``pricing.tables``: 1–8 decks (default 6), S17 or H17, a depleting shoe
     or a continuous shuffle, Royal Match 21 and a pair side bet, 1–7 seats (default 7)."""
@@ -321,6 +325,28 @@ class BlackjackAdapter:
             insurance=_insurance_view(insurance),
             dealer_outcomes=_dealer_view(up, dealer),
         )
+
+    def describe(self, config: TableConfig) -> dict[str, str]:
+        """The options by their ``BlackjackRules`` fields; an option that has no field of its
+        own there is named as the option is."""
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        royal = options.royal_match
+        described = {
+            "blackjack.dealer_rule": options.rule.value,
+            "blackjack.shuffle_mode": options.mode.value,
+            "blackjack.royal_match.royal_hundredths": str(royal.royal_hundredths),
+            "blackjack.royal_match.easy_hundredths": str(royal.easy_hundredths),
+            "blackjack.royal_match.crown_enabled": str(royal.crown_treasure).lower(),
+        }
+        if royal.crown_hundredths is not None:
+            described["blackjack.royal_match.crown_hundredths"] = str(royal.crown_hundredths)
+        pairs = " ".join(f"{name}: {pays}" for name, pays in options.pairs.pays().items())
+        described["blackjack.pairs.pays_hundredths"] = f"{{{pairs}}}"
+        for option in fields(options):
+            if option.name not in _DESCRIBED:
+                described[f"blackjack.{option.name}"] = str(getattr(options, option.name))
+        return described
 
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         raise InvalidInput(f"blackjack has no dynamic bet {bet!r}: its side bets are fixed")

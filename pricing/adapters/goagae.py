@@ -30,6 +30,7 @@ class GoaGaeAdapter(SingleDeckAdapter[goagae.GoaGaePaytable]):
     game = Game.GOA_GAE
     paytable_type = goagae.GoaGaePaytable
     default_paytable = goagae.DEFAULT_PAYTABLE
+    rule_field = "goa_gae.bets[{bet}]"
 
     def new_deck(self, paytable: goagae.GoaGaePaytable) -> goagae.GoaGaeDeck:
         return goagae.GoaGaeDeck(paytable=paytable)

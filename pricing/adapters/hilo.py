@@ -25,6 +25,7 @@ class HiLoAdapter(SingleDeckAdapter[hilo.HiLoPaytable]):
     game = Game.HILO
     paytable_type = hilo.HiLoPaytable
     default_paytable = hilo.DEFAULT_PAYTABLE
+    rule_field = "hilo.{field}"
 
     def new_deck(self, paytable: hilo.HiLoPaytable) -> hilo.HiLoDeck:
         return hilo.HiLoDeck(paytable=paytable)

@@ -1130,7 +1130,7 @@ class GetTableRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """unknown: NOT_FOUND"""
+    """empty: INVALID_ARGUMENT; unknown: NOT_FOUND"""
     def __init__(
         self,
         *,
@@ -1153,7 +1153,7 @@ class WatchTableRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
-    """unknown: NOT_FOUND"""
+    """empty: INVALID_ARGUMENT; unknown: NOT_FOUND"""
     from_version: _builtins.int
     """Send only states with version >= from_version (0: from the current state). A reconnecting
     game server sends the last version it saw + 1: older states are skipped, not replayed.

@@ -102,8 +102,8 @@ class Slot:
         """Hand over ``published``; True if it replaced a state the watcher had not read.
 
         A state older than ``from_version`` is skipped, except a final one: nothing will ever
-        follow it, so the watcher gets it and its stream ends (issue 5: a table closing ends
-        every stream on it with OK, whatever version the watcher asked to start from)."""
+        follow it, so the watcher gets it and its stream ends (docs/rules.md §5: closing a table
+        ends every stream on it with OK, whatever version the watcher asked to start from)."""
         if published.version < self.from_version and not published.final:
             return False
         conflated = self.pending is not None

@@ -11,6 +11,7 @@
     pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
     pricing journal replay demo.jsonl          # fold them again: each round, the final state
     pricing analyze hilo --plot hilo.png       # exact RTP report of every dynamic bet
+    pricing analyze --table demo               # what table "demo"'s bets actually returned
 
 The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); a token,
 if the server wants one, is ``--token`` or ``$PRICING_TOKEN`` (``$PRICING_DEALER_TOKEN`` also
@@ -29,57 +30,36 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, Final, TextIO, TypeVar
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf.message import Message
 
+from pricing import __version__
+from pricing.adapters.blackjack import MAX_SEATS
 from pricing.basic_strategy import player_draws
 from pricing.blackjack import dealer_hand_result, hand_total
-from pricing.cards import DECK
-from pricing.client import DealerFeed, PricingClient, default_target
-from pricing.messages import answer_quote, snapshot_to_proto
+from pricing.cards import DECK, MAX_DECKS
+from pricing.cli_args import UINT64_MAX, check_game_options, fraction, integer, seconds
+from pricing.cli_format import (
+    WatchPrinter,
+    format_quote,
+    format_settlement,
+    format_state,
+    format_table,
+    message_dict,
+    print_json,
+)
+from pricing.client import DealerFeed, PricingClient, default_target, retry_delay
+from pricing.errors import InvalidOption
+from pricing.messages import answer_quote, config_from_proto, snapshot_to_proto
+from pricing.tables import MAX_STAKE_CENTS, adapter_for
 from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["format_prices", "format_state", "main"]
+__all__ = ["EXIT_USAGE", "format_state", "main"]
 
-
-def _odds(hundredths: int) -> str:
-    return f"{hundredths // 100}.{hundredths % 100:02d}"
-
-
-def format_prices(prices: Sequence[pb.BetPrice]) -> str:
-    """One line of prices: payout to 1 and winning/remaining cards; ``--`` when closed.
-
-    >>> low = pb.BetPrice(bet="LOW", wins=24, remaining=47, payout_hundredths=96, open=True)
-    >>> format_prices([low, pb.BetPrice(bet="SEVEN", wins=0, remaining=47)])
-    'LOW  0.96 24/47  SEVEN    -- 0/47'
-    """
-    cells = []
-    for p in prices:
-        odds = _odds(p.payout_hundredths) if p.open else "--"
-        cells.append(f"{p.bet} {odds:>5} {p.wins}/{p.remaining}")
-    return "  ".join(cells)
-
-
-def format_state(state: pb.TableState) -> str:
-    """One line per version, for ``pricing watch``."""
-    phase = pb.Phase.Name(state.phase)
-    last = state.exposed[-1] if state.exposed else "--"
-    ended = ""
-    if state.HasField("ended_round"):
-        e = state.ended_round
-        ended = f"  [round {e.round_id}: {'VOID' if e.void else e.result_card}]"
-    head = (
-        f"v{state.version:<5} shoe {state.shoe:<3} round {state.round_id:<4} "
-        f"#{state.result_index:<2} {phase:<13} last {last:>3}  {state.cards_remaining:>2} left"
-    )
-    cells = [format_prices(state.prices)] if state.prices else []
-    for sb in state.side_bets:
-        cells.append(f"{sb.bet} RTP {sb.rtp:.4f}{' (player +)' if sb.player_favourable else ''}")
-    if state.HasField("insurance"):
-        cells.append(f"INSURANCE RTP {state.insurance.rtp:.4f}")
-    return f"{head}  |  {'  '.join(cells)}{ended}"
+#: The exit status of a usage error: a bad argument, found here or by the server.
+EXIT_USAGE: Final = 2
 
 
 def _add_server(p: argparse.ArgumentParser) -> None:
@@ -128,54 +108,40 @@ def _client(args: argparse.Namespace, timeout: float | None = 10.0) -> PricingCl
 
 
 _GAMES: Final = {"hilo": pb.HILO, "goagae": pb.GOA_GAE, "blackjack": pb.BLACKJACK}
+#: The options only some games have (dest -> those games), for ``check_game_options``.
+_QUOTE_OPTIONS: Final = {dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown")}
+_SIMULATE_OPTIONS: Final = {"mode": ("blackjack",), "seats": ("blackjack",)}
+#: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
+_SIMULATED_SEATS: Final = 3
+
+
+def _emit_json(args: argparse.Namespace) -> bool:
+    """Whether the command was asked for ``--json`` (machine-readable output)."""
+    return bool(getattr(args, "json", False))
+
+
+def _show(args: argparse.Namespace, message: Message, text: Callable[[], str], out: TextIO) -> None:
+    """Print ``message`` as one line of JSON with ``--json``, else as ``text()``: the one
+    place a command chooses between the two."""
+    if _emit_json(args):
+        print_json(message, out)
+    else:
+        print(text(), file=out, flush=True)
 
 
 def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
     """The QuoteRequest the command line asks for (the same offline and with --server)."""
+    check_game_options(args, args.game, _QUOTE_OPTIONS)
     game = _GAMES[args.game]
     request = pb.QuoteRequest(game=game, decks=args.decks, exposed=args.cards)
     if game == pb.BLACKJACK:
         request.dealer_up_card = args.up or ""
         rules = request.blackjack
-        rules.dealer_rule = pb.DealerRule.Value(args.rule)
-        rules.pairs.preset = pb.PERFECT_PAIRS if args.pairs == "perfect-pairs" else pb.ANY_PAIR
+        rules.dealer_rule = pb.DealerRule.Value(args.rule or "S17")
+        rules.pairs.preset = pb.ANY_PAIR if args.pairs == "any-pair" else pb.PERFECT_PAIRS
         if args.no_crown:
             rules.royal_match.crown_enabled = False
-    elif args.up or args.no_crown or args.rule != "S17" or args.pairs != "perfect-pairs":
-        raise ValueError("--up, --rule, --pairs and --no-crown are blackjack options")
     return request
-
-
-def format_quote(response: pb.QuoteResponse) -> str:
-    """A quote as text: dynamic prices, then side bets, insurance and dealer outcomes."""
-    lines = []
-    prices = response.prices
-    bet_w = max([6, *(len(p.bet) for p in prices)])
-    wins_w = max([2, *(len(str(p.wins)) for p in prices)])
-    left_w = max([2, *(len(str(p.remaining)) for p in prices)])
-    for p in prices:
-        odds = f"{_odds(p.payout_hundredths)} : 1" if p.open else "closed"
-        note = "  (clamped)" if p.clamped else ""
-        lines.append(f"{p.bet:<{bet_w}} {p.wins:>{wins_w}}/{p.remaining:<{left_w}} {odds}{note}")
-    for sb in response.side_bets:
-        alert = "  PLAYER-FAVOURABLE" if sb.player_favourable else ""
-        lines.append(f"{sb.bet}  RTP {sb.rtp:.6f}{alert}")
-        for o in sb.outcomes:
-            lines.append(
-                f"  {o.name:<8} {o.probability:.6f} ({o.ways}/{o.total})  pays "
-                f"{_odds(o.pays_hundredths)} : 1"
-            )
-    if response.HasField("insurance"):
-        i = response.insurance
-        alert = "  PLAYER-FAVOURABLE" if i.player_favourable else ""
-        lines.append(f"INSURANCE  dealer blackjack {i.probability:.6f}  RTP {i.rtp:.6f}{alert}")
-    if response.HasField("dealer_outcomes"):
-        d = response.dealer_outcomes
-        cells = "  ".join(f"{o.name} {o.probability:.6f}" for o in d.outcomes)
-        lines.append(f"DEALER {d.up_card} {pb.DealerRule.Name(d.rule)}  {cells}")
-    if response.side_bets:
-        lines.append(f"{response.cards_remaining} cards left in the shoe")
-    return "\n".join(lines)
 
 
 def _quote(args: argparse.Namespace, out: TextIO) -> int:
@@ -192,11 +158,24 @@ def _quote(args: argparse.Namespace, out: TextIO) -> int:
             )
     else:
         response = answer_quote(request)
-    print(format_quote(response), file=out)
+    _show(args, response, lambda: format_quote(response), out)
     return 0
 
 
 _WAITABLE = (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE)
+
+
+def _state_printer(args: argparse.Namespace, out: TextIO) -> Callable[[pb.TableState], None]:
+    """How ``watch`` prints each state: a JSON line with ``--json``, else the watch lines
+    (a legend and column header first, a line of its own for a round that ended)."""
+    if _emit_json(args):
+        return lambda state: print_json(state, out)
+    printer = WatchPrinter()
+
+    def show(state: pb.TableState) -> None:
+        print("\n".join(printer.lines(state)), file=out, flush=True)
+
+    return show
 
 
 #: ``pricing watch``'s exit status when the server ended the stream of a table still open.
@@ -211,9 +190,11 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
     UNAVAILABLE."""
     from_version = args.from_version
     waiting = False
+    show = _state_printer(args, out)
+    notes = sys.stderr if _emit_json(args) else out  # --json: standard output is JSON only
 
     def reconnecting(line: str) -> None:
-        print(line, file=out, flush=True)
+        print(line, file=notes, flush=True)
 
     with _client(args, timeout=None) as client:
         while True:
@@ -225,9 +206,9 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
                 )
                 for state in states:
                     waiting = False
-                    print(format_state(state), file=out, flush=True)
+                    show(state)
                     from_version = state.version + 1
-                print(f"table {args.table!r} closed", file=out)
+                print(f"table {args.table!r} closed", file=notes)
                 return 0
             except grpc.RpcError as exc:
                 shown = from_version > args.from_version
@@ -243,7 +224,7 @@ def _watch(args: argparse.Namespace, out: TextIO) -> int:
                 if exc.code() == grpc.StatusCode.NOT_FOUND:
                     from_version = args.from_version  # (re)opened: start again
                 if not waiting:
-                    print(f"waiting for table {args.table!r} ({exc.code().name})", file=out)
+                    print(f"waiting for table {args.table!r} ({exc.code().name})", file=notes)
                     waiting = True
                 time.sleep(0.5)
 
@@ -253,28 +234,36 @@ def _settle(args: argparse.Namespace, out: TextIO) -> int:
         s = client.settle(
             args.table, args.round, args.version, args.bet, args.stake_cents, seat=args.seat
         )
-    status = pb.Settlement.Status.Name(s.status)
-    print(
-        f"{status}: {s.bet} on round {s.round_id} at version {s.version}, stake "
-        f"{s.stake_cents} cents at {_odds(s.payout_hundredths)} : 1 -> returns "
-        f"{s.returned_cents} cents"
-        + (f" ({s.outcome})" if s.outcome else "")
-        + (f" (result {s.result_card})" if s.result_card else ""),
-        file=out,
-    )
+    _show(args, s, lambda: format_settlement(s), out)
     return 0
 
 
 def _health(args: argparse.Namespace, out: TextIO) -> int:
     with _client(args, timeout=args.timeout) as client:
-        status = client.health(args.service)
+        try:
+            status = client.health(args.service)
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            known = ", ".join(repr(name) for name in _health_services())
+            raise ValueError(
+                f"the server reports no health for service {args.service!r}: ask for one of "
+                f"{known} ('' is the whole server)"
+            ) from None
     print(status, file=out)
     return 0 if status == "SERVING" else 1
 
 
+def _health_services() -> list[str]:
+    """The service names the server's health service knows: '' and each of its services."""
+    names = [service.full_name for service in pb.DESCRIPTOR.services_by_name.values()]
+    return ["", *names]
+
+
 def _table(args: argparse.Namespace, out: TextIO) -> int:
     with _client(args) as client:
-        print(client.get_table(args.table), file=out, end="")
+        state = client.get_table(args.table)
+    _show(args, state, lambda: format_table(state), out)
     return 0
 
 
@@ -303,14 +292,8 @@ def format_tables(tables: Sequence[pb.TableSummary]) -> str:
 def _tables(args: argparse.Namespace, out: TextIO) -> int:
     with _client(args) as client:
         tables = client.list_tables(_GAMES[args.game] if args.game else 0)
-    if args.json:
-        rows = [
-            json_format.MessageToDict(
-                t, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-            )
-            for t in tables
-        ]
-        print(json.dumps(rows), file=out)
+    if _emit_json(args):
+        print(json.dumps([message_dict(t) for t in tables]), file=out)
     elif tables:
         print(format_tables(tables), file=out)
     else:
@@ -318,43 +301,99 @@ def _tables(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
+    """The OpenTable request ``simulate`` sends, checked here first by the service's own code
+    (an option of another game, decks the game does not have), so a bad argument is found
+    before anything is opened or dealt."""
+    if not args.table:
+        raise ValueError("--table must not be empty")
+    check_game_options(args, args.game, _SIMULATE_OPTIONS)
+    request = pb.OpenTableRequest(table_id=args.table, game=_GAMES[args.game], decks=args.decks)
+    if request.game == pb.BLACKJACK:
+        request.blackjack.shuffle_mode = pb.ShuffleMode.Value((args.mode or "depleting").upper())
+        request.blackjack.seats = args.seats or _SIMULATED_SEATS
+    config = config_from_proto(request.game, request.decks, request)
+    adapter_for(config.game).configure(config)
+    return request
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Patient:
+    """Makes a call until the server answers it: UNAVAILABLE (not up yet, restarting) is
+    waited out, said once per outage. A dealer feed's event keeps its seq while it waits, so
+    the server applies it once."""
+
+    target: str
+    out: TextIO
+
+    def __call__(self, call: Callable[[], T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                result = call()
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if attempt == 0:
+                    print(f"server {self.target} unavailable: retrying", file=self.out, flush=True)
+                time.sleep(retry_delay(attempt))
+                attempt += 1
+                continue
+            if attempt:
+                print(f"server {self.target} is back", file=self.out, flush=True)
+            return result
+
+
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
-    blackjack; now and then a round is voided."""
+    blackjack; now and then a round is voided. Each state is shown, the opening one first,
+    and each is held ``--pace`` seconds (the opening state's pause is round 1's betting)."""
+    request = _open_request(args)
     rng = random.Random(args.seed)
     with _client(args) as client:
+        patient = _Patient(client.target, out)
         feed = client.feed(args.table)
-        game = _GAMES[args.game]
-        rules: pb.BlackjackRules | None = None
-        if game == pb.BLACKJACK:
-            rules = pb.BlackjackRules(
-                shuffle_mode=pb.ShuffleMode.Value(args.mode.upper()), seats=args.seats
-            )
-        state = feed.open(game, decks=args.decks, rules=rules)
+        game = request.game
+        rules = request.blackjack if request.HasField("blackjack") else None
+        state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
         print(
             f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
         )
+        printer = WatchPrinter()
 
         def show(action: str, card: str, state: pb.TableState) -> None:
-            print(f"{action:<6} {card:>3}  " + format_state(state), file=out, flush=True)
+            *above, line = printer.lines(state)
+            for text in above:
+                print(f"{'':12}{text}", file=out)
+            print(f"{action:<6} {card:>3}  {line}", file=out, flush=True)
             if args.pace:
                 time.sleep(args.pace)
 
+        show("OPEN", "", state)
         dealer = _DemoDealer(
-            feed, rng, args.void_rate, show, args.mode == "continuous", seats=args.seats
+            feed,
+            rng,
+            args.void_rate,
+            show,
+            continuous=args.mode == "continuous",
+            seats=request.blackjack.seats or 1,
+            patient=patient,
         )
         play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
         shoes = 0
         while args.shoes == 0 or shoes < args.shoes:
             if state.exposed or state.phase not in (pb.OPENING, pb.BETTING) or shoes:
-                state = feed.new_shoe()
+                state = patient(feed.new_shoe)
                 show("SHOE", "", state)
             cards = [str(c) for c in DECK] * max(1, state.decks)
             rng.shuffle(cards)
             play[game](state, cards)
             shoes += 1
         if args.close:
-            feed.close()
+            show("CLOSE", "", patient(feed.close))
     return 0
 
 
@@ -372,25 +411,27 @@ class _DemoDealer:
     continuous: bool = False  # blackjack: the round's cards go back at its end
     seats: int = 1  # blackjack: the seats dealt to
     rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
+    patient: Callable[[Callable[[], pb.TableState]], pb.TableState] = lambda call: call()
 
     def deal(self, card: str, role: str, seat: int = 0) -> pb.TableState:
-        state = self.feed.expose(card, role, seat)
+        state = self.patient(lambda: self.feed.expose(card, role, seat))
         self.show(f"SEAT {seat}" if seat else role, card, state)
         return state
 
     def end_round(self) -> pb.TableState:
         """End the round, or now and then void it."""
         if self.rng.random() < self.void_rate:
-            state = self.feed.void()
+            state = self.patient(self.feed.void)
             self.show("VOID", "", state)
         else:
-            state = self.feed.end_round()
+            state = self.patient(self.feed.end_round)
             self.show("END", "", state)
         return state
 
     def hilo(self, state: pb.TableState, cards: list[str]) -> None:
-        """5 burns, 10 results; a card shown during betting is a burn that voids the round."""
-        while state.phase != pb.SHOE_COMPLETE:
+        """5 burns, 10 results; a card shown during betting is a burn that voids the round
+        (with --void-rate 1 every card is a burn, until the deck is out)."""
+        while state.phase != pb.SHOE_COMPLETE and cards:
             role = "RESULT"
             if state.phase == pb.OPENING or self.rng.random() < self.void_rate:
                 role = "BURN"
@@ -398,7 +439,7 @@ class _DemoDealer:
 
     def goagae(self, state: pb.TableState, cards: list[str]) -> None:
         """Rounds of three PLAYER and three DEALER cards, dealt in turn, until the deck is out."""
-        while state.phase != pb.SHOE_COMPLETE:
+        while state.phase != pb.SHOE_COMPLETE and cards:
             for role in (["PLAYER", "DEALER"] * 3)[: len(cards)]:
                 self.deal(cards.pop(), role)
             state = self.end_round()
@@ -453,7 +494,7 @@ def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
     )
     ls.add_argument("--game", choices=list(_GAMES), type=str.lower, help="only this game's")
-    ls.add_argument("--json", action="store_true", help="a JSON list instead of text")
+    _add_json(ls, "the tables as one JSON list of TableSummary")
     _add_server(ls)
     ls.set_defaults(run=_tables)
 
@@ -461,6 +502,13 @@ def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 def _analyze(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.analysis import present  # noqa: PLC0415 - only this command needs it
 
+    if args.table or args.of_game:
+        return _analyze_live(args, out)
+    if args.game is None:
+        raise InvalidOption(
+            "analyze needs a game (hilo, goagae, blackjack) for the theoretical report, or "
+            "--table/--game for live tables' statistics"
+        )
     report = present.build_report(args)
     print(present.as_json(report) if args.json else present.format_report(report), file=out)
     if args.plot:
@@ -468,23 +516,140 @@ def _analyze(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.analysis import present  # noqa: PLC0415
+    from pricing.journal import JournalError  # noqa: PLC0415
+    from pricing.tables import Game  # noqa: PLC0415
+
+    if args.game is not None or args.plot or args.paytable:
+        raise InvalidOption(
+            "--table/--game report live tables as they are configured: leave out the game "
+            "argument, --paytable and --plot"
+        )
+    game = None if args.of_game is None else Game(_GAMES[args.of_game])
+    try:
+        report = present.build_live(
+            Path(args.data_dir), args.table or [], game, args.since, args.until
+        )
+    except (LookupError, JournalError) as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    print(present.as_json(report) if args.json else present.format_live(report), file=out)
+    return 0
+
+
 def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser(
         "analyze",
-        help="the exact theoretical RTP report of a game's dynamic bets",
+        help="the exact theoretical RTP report, or what a live table's bets returned",
         description="Exact return to player of every dynamic bet, counting the payouts' "
         "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
-        "bets on a full shoe and by penetration (simulated shoes, with standard errors).",
+        "bets on a full shoe and by penetration (simulated shoes, with standard errors). "
+        "With --table or --game: live statistics from the server's journal: for each bet, "
+        "what one unit staked on every round it was offered returned, against the exact "
+        "expectation at the prices offered, flagged beyond 4 standard errors.",
     )
-    a.add_argument("game", choices=list(_GAMES), type=str.lower)
+    a.add_argument("game", nargs="?", choices=list(_GAMES), type=str.lower)
     a.add_argument("--paytable", default=None, help="Hi-Lo, Goa Gae: a JSON paytable file")
-    a.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_json(a, "the report")
     a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
-    a.add_argument("--rounds", type=int, default=1, help="Goa Gae: rounds per deck (1: fresh)")
-    a.add_argument("--cards-per-round", type=int, default=6, help="Goa Gae (default 6)")
-    a.add_argument("--shoes", type=int, default=100_000, help="blackjack: simulated shoes")
-    a.add_argument("--seed", type=int, default=2026, help="blackjack: simulation seed")
+    a.add_argument(
+        "--rounds", type=integer(1), default=1, help="Goa Gae: rounds per deck (1: fresh)"
+    )
+    a.add_argument("--cards-per-round", type=integer(1, 52), default=6, help="Goa Gae (default 6)")
+    a.add_argument("--shoes", type=integer(1), default=100_000, help="blackjack: simulated shoes")
+    a.add_argument("--seed", type=integer(0), default=2026, help="blackjack: simulation seed")
+    live = a.add_argument_group("live statistics (read from a data directory)")
+    live.add_argument(
+        "--table",
+        action="append",
+        metavar="ID",
+        help="a table's live statistics; repeat for several tables of one game",
+    )
+    live.add_argument(
+        "--game",
+        dest="of_game",
+        choices=list(_GAMES),
+        type=str.lower,
+        help="the live statistics of every table of this game, together",
+    )
+    live.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help="the server's data directory (default: $PRICING_DATA_DIR or ./data); read-only, "
+        "safe while the server runs; tables gone from the journal are read from its archive",
+    )
+    live.add_argument(
+        "--since", metavar="T", help="rounds ended at or after T (Unix seconds or ISO 8601)"
+    )
+    live.add_argument("--until", metavar="T", help="rounds ended before T")
     a.set_defaults(run=_analyze)
+
+
+def _add_json(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print {what} as JSON (proto field names; 64-bit numbers as strings)",
+    )
+
+
+_DECKS_NOTE: Final = "0: the game's default"
+
+
+def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    m = sub.add_parser(
+        "simulate",
+        help="open a table and deal shuffled shoes into it (a demo dealer feed)",
+        description="Open a table and deal shuffled shoes into it as a card reader would, "
+        "printing each state; every argument is checked before the server is called, and an "
+        "unavailable server is waited for.",
+    )
+    m.add_argument("--table", default="demo", help="table id (default: demo)")
+    m.add_argument(
+        "--game", choices=list(_GAMES), type=str.lower, default="hilo", help="default hilo"
+    )
+    m.add_argument(
+        "--decks",
+        type=integer(0, MAX_DECKS, _DECKS_NOTE),
+        default=0,
+        help=f"decks, 0 to {MAX_DECKS} ({_DECKS_NOTE}: blackjack 6, the others 1)",
+    )
+    m.add_argument(
+        "--mode",
+        choices=["depleting", "continuous"],
+        type=str.lower,
+        default=None,
+        help="blackjack: a depleting shoe (default) or a continuous shuffle",
+    )
+    m.add_argument(
+        "--seats",
+        type=integer(1, MAX_SEATS),
+        default=None,
+        help=f"blackjack: the seats dealt to, 1 to {MAX_SEATS} (default {_SIMULATED_SEATS})",
+    )
+    m.add_argument(
+        "--pace",
+        type=seconds(),
+        default=1.0,
+        help="seconds each state is held, 0 to 3600 (default 1)",
+    )
+    m.add_argument(
+        "--shoes",
+        type=integer(0, note="0: until Ctrl-C"),
+        default=0,
+        help="shoes to deal (default 0: until Ctrl-C)",
+    )
+    m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
+    m.add_argument(
+        "--void-rate",
+        type=fraction,
+        default=0.05,
+        help="chance a round is voided, 0 to 1 (Hi-Lo: a burn during betting; default 0.05)",
+    )
+    m.add_argument("--close", action="store_true", help="close the table at the end")
+    _add_server(m)
+    m.set_defaults(run=_simulate)
 
 
 def _journal_export(args: argparse.Namespace, out: TextIO) -> int:
@@ -559,12 +724,13 @@ def _add_journal_commands(sub: Any) -> None:
     r.set_defaults(run=_journal_replay)
 
 
-def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration per command
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pricing",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
         epilog="Run 'pricing COMMAND --help' for each command's options.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     # 'serve' is handed to pricing.server before parsing (see main); listed here for --help.
@@ -579,17 +745,22 @@ def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration
     )
     q.add_argument("game", choices=list(_GAMES), type=str.lower)
     q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
-    q.add_argument("--decks", type=int, default=0, help="decks in the shoe (0: the game's default)")
+    q.add_argument(
+        "--decks",
+        type=integer(0, MAX_DECKS, _DECKS_NOTE),
+        default=0,
+        help=f"decks in the shoe, 0 to {MAX_DECKS} ({_DECKS_NOTE})",
+    )
     q.add_argument("--up", default=None, help="blackjack: the dealer's up card (not in CARDS)")
     q.add_argument(
-        "--rule", choices=["S17", "H17"], type=str.upper, default="S17", help="blackjack: S17/H17"
+        "--rule", choices=["S17", "H17"], type=str.upper, default=None, help="blackjack: S17/H17"
     )
     q.add_argument(
         "--pairs",
         choices=["perfect-pairs", "any-pair"],
         type=str.lower,
-        default="perfect-pairs",
-        help="blackjack: the pair side bet's preset",
+        default=None,
+        help="blackjack: the pair side bet's preset (default perfect-pairs)",
     )
     q.add_argument(
         "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
@@ -600,19 +771,26 @@ def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration
         help="ask this gRPC server instead of computing here (same numbers either way)",
     )
     _add_connection(q)
+    _add_json(q, "the QuoteResponse")
     q.set_defaults(run=_quote)
 
     w = sub.add_parser(
         "watch",
         help="print a table's prices each time they change",
         description="Print a table's state each time it changes, until the table closes "
-        "(exit 0). If the table or the server is not there yet, or the server ends the stream "
-        "without the table closing (a restart), wait and reconnect, carrying on from the next "
-        f"version; with --no-wait, exit 1 on an error and {EXIT_STREAM_ENDED} when the server "
-        "ends the stream of a table that did not close.",
+        "(exit 0): a legend and column header, then one line per version, and a line of its "
+        "own for each round that ends. If the table or the server is not there yet, or the "
+        "server ends the stream without the table closing (a restart), wait and reconnect, "
+        "carrying on from the next version; with --no-wait, exit 1 on an error and "
+        f"{EXIT_STREAM_ENDED} when the server ends the stream of a table that did not close.",
     )
     w.add_argument("table", help="table id")
-    w.add_argument("--from-version", type=int, default=0, help="skip states before this one")
+    w.add_argument(
+        "--from-version",
+        type=integer(0, UINT64_MAX),
+        default=0,
+        help="skip states before this version (default 0: from the current one)",
+    )
     w.add_argument(
         "--no-wait",
         dest="wait",
@@ -620,67 +798,49 @@ def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration
         help="fail at once if the table or server is not there or goes away (default: wait "
         "and reconnect)",
     )
+    _add_json(w, "each TableState, one per line (messages go to standard error)")
     _add_server(w)
     w.set_defaults(run=_watch)
 
-    m = sub.add_parser("simulate", help="open a table and deal shuffled shoes into it")
-    m.add_argument("--table", default="demo", help="table id (default: demo)")
-    m.add_argument(
-        "--game", choices=list(_GAMES), type=str.lower, default="hilo", help="default hilo"
-    )
-    m.add_argument("--decks", type=int, default=0, help="blackjack: decks (0: 6)")
-    m.add_argument(
-        "--mode",
-        choices=["depleting", "continuous"],
-        type=str.lower,
-        default="depleting",
-        help="blackjack: a depleting shoe or a continuous shuffle",
-    )
-    m.add_argument(
-        "--seats",
-        type=int,
-        choices=range(1, 8),
-        metavar="1-7",
-        default=3,
-        help="blackjack: the seats dealt to (default 3)",
-    )
-    m.add_argument("--pace", type=float, default=1.0, help="seconds between cards (default 1)")
-    m.add_argument("--shoes", type=int, default=0, help="shoes to deal; 0 = until Ctrl-C")
-    m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
-    m.add_argument(
-        "--void-rate",
-        type=float,
-        default=0.05,
-        help="chance a round is voided (Hi-Lo: a burn during betting; default 0.05)",
-    )
-    m.add_argument("--close", action="store_true", help="close the table at the end")
-    _add_server(m)
-    m.set_defaults(run=_simulate)
+    _add_simulate(sub)
 
     t = sub.add_parser("settle", help="settle a bet at the price it was accepted on")
     t.add_argument("table", help="table id")
-    t.add_argument("--round", type=int, required=True, help="round_id the bet was on")
-    t.add_argument("--version", type=int, required=True, help="table version of the price")
+    t.add_argument(
+        "--round", type=integer(1, UINT64_MAX), required=True, help="round_id the bet was on"
+    )
+    t.add_argument(
+        "--version",
+        type=integer(1, UINT64_MAX),
+        required=True,
+        help="table version of the price",
+    )
     t.add_argument(
         "--bet",
         required=True,
         help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
         "NINE; blackjack ROYAL_MATCH PAIRS",
     )
-    t.add_argument("--stake-cents", type=int, required=True)
+    t.add_argument(
+        "--stake-cents",
+        type=integer(1, MAX_STAKE_CENTS),
+        required=True,
+        help=f"the stake, 1 to {MAX_STAKE_CENTS} cents",
+    )
     t.add_argument(
         "--seat",
-        type=int,
-        choices=range(8),
-        metavar="1-7",
+        type=integer(0, MAX_SEATS, "0: a one-seat table"),
         default=0,
-        help="blackjack: the seat the side bet is on (a one-seat table: may be left out)",
+        help=f"blackjack: the seat the side bet is on, 1 to {MAX_SEATS} (a one-seat table: may "
+        "be left out)",
     )
+    _add_json(t, "the Settlement")
     _add_server(t)
     t.set_defaults(run=_settle)
 
-    g = sub.add_parser("table", help="print a table's current state")
+    g = sub.add_parser("table", help="print a summary of a table's current state")
     g.add_argument("table", help="table id")
+    _add_json(g, "the whole TableState")
     _add_server(g)
     g.set_defaults(run=_table)
 
@@ -689,8 +849,17 @@ def parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - one flat declaration
     _add_analyze(sub)
 
     h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
-    h.add_argument("--service", default="", help="a service name; default the whole server")
-    h.add_argument("--timeout", type=float, default=3.0, help="seconds to wait (default 3)")
+    h.add_argument(
+        "--service",
+        default="",
+        help=f"one of {', '.join(_health_services()[1:])}; default the whole server",
+    )
+    h.add_argument(
+        "--timeout",
+        type=seconds(0.001),
+        default=3.0,
+        help="seconds to wait, up to 3600 (default 3)",
+    )
     _add_server(h)
     h.set_defaults(run=_health)
     return p
@@ -713,10 +882,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return run(args, out)
     except grpc.RpcError as exc:
         print(f"pricing: {exc.code().name}: {exc.details()}", file=sys.stderr)
-        return 1
+        # The server found a bad argument: the same exit status as when it is found here.
+        return EXIT_USAGE if exc.code() == grpc.StatusCode.INVALID_ARGUMENT else 1
     except ValueError as exc:
         print(f"pricing: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # e.g. piped into head

@@ -48,10 +48,33 @@ ENV_PREFIX: Final = "PRICING_"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
+class _FromEnvironment(str):
+    """A flag's default read from the environment, which remembers its variable."""
+
+    variable: str
+
+
 def _env(name: str, default: str) -> str:
     # A string default goes through the flag's own ``type``, so an environment value is
-    # checked exactly like the flag (argparse reports a bad one as a usage error).
-    return os.environ.get(ENV_PREFIX + name, default)
+    # checked exactly like the flag (a bad one is a usage error naming the variable).
+    value = os.environ.get(ENV_PREFIX + name)
+    if value is None:
+        return default
+    text = _FromEnvironment(value)
+    text.variable = ENV_PREFIX + name
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports a bad environment value by its variable, not by the flag it stands in for."""
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> object:
+        if not isinstance(arg_string, _FromEnvironment):
+            return super()._get_value(action, arg_string)
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError as exc:
+            self.error(f"{arg_string.variable}={str(arg_string)!r}: {exc.message}")
 
 
 def _port(text: str) -> int:
@@ -139,7 +162,7 @@ def is_loopback(host: str) -> bool:
 
 
 def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog=prog,
         description=(
             "Serve live-table prices over gRPC. Game servers read from "
@@ -253,6 +276,15 @@ def _bind(server: grpc.aio.Server, host: str, port: int, security: Security) -> 
     return server.add_insecure_port(address)
 
 
+def _metrics_page(metrics: Metrics, host: str, port: int) -> tuple[Any, int]:
+    """Serve /metrics; a port that cannot be bound is an ``OSError`` naming it."""
+    try:
+        return serve_metrics(metrics, host, port)
+    except OSError as exc:
+        where = _bind_address(host, port)
+        raise OSError(f"metrics port {where}: {exc.strerror or exc}") from exc
+
+
 def _signals(stop: asyncio.Event | None, security: Security) -> asyncio.Event:
     """SIGTERM/SIGINT set the returned event (unless the caller gave its own); SIGHUP reloads
     tokens and certificates."""
@@ -312,7 +344,7 @@ async def serve(
         )
     grpc_port = _bind(server, host, port, security)
     metrics_host = security.metrics_host or host
-    httpd, bound_metrics_port = serve_metrics(metrics, metrics_host, metrics_port)
+    httpd, bound_metrics_port = _metrics_page(metrics, metrics_host, metrics_port)
     await server.start()
 
     stop = _signals(stop, security)

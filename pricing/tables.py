@@ -2,10 +2,10 @@
 
 A table knows nothing of gRPC. It owns what is common to every game:
 
-- the dealer feed's ``seq`` discipline (issue 5): an event must carry ``last_seq + 1``; a repeat
-  of an applied ``seq`` with the same event returns the state as of that event and changes
-  nothing (a retrying card reader never removes a card twice); the same ``seq`` with another
-  event is a ``SeqConflict``; a gap is an ``IllegalMove`` naming the expected ``seq``;
+- the dealer feed's ``seq`` discipline (docs/rules.md §5): an event carries ``last_seq + 1``;
+  a repeat of an applied ``seq`` with the same event returns the state as of that event and
+  changes nothing (a retrying card reader never removes a card twice); the same ``seq`` with
+  another event is a ``SeqConflict``; a gap is an ``IllegalMove`` naming the expected ``seq``;
 - ``version``, +1 with every accepted change (1 once opened);
 - the journal: every accepted event as a plain record, so a durable journal, a replay, a test
   model and a second replica agree by construction (``replay``);
@@ -83,6 +83,7 @@ __all__ = [
     "VoidRound",
     "adapter_for",
     "check_seat",
+    "describe_config",
     "register_adapter",
     "replay",
     "standard_view",
@@ -355,7 +356,10 @@ class GameAdapter(Protocol):
     - ``side_bet_outcome`` settles a fixed-paytable side bet (``GameView.side_bets``) on the
       round for one seat (0 in a game without seats): a ``SideBetResult``, or ``None`` when
       that seat was not dealt enough cards to settle it (the stake is returned). A game
-      without side bets is never asked.
+      without side bets is never asked;
+    - ``describe`` names a configured table's options as a request writes them: each field's
+      path in the game's rules message (``blackjack.dealer_rule``) and its value (``H17``),
+      so a message about a config speaks the caller's notation.
     """
 
     game: Game
@@ -371,6 +375,7 @@ class GameAdapter(Protocol):
     def side_bet_outcome(
         self, config: TableConfig, bet: str, ended: EndedRound, seat: int
     ) -> SideBetResult | None: ...
+    def describe(self, config: TableConfig) -> dict[str, str]: ...
 
 
 def check_seat(seats: int, seat: int, what: str) -> int:
@@ -981,9 +986,8 @@ class Tables:
             wanted = adapter_for(config.game).configure(config)
             if wanted != existing.config:
                 raise TableExists(
-                    f"table {table_id!r} already exists with another configuration "
-                    f"({_describe_config(existing.config)}; asked for "
-                    f"{_describe_config(wanted)})"
+                    f"table {table_id!r} already exists with another configuration: "
+                    f"{_config_difference(existing.config, wanted)}"
                 )
             return existing.snapshot, False
         self.check_room()
@@ -995,8 +999,32 @@ class Tables:
         return self.get(table_id).apply(seq, event)[0]
 
 
-def _describe_config(config: TableConfig) -> str:
-    return f"{config.game.name}, {config.decks} deck(s), rules {config.rules!r}"
+def describe_config(config: TableConfig) -> dict[str, str]:
+    """A configured table as the fields of an OpenTable request name it.
+
+    >>> describe_config(adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))["hilo.seven"]
+    '{rtp_bp: 8350 min_hundredths: 693 max_hundredths: 3824}'
+    """
+    options = adapter_for(config.game).describe(config)
+    return {"game": config.game.name, "decks": str(config.decks), **options}
+
+
+def _config_difference(have: TableConfig, asked: TableConfig) -> str:
+    """What differs between two configured tables, field by field (another game: just that).
+
+    >>> adapter = adapter_for(Game.HILO)
+    >>> _config_difference(adapter.configure(TableConfig(Game.HILO)), TableConfig(Game.GOA_GAE))
+    'it has game HILO; this request asks for game GOA_GAE'
+    """
+    if have.game != asked.game:
+        return f"it has game {have.game.name}; this request asks for game {asked.game.name}"
+    old, new = describe_config(have), describe_config(asked)
+    fields = [name for name in {**old, **new} if old.get(name) != new.get(name)] or list(new)
+
+    def listed(options: dict[str, str]) -> str:
+        return ", ".join(f"{name} {options.get(name, '(not set)')}" for name in fields)
+
+    return f"it has {listed(old)}; this request asks for {listed(new)}"
 
 
 def replay(journal: Sequence[JournalEntry], *, keep_journal: bool = True, **limits: int) -> Table:

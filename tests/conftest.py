@@ -85,6 +85,20 @@ class ServerProcess:
                 self.proc.wait()
 
 
+#: Every server process the tests started: whatever a failing test left running is killed when
+#: the session ends, so no server outlives the run.
+_STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_server_outlives_the_session() -> Iterator[None]:
+    yield
+    for proc in _STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def start_server(
     *args: str, env: dict[str, str] | None = None, data_dir: Path | None = None
 ) -> ServerProcess:
@@ -113,6 +127,7 @@ def start_server(
             text=True,
             env=full_env,
         )
+    _STARTED.append(proc)
     assert proc.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ)

@@ -1,4 +1,4 @@
-"""Blackjack odds (RULES.md §2, §3): published figures, the shape of the API, bad input."""
+"""Blackjack odds (docs/rules.md §2, §3): published figures, the shape of the API, bad input."""
 
 from __future__ import annotations
 
@@ -115,13 +115,15 @@ def test_perfect_pairs_full_shoe_counts() -> None:
     assert pp.rtp_fraction == Fraction(780 * 26 + 936 * 13 + 1872 * 7, 48516)
 
 
-def test_crown_off_pays_crown_as_royal_with_the_same_ways() -> None:
+def test_crown_off_has_no_crown_outcome_its_deals_count_as_royal() -> None:
     on = side_bets([], decks=8, royal_match=DEFAULT_ROYAL_MATCH)["ROYAL_MATCH"]
     off = side_bets([], decks=8, royal_match="standard")["ROYAL_MATCH"]
-    assert off.outcomes["CROWN"].pays_hundredths == 2500
-    assert {o: v.ways for o, v in on.outcomes.items()} == {
-        o: v.ways for o, v in off.outcomes.items()
-    }
+    assert list(off.outcomes) == ["ROYAL", "EASY", "LOSE"]
+    assert off.outcomes["ROYAL"].ways == on.outcomes["ROYAL"].ways + on.outcomes["CROWN"].ways
+    assert off.outcomes["ROYAL"].pays_hundredths == 2500
+    assert [off.outcomes[o].ways for o in ("EASY", "LOSE")] == [
+        on.outcomes[o].ways for o in ("EASY", "LOSE")
+    ]
     crown = on.outcomes["CROWN"].fraction
     assert on.rtp_fraction - off.rtp_fraction == crown * Fraction(100_000 - 2500, 100)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
 
@@ -52,10 +53,11 @@ def test_environment_sets_each_flag_and_the_flag_wins(monkeypatch: pytest.Monkey
 @pytest.mark.parametrize(
     ("argv", "env", "message"),
     [
-        ([], {"PRICING_PORT": "abc"}, "'abc' is not a port number"),
+        ([], {"PRICING_PORT": "abc"}, "PRICING_PORT='abc': 'abc' is not a port number"),
         (["--port", "70000"], {}, "70000 is not a port"),
-        ([], {"PRICING_METRICS_PORT": "-1"}, "-1 is not a port"),
-        ([], {"PRICING_LOG_LEVEL": "verbose"}, "'verbose' is not one of"),
+        ([], {"PRICING_METRICS_PORT": "-1"}, "PRICING_METRICS_PORT='-1': -1 is not a port"),
+        ([], {"PRICING_LOG_LEVEL": "verbose"}, "PRICING_LOG_LEVEL='verbose': 'verbose' is not"),
+        ([], {"PRICING_GRACE": "-1"}, "PRICING_GRACE='-1': -1.0 seconds is outside 0-3600"),
         (["--grace", "soon"], {}, "'soon' is not a number of seconds"),
         ([], {"PRICING_ALLOW_OPEN_FEED": "maybe"}, "'maybe' is not a yes/no value"),
     ],
@@ -70,7 +72,19 @@ def test_bad_values_are_usage_errors_naming_them(
     with pytest.raises(SystemExit) as info:
         parse(argv, env, monkeypatch)
     assert info.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    assert ("argument --" in err) == bool(argv)  # an environment value: named by its variable
+
+
+def test_a_busy_metrics_port_is_named() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = run_server("--port", "0", "--metrics-port", str(port), env={})
+    assert done.returncode == 1
+    assert f"cannot serve: metrics port 127.0.0.1:{port}: Address already in use" in done.stderr
 
 
 @pytest.mark.parametrize(

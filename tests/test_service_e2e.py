@@ -1,4 +1,4 @@
-"""End to end: the real server process, driven only through gRPC and HTTP (issue 5 acceptance).
+"""End to end: the real server process, driven only through gRPC and HTTP (docs/rules.md §5).
 
 One server serves the whole module; each test has its own table ids.
 """
@@ -160,7 +160,7 @@ def test_voided_round_refunds_and_reopens_on_new_prices(
     assert voided.ended_round == pb.RoundResult(round_id=1, result_index=1, void=True)
     assert list(voided.exposed) == BURNS and wire_prices(voided) == wire_prices(before)
 
-    # RULES.md §1: a card exposed during betting voids the round; the deck continues.
+    # docs/rules.md §1: a card exposed during betting voids the round; the deck continues.
     burnt = feed.expose("KD", pb.BURN)
     assert watcher.next() == burnt
     assert (burnt.round_id, burnt.result_index) == (3, 1)
@@ -717,6 +717,22 @@ def test_unknown_table_is_not_found_everywhere(server: ServerProcess) -> None:
     ]
     for call in calls:
         expect_error(call, grpc.StatusCode.NOT_FOUND, "ghost")
+
+
+def test_an_empty_table_id_is_an_invalid_argument_everywhere(server: ServerProcess) -> None:
+    dealer, pricing = server.dealer(), server.pricing()
+    calls: list[Callable[[], object]] = [
+        lambda: pricing.GetTable(pb.GetTableRequest(table_id="")),
+        lambda: next(pricing.WatchTable(pb.WatchTableRequest(table_id=""))),
+        lambda: pricing.Settle(
+            pb.SettleRequest(table_id="", round_id=1, version=1, bet="LOW", stake_cents=1)
+        ),
+        lambda: dealer.OpenTable(pb.OpenTableRequest(table_id="", game=pb.HILO)),
+        lambda: dealer.ExposeCard(pb.ExposeCardRequest(table_id="", seq=1, card="AS", role=1)),
+        lambda: dealer.CloseTable(pb.CloseTableRequest(table_id="", seq=1)),
+    ]
+    for call in calls:
+        expect_error(call, grpc.StatusCode.INVALID_ARGUMENT, "table_id must not be empty")
 
 
 # ---------------------------------------------------------------------------------------------

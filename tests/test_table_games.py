@@ -1,5 +1,6 @@
 """Goa Gae and blackjack tables without gRPC: each adapter through ``Tables`` — open, rounds,
-prices equal to the engine's, settlement WIN/LOSE/VOID/PENDING, rejected events change nothing."""
+prices equal to the engine's, settlement WIN/LOSE/VOID/PENDING, rejected events change nothing.
+docs/rules.md §3.7, §4.6, §5."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing import blackjack, goagae
+from pricing import blackjack, goagae, hilo
 from pricing.adapters.blackjack import BlackjackOptions
-from pricing.blackjack import DealerRule, ShoeMode
+from pricing.blackjack import STANDARD_ROYAL_MATCH, DealerRule, ShoeMode
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
@@ -321,6 +322,48 @@ def test_tables_of_both_games_are_pure_folds(game: Game, events: list[FeedEvent]
         except ValueError:
             assert (table.snapshot, len(table.journal)) == before
     assert replay(table.journal).snapshot == table.snapshot
+
+
+def test_a_reopen_with_another_config_names_what_differs_as_the_request_does() -> None:
+    tables = Tables()
+    tables.open("b", TableConfig(Game.BLACKJACK))
+    prefix = "table 'b' already exists with another configuration: "
+    cases = [
+        (
+            TableConfig(Game.BLACKJACK, 6, BlackjackOptions(rule=DealerRule.H17)),
+            "it has blackjack.dealer_rule S17; this request asks for blackjack.dealer_rule H17",
+        ),
+        (TableConfig(Game.BLACKJACK, 8), "it has decks 6; this request asks for decks 8"),
+        (
+            TableConfig(Game.BLACKJACK, 0, BlackjackOptions(royal_match=STANDARD_ROYAL_MATCH)),
+            "it has blackjack.royal_match.crown_enabled true, "
+            "blackjack.royal_match.crown_hundredths 100000; this request asks for "
+            "blackjack.royal_match.crown_enabled false, "
+            "blackjack.royal_match.crown_hundredths (not set)",
+        ),
+        (
+            TableConfig(Game.BLACKJACK, 0, BlackjackOptions(pairs=blackjack.ANY_PAIR)),
+            "it has blackjack.pairs.pays_hundredths {PERFECT: 2500 COLOURED: 1200 MIXED: 600}; "
+            "this request asks for blackjack.pairs.pays_hundredths {PAIR: 1100}",
+        ),
+        (TableConfig(Game.HILO), "it has game BLACKJACK; this request asks for game HILO"),
+    ]
+    for config, difference in cases:
+        with pytest.raises(TableExists) as info:
+            tables.open("b", config)
+        assert str(info.value) == prefix + difference
+    tables.open("h", TableConfig(Game.HILO))
+    seven = hilo.HiLoPaytable(seven=PayRule(9000, 100, 5000))
+    with pytest.raises(TableExists) as info:
+        tables.open("h", TableConfig(Game.HILO, 1, seven))
+    assert str(info.value).endswith(
+        "it has hilo.seven {rtp_bp: 8350 min_hundredths: 693 max_hundredths: 3824}; this "
+        "request asks for hilo.seven {rtp_bp: 9000 min_hundredths: 100 max_hundredths: 5000}"
+    )
+    tables.open("g", TableConfig(Game.GOA_GAE))
+    nine = goagae.GoaGaePaytable(nine=PayRule(9000, 100, 5000))
+    with pytest.raises(TableExists, match=r"it has goa_gae\.bets\[NINE\] \{rtp_bp: 9600 "):
+        tables.open("g", TableConfig(Game.GOA_GAE, 1, nine))
 
 
 def test_reopening_is_idempotent_for_the_same_options_once_defaults_are_filled_in() -> None:

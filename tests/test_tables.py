@@ -1,4 +1,5 @@
-"""Live tables without gRPC: the fold, seq idempotency, histories, settlement, adapters."""
+"""Live tables without gRPC: the fold, seq idempotency, histories, settlement, adapters.
+docs/rules.md §5."""
 
 from __future__ import annotations
 
@@ -379,6 +380,9 @@ class _ToyAdapter:
     ) -> SideBetResult | None:
         red = ended.result[0].suit.is_red
         return SideBetResult("RED", 100, ended.result) if red else SideBetResult("LOSE", -100, ())
+
+    def describe(self, config: TableConfig) -> dict[str, str]:
+        return {"toy.rules": str(config.rules)}
 
 
 @pytest.fixture

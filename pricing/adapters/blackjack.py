@@ -1,4 +1,4 @@
-"""Blackjack tables (RULES.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
+"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
 
 The engine's shoe knows the cards and the odds; this module adds what a live table needs
 around it, and nothing of the game's rules:
@@ -19,7 +19,7 @@ Seats: a table has 1 to 7 player boxes (``BlackjackOptions.seats``, default 7), 
 its own cards and its own side bets. Every PLAYER card names its seat (the table checks it:
 ``pricing.tables.check_seat``); on a one-seat table it may be left out.
 
-Settlement (interpretation: RULES.md §2 and §3 settle the side bets on "the player's first two
+Settlement (interpretation, docs/rules.md §3.7: the side bets settle on "the player's first two
 cards"; a player is a seat): a seat's side bets settle on that seat's first two PLAYER cards,
 and Royal Match's Crown Treasure also on the dealer's first two DEALER cards. A seat dealt
 fewer than two cards, a ``VoidRound``, and a ``NewShoe`` with cards of the round dealt refund
@@ -29,7 +29,7 @@ the stake. The odds of the next round are the same for every seat: one list.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from functools import cached_property
 from typing import Final
@@ -74,7 +74,7 @@ __all__ = [
     "RoundOutcome",
 ]
 
-#: Decks when OpenTable sends 0: RULES.md §2 deals from 6 or 8; the engine's default is 6.
+#: Decks when OpenTable sends 0: docs/rules.md §2 deals from 6 or 8; the engine's default is 6.
 DEFAULT_DECKS: Final = 6
 #: The side bets a blackjack table offers, in the order every list uses.
 SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
@@ -84,8 +84,9 @@ MAX_SEATS: Final = 7
 
 @dataclass(frozen=True, slots=True)
 class BlackjackOptions:
-    """A blackjack table's rules: RULES.md's defaults (S17, a depleting shoe, Royal Match 25 : 1,
-    2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs) and its number of seats (1 to 7)."""
+    """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
+    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), and its number of
+    seats (1 to 7)."""
 
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING
@@ -244,6 +245,10 @@ def _view(state: BlackjackRound) -> GameView:
     )
 
 
+#: The options ``BlackjackAdapter.describe`` names by their own rules-message fields.
+_DESCRIBED: Final = frozenset({"rule", "mode", "royal_match", "pairs"})
+
+
 class BlackjackAdapter:
     """Blackjack for ``pricing.tables``: 1–8 decks (default 6), S17 or H17, a depleting shoe
     or a continuous shuffle, Royal Match 21 and a pair side bet, 1–7 seats (default 7)."""
@@ -320,6 +325,28 @@ class BlackjackAdapter:
             insurance=_insurance_view(insurance),
             dealer_outcomes=_dealer_view(up, dealer),
         )
+
+    def describe(self, config: TableConfig) -> dict[str, str]:
+        """The options by their ``BlackjackRules`` fields; an option that has no field of its
+        own there is named as the option is."""
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        royal = options.royal_match
+        described = {
+            "blackjack.dealer_rule": options.rule.value,
+            "blackjack.shuffle_mode": options.mode.value,
+            "blackjack.royal_match.royal_hundredths": str(royal.royal_hundredths),
+            "blackjack.royal_match.easy_hundredths": str(royal.easy_hundredths),
+            "blackjack.royal_match.crown_enabled": str(royal.crown_treasure).lower(),
+        }
+        if royal.crown_hundredths is not None:
+            described["blackjack.royal_match.crown_hundredths"] = str(royal.crown_hundredths)
+        pairs = " ".join(f"{name}: {pays}" for name, pays in options.pairs.pays().items())
+        described["blackjack.pairs.pays_hundredths"] = f"{{{pairs}}}"
+        for option in fields(options):
+            if option.name not in _DESCRIBED:
+                described[f"blackjack.{option.name}"] = str(getattr(options, option.name))
+        return described
 
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         raise InvalidInput(f"blackjack has no dynamic bet {bet!r}: its side bets are fixed")

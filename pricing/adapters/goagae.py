@@ -1,4 +1,4 @@
-"""Goa Gae / 9K tables (RULES.md §4) over ``pricing.goagae.GoaGaeDeck``.
+"""Goa Gae / 9K tables (docs/rules.md §4) over ``pricing.goagae.GoaGaeDeck``.
 
 One 52-card deck per shoe. Betting is open between rounds on the six category bets
 (``TRIPLE``, ``STRAIGHT_FLUSH``, ``JQK``, ``STRAIGHT``, ``FLUSH``, ``NINE``); the round's first
@@ -30,6 +30,7 @@ class GoaGaeAdapter(SingleDeckAdapter[goagae.GoaGaePaytable]):
     game = Game.GOA_GAE
     paytable_type = goagae.GoaGaePaytable
     default_paytable = goagae.DEFAULT_PAYTABLE
+    rule_field = "goa_gae.bets[{bet}]"
 
     def new_deck(self, paytable: goagae.GoaGaePaytable) -> goagae.GoaGaeDeck:
         return goagae.GoaGaeDeck(paytable=paytable)

@@ -38,6 +38,8 @@ class SingleDeckAdapter(Generic[P]):
     game: ClassVar[Game]
     paytable_type: type[P]
     default_paytable: P
+    #: Where a bet's pay rule sits in the game's rules message, by bet name (``describe``).
+    rule_field: ClassVar[str]
 
     @property
     def title(self) -> str:
@@ -93,6 +95,16 @@ class SingleDeckAdapter(Generic[P]):
         self, config: TableConfig, bet: str, ended: EndedRound, seat: int
     ) -> SideBetResult | None:
         raise InvalidInput(f"{self.title} has no side bet {bet!r}")
+
+    def describe(self, config: TableConfig) -> dict[str, str]:
+        """Each bet's pay rule, as its ``PayRule`` message's text."""
+        return {
+            self.rule_field.format(bet=bet, field=bet.lower()): (
+                f"{{rtp_bp: {rule.rtp_bp} min_hundredths: {rule.min_hundredths} "
+                f"max_hundredths: {rule.max_hundredths}}}"
+            )
+            for bet, rule in self.paytable(config).rules().items()
+        }
 
     # -- the engine's parts --
 

@@ -62,7 +62,9 @@ def _pay_weights() -> dict[str, tuple[int, int, int]]:
     for key, (rm, pairs) in side_bet_presets().items():
         if rm is not None:
             pays = rm.pays()
-            out[key] = (pays["CROWN"] + 100, pays["ROYAL"] + 100, pays["EASY"] + 100)
+            # Without Crown Treasure a crown deal is a ROYAL (and pays has no CROWN).
+            crown = pays.get("CROWN", pays["ROYAL"])
+            out[key] = (crown + 100, pays["ROYAL"] + 100, pays["EASY"] + 100)
         else:
             assert pairs is not None
             pays = pairs.pays()

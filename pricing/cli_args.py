@@ -1,0 +1,100 @@
+"""The checks ``pricing``'s commands make of their arguments before they touch a server.
+
+A number out of range is a usage error naming the flag and its range (argparse prefixes the
+flag: ``argument --decks: -1 is not allowed: use 0 to 8``); an option of another game is an
+error naming the game it belongs to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Mapping
+
+__all__ = ["UINT64_MAX", "check_game_options", "fraction", "integer", "seconds"]
+
+#: The largest version, round or stake the wire can carry (uint64).
+UINT64_MAX = 2**64 - 1
+
+
+def _range(low: float, high: float | None, note: str) -> str:
+    span = f"{low} or more" if high is None else f"{low} to {high}"
+    return f"use {span}{f' ({note})' if note else ''}"
+
+
+def integer(low: int, high: int | None = None, note: str = "") -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high`` (None: no upper bound).
+
+    >>> integer(0, 8, "0: the game's default")("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: -1 is out of range: use 0 to 8 (0: the game's default)
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is out of range: {_range(low, high, note)}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in its own messages
+    return parse
+
+
+def _number(text: str, what: str = "a number") -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def seconds(low: float = 0.0, high: float = 3600.0) -> Callable[[str], float]:
+    """An argparse ``type``: a number of seconds from ``low`` to ``high``."""
+
+    def parse(text: str) -> float:
+        value = _number(text, "a number of seconds")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text} seconds is out of range: use {low:g} to {high:g}"
+            )
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+def fraction(text: str) -> float:
+    """An argparse ``type``: a probability, 0 to 1.
+
+    >>> fraction("0.25"), fraction("1")
+    (0.25, 1.0)
+    """
+    value = _number(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: use 0 to 1")
+    return value
+
+
+def check_game_options(
+    args: argparse.Namespace, game: str, options: Mapping[str, tuple[str, ...]]
+) -> None:
+    """Raise ``ValueError`` if an option given belongs to other games than ``game``.
+    ``options`` maps each game-specific option's dest to the games that have it; an option
+    left out of the command line is None (or False for a switch).
+
+    >>> ns = argparse.Namespace(mode="continuous")
+    >>> check_game_options(ns, "hilo", {"mode": ("blackjack",)})
+    Traceback (most recent call last):
+    ...
+    ValueError: --mode is a blackjack option: not for hilo
+    """
+    for dest, games in options.items():
+        if game not in games and getattr(args, dest) not in (None, False):
+            flag = "--" + dest.replace("_", "-")
+            raise ValueError(f"{flag} is a {' or '.join(games)} option: not for {game}")

@@ -1,0 +1,246 @@
+"""How ``pricing`` shows the service's messages: one watch line per table version (with its
+legend), a table's summary, a quote, a settlement, and ``--json`` output for any of them.
+
+Every function here takes a ``pricing.v1`` message and returns text; nothing is printed and no
+game rule is applied (the numbers are the service's own).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final, TextIO
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from pricing.v1 import pricing_pb2 as pb
+
+__all__ = [
+    "DEALER_RESULTS",
+    "WATCH_WIDTH",
+    "WatchPrinter",
+    "format_ended",
+    "format_quote",
+    "format_settlement",
+    "format_state",
+    "format_table",
+    "message_dict",
+    "message_json",
+    "print_json",
+    "watch_header",
+]
+
+#: Columns a watch line fits in, whatever the game.
+WATCH_WIDTH: Final = 100
+
+#: The dealer's final results, in the order ``DealerOutcomes`` lists them.
+DEALER_RESULTS: Final = ("17", "18", "19", "20", "21", "BJ", "BUST")
+
+#: Header labels of bets whose names are wider than a column.
+_LABELS: Final = {"STRAIGHT_FLUSH": "ST.FL", "ROYAL_MATCH": "ROYAL"}
+
+_ROUND_LINE: Final = "a round's result is shown on a line of its own"
+_LEGENDS: Final = {
+    pb.BLACKJACK: (
+        "# side bets: RTP % of the next round while betting (! favours the player); "
+        "INS: insurance RTP %",
+        f"# 17 ... BUST: % of the dealer's final results; {_ROUND_LINE}",
+    ),
+}
+_PRICES_LEGEND: Final = (f"# payout to 1 of each bet (-- closed); {_ROUND_LINE}",)
+#: Blackjack's phases are BETTING and DEALING: its columns take the room of SHOE_COMPLETE.
+_PHASE_WIDTH: Final[dict[int, int]] = {pb.BLACKJACK: 8}
+
+
+def _odds(hundredths: int) -> str:
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def _percent(fraction: float) -> str:
+    return f"{100 * fraction:.1f}"
+
+
+def _head(game: int, fields: tuple[str, str, str, str, str]) -> str:
+    """Version, shoe and round, phase, last card, cards left; then the bar."""
+    version, where, phase, last, left = fields
+    width = _PHASE_WIDTH.get(game, 14)
+    return f"{version:<7}{where:<11}{phase:<{width}}{last:>4}{left:>5} | "
+
+
+def _cells(columns: list[tuple[str, int]], texts: list[str]) -> str:
+    cells = "".join(f"{text:>{width}}" for text, (_, width) in zip(texts, columns, strict=True))
+    return cells.rstrip()
+
+
+def _columns(state: pb.TableState) -> list[tuple[str, int]]:
+    """The columns after the bar, each a label and a width: each dynamic bet's payout; or
+    blackjack's side bets, the dealer's results and insurance."""
+    bets = [p.bet for p in state.prices] + [sb.bet for sb in state.side_bets]
+    labels = [_LABELS.get(bet, bet) for bet in bets]
+    columns = [(label, max(6, len(label)) + 1) for label in labels]
+    if state.game == pb.BLACKJACK:  # a percentage is at most 100.0, its column narrower
+        columns += [(name, 6) for name in DEALER_RESULTS] + [("INS", 6)]
+    return columns
+
+
+def _values(state: pb.TableState) -> list[str]:
+    cells = [_odds(p.payout_hundredths) if p.open else "--" for p in state.prices]
+    for sb in state.side_bets:  # the next round's odds: shown while it can be bet
+        cells.append(_percent(sb.rtp) + ("!" if sb.player_favourable else "") if sb.open else "")
+    if state.game == pb.BLACKJACK:
+        dealer = {o.name: o.probability for o in state.dealer_outcomes.outcomes}
+        cells += [_percent(dealer[name]) if dealer.get(name) else "" for name in DEALER_RESULTS]
+        insurance = state.insurance
+        cells.append(
+            _percent(insurance.rtp) + ("!" if insurance.player_favourable else "")
+            if state.HasField("insurance")
+            else ""
+        )
+    return cells
+
+
+def watch_header(state: pb.TableState) -> list[str]:
+    """The legend of ``format_state``'s lines for a table like ``state``: what the numbers
+    are, then a header over the columns."""
+    columns = _columns(state)
+    head = _head(state.game, ("ver", "shoe round", "phase", "last", "left"))
+    labels = [label for label, _ in columns]
+    return [*_LEGENDS.get(state.game, _PRICES_LEGEND), head + _cells(columns, labels)]
+
+
+def format_state(state: pb.TableState) -> str:
+    """One line per version, for ``pricing watch``, under ``watch_header``'s columns: version,
+    shoe, round (``#``: which round of the deck), phase, last card, cards left, then the
+    prices (Hi-Lo, Goa Gae) or the side bets, dealer results and insurance (blackjack)."""
+    index = f"#{state.result_index}" if state.result_index else ""
+    head = _head(
+        state.game,
+        (
+            f"v{state.version}",
+            f"s{state.shoe} r{state.round_id}{index}",
+            pb.Phase.Name(state.phase),
+            state.exposed[-1] if state.exposed else "--",
+            str(state.cards_remaining),
+        ),
+    )
+    return (head + _cells(_columns(state), _values(state))).rstrip()
+
+
+def format_ended(state: pb.TableState) -> str | None:
+    """The line of a round the version ended, or None.
+
+    >>> format_ended(pb.TableState(ended_round=pb.RoundResult(round_id=3, result_card="8C")))
+    '  round 3: 8C'
+    """
+    if not state.HasField("ended_round"):
+        return None
+    e = state.ended_round
+    return f"  round {e.round_id}: {'VOID' if e.void else e.result_card}"
+
+
+class WatchPrinter:
+    """The lines ``pricing watch`` prints for each state: the header again whenever the
+    columns change (the first state, a table reopened as another game), a round's result
+    when one ended, then the state's line."""
+
+    def __init__(self) -> None:
+        self._columns: list[tuple[str, int]] | None = None
+
+    def lines(self, state: pb.TableState) -> list[str]:
+        lines = []
+        columns = _columns(state)
+        if columns != self._columns:
+            self._columns = columns
+            lines += watch_header(state)
+        ended = format_ended(state)
+        if ended is not None:
+            lines.append(ended)
+        lines.append(format_state(state))
+        return lines
+
+
+def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
+    """Prices and odds, one per line: dynamic prices, then side bets, insurance and dealer
+    outcomes (a quote, or the body of ``format_table``)."""
+    lines = []
+    prices = response.prices
+    bet_w = max([6, *(len(p.bet) for p in prices)])
+    wins_w = max([2, *(len(str(p.wins)) for p in prices)])
+    left_w = max([2, *(len(str(p.remaining)) for p in prices)])
+    for p in prices:
+        odds = f"{_odds(p.payout_hundredths)} : 1" if p.open else "closed"
+        note = "  (clamped)" if p.clamped else ""
+        lines.append(f"{p.bet:<{bet_w}} {p.wins:>{wins_w}}/{p.remaining:<{left_w}} {odds}{note}")
+    for sb in response.side_bets:
+        alert = "  PLAYER-FAVOURABLE" if sb.player_favourable else ""
+        lines.append(f"{sb.bet}  RTP {sb.rtp:.6f}{alert}")
+        for o in sb.outcomes:
+            lines.append(
+                f"  {o.name:<8} {o.probability:.6f} ({o.ways}/{o.total})  pays "
+                f"{_odds(o.pays_hundredths)} : 1"
+            )
+    if response.HasField("insurance"):
+        i = response.insurance
+        alert = "  PLAYER-FAVOURABLE" if i.player_favourable else ""
+        lines.append(f"INSURANCE  dealer blackjack {i.probability:.6f}  RTP {i.rtp:.6f}{alert}")
+    if response.HasField("dealer_outcomes"):
+        d = response.dealer_outcomes
+        cells = "  ".join(f"{o.name} {o.probability:.6f}" for o in d.outcomes)
+        lines.append(f"DEALER {d.up_card} {pb.DealerRule.Name(d.rule)}  {cells}")
+    if response.side_bets:
+        lines.append(f"{response.cards_remaining} cards left in the shoe")
+    return "\n".join(lines)
+
+
+def format_table(state: pb.TableState) -> str:
+    """A table's state in a few lines (``pricing table``): where it is, the cards seen, how
+    the last round ended, then its prices and odds as ``format_quote`` shows them."""
+    decks = f"{state.decks} deck{'s' if state.decks != 1 else ''}"
+    index = f" (#{state.result_index} of the deck)" if state.result_index else ""
+    lines = [
+        f"table {state.table_id!r}: {pb.Game.Name(state.game)}, {decks}, "
+        f"{pb.Phase.Name(state.phase)}",
+        f"version {state.version}, last_seq {state.last_seq}, shoe {state.shoe}, "
+        f"round {state.round_id}{index}, {state.cards_remaining} cards left",
+        f"seen ({len(state.exposed)}): {' '.join(state.exposed) if state.exposed else '-'}",
+    ]
+    if state.HasField("ended_round"):
+        e = state.ended_round
+        lines.append(f"round {e.round_id} ended: {'VOID' if e.void else e.result_card}")
+    body = format_quote(state)
+    if state.side_bets:  # format_quote's last line repeats the cards left
+        body = body.rsplit("\n", 1)[0]
+    return "\n".join([*lines, body]) if body else "\n".join(lines)
+
+
+def format_settlement(s: pb.Settlement) -> str:
+    """A settled bet in one line (``pricing settle``)."""
+    return (
+        f"{pb.Settlement.Status.Name(s.status)}: {s.bet} on round {s.round_id} at version "
+        f"{s.version}, stake {s.stake_cents} cents at {_odds(s.payout_hundredths)} : 1 -> "
+        f"returns {s.returned_cents} cents"
+        + (f" ({s.outcome})" if s.outcome else "")
+        + (f" (result {s.result_card})" if s.result_card else "")
+    )
+
+
+def message_dict(message: Message) -> dict[str, object]:
+    """A message as the proto3 JSON mapping has it: field names as in the proto, every field
+    present; 64-bit integers are strings, as that mapping says."""
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+def message_json(message: Message) -> str:
+    """A message as one line of JSON (``message_dict``).
+
+    >>> message_json(pb.BetPrice(bet="LOW", wins=24, remaining=47))[:40]
+    '{"bet": "LOW", "wins": 24, "remaining": '
+    """
+    return json.dumps(message_dict(message))
+
+
+def print_json(message: Message, out: TextIO) -> None:
+    """Print ``message_json(message)`` as one line (a stream of them is JSON Lines)."""
+    print(message_json(message), file=out, flush=True)

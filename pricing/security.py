@@ -78,10 +78,6 @@ class Security:
                 log.error("certificates not reloaded, the previous ones stay in force: %s", exc)
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get("PRICING_" + name, default)
-
-
 def _count(low: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
@@ -109,14 +105,25 @@ def _file(text: str) -> Path | None:
     return Path(text) if text else None
 
 
-def add_arguments(p: argparse.ArgumentParser, flag: Callable[[str], bool]) -> None:
-    """The security and limits flags; ``flag`` parses a yes/no value."""
+def add_arguments(
+    p: argparse.ArgumentParser,
+    flag: Callable[[str], bool],
+    env: Callable[[str, str], str],
+) -> None:
+    """The security and limits flags; ``flag`` parses a yes/no value, ``env(NAME, default)``
+    is the server's reader of ``PRICING_NAME`` (so a bad value is named by its variable)."""
+
+    def _env(name: str, default: str | None = None) -> str | None:
+        if default is None and os.environ.get("PRICING_" + name) is None:
+            return None  # unset and no default: the flag's default is None
+        return env(name, default or "")
+
     s = p.add_argument_group("security")
 
     def file_flag(name: str, what: str) -> None:
         env = name.upper().replace("-", "_")
         s.add_argument(
-            f"--{name}", type=_file, default=_env(env, ""), metavar="FILE",
+            f"--{name}", type=_file, default=_env(env), metavar="FILE",
             help=f"{what} [PRICING_{env}]",
         )  # fmt: skip
 
@@ -151,12 +158,12 @@ def add_arguments(p: argparse.ArgumentParser, flag: Callable[[str], bool]) -> No
         "--no-reflection",
         dest="reflection",
         action="store_false",
-        help="do not serve gRPC reflection",
+        help="do not serve gRPC reflection (reflection on: %(default)s)",
     )
     s.add_argument(
         "--metrics-host",
         default=_env("METRICS_HOST"),
-        help="address the metrics page binds (default: --host) [PRICING_METRICS_HOST]",
+        help="address the metrics page binds; None: the --host address [PRICING_METRICS_HOST]",
     )
     lim = p.add_argument_group("limits (each answered with RESOURCE_EXHAUSTED naming it)")
     d = _DEFAULTS

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from pricing.auth import TokenError, TokenStore
 from pricing.limits import KIB, Limits
@@ -78,40 +78,28 @@ class Security:
                 log.error("certificates not reloaded, the previous ones stay in force: %s", exc)
 
 
-def _count(low: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is below the least allowed, {low}")
-        return value
-
-    return parse
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1e6:
-        raise argparse.ArgumentTypeError(f"{value} is outside 0-1000000")
-    return value
-
-
 def _file(text: str) -> Path | None:
     return Path(text) if text else None
 
 
+Bounded = Callable[[Callable[[str], float], str, float, float], Callable[[str], Any]]
+
+
 def add_arguments(
     p: argparse.ArgumentParser,
+    *,
     flag: Callable[[str], bool],
     env: Callable[[str, str], str],
+    bounded: Bounded,
 ) -> None:
-    """The security and limits flags; ``flag`` parses a yes/no value, ``env(NAME, default)``
-    is the server's reader of ``PRICING_NAME`` (so a bad value is named by its variable)."""
+    """The security and limits flags, with the server's readers: ``flag`` parses a yes/no
+    value, ``env(NAME, default)`` reads ``PRICING_NAME`` (a bad value is named by its
+    variable), ``bounded(convert, what, low, high)`` makes a range-checked type."""
+
+    def count(low: int) -> Callable[[str], Any]:
+        return bounded(int, "a whole number", low, 10**9)
+
+    rate = bounded(float, "a number", 0, 1e6)
 
     def _env(name: str, default: str | None = None) -> str | None:
         if default is None and os.environ.get("PRICING_" + name) is None:
@@ -175,21 +163,21 @@ def add_arguments(
             help=f"{what} [PRICING_{env}]",
         )  # fmt: skip
 
-    limit("max-tables", _count(1), d.max_tables, "tables held, open or closed")
-    limit("max-watchers", _count(0), d.max_watchers, "WatchTable streams in all")
-    limit("max-watchers-per-table", _count(0), d.max_watchers_per_table, "streams per table")
-    limit("max-message-bytes", _count(KIB), d.max_message_bytes, "largest request body")
+    limit("max-tables", count(1), d.max_tables, "tables held, open or closed")
+    limit("max-watchers", count(0), d.max_watchers, "WatchTable streams in all")
+    limit("max-watchers-per-table", count(0), d.max_watchers_per_table, "streams per table")
+    limit("max-message-bytes", count(KIB), d.max_message_bytes, "largest request body")
     limit(
-        "max-events-per-second", _rate, 0, "feed events per second per table, bursts of one "
+        "max-events-per-second", rate, 0, "feed events per second per table, bursts of one "
         "second's worth (0: no limit; a replayed or simulated feed may burst)",
     )  # fmt: skip
-    limit("max-concurrent-rpcs", _count(1), d.max_concurrent_rpcs, "unary calls in progress")
-    limit("keepalive-seconds", _rate, d.keepalive_seconds, "ping a quiet connection this often")
+    limit("max-concurrent-rpcs", count(1), d.max_concurrent_rpcs, "unary calls in progress")
+    limit("keepalive-seconds", rate, d.keepalive_seconds, "ping a quiet connection this often")
     limit(
-        "keepalive-timeout-seconds", _rate, d.keepalive_timeout_seconds,
+        "keepalive-timeout-seconds", rate, d.keepalive_timeout_seconds,
         "close a connection whose ping is not answered in this time",
     )  # fmt: skip
-    limit("idle-seconds", _rate, d.idle_seconds, "close a connection with no call this long")
+    limit("idle-seconds", rate, d.idle_seconds, "close a connection with no call this long")
 
 
 def from_arguments(

@@ -240,7 +240,7 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
             "events per table [PRICING_SNAPSHOT_EVERY]"
         ),
     )
-    sec.add_arguments(p, _flag, _env)
+    sec.add_arguments(p, flag=_flag, env=_env, bounded=_bounded)
     return p
 
 

@@ -319,13 +319,16 @@ async def serve(
     metrics.recovery.set(recovery.seconds)
     service.serve_tables()
     log.info(
-        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s",
+        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s%s",
         journal.location,
         recovery.tables,
         recovery.images,
         recovery.events_folded,
         recovery.seconds,
+        f"; {recovery.images_ignored} snapshot(s) were of classes this build changed"
+        * bool(recovery.images_ignored),
     )
+    refresh = asyncio.create_task(_refresh_images(store))
     sweeper = asyncio.create_task(_sweep(store, closed_retention))
 
     for name in ("", *services):
@@ -350,10 +353,21 @@ async def serve(
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
     service.end_streams()
     sweeper.cancel()
+    refresh.cancel()
     await server.stop(grace)
     await store.close()
     httpd.shutdown()
     log.info("stopped")
+
+
+async def _refresh_images(store: TableStore) -> None:
+    try:
+        count = await store.refresh_images()
+    except Exception:  # the events are safe; the next start folds them
+        log.warning("could not snapshot the recovered tables", exc_info=True)
+    else:
+        if count:
+            log.info("snapshot taken of %d recovered table(s)", count)
 
 
 async def _sweep(store: TableStore, retention: float) -> None:

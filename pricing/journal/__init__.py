@@ -71,6 +71,7 @@ class TableLog:
     image: TableImage | None
     records: Sequence[Record]
     last_at: float
+    image_ignored: bool = False  # it had an image this build cannot use (changed classes)
 
 
 class JournalMetrics(Protocol):

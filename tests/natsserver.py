@@ -77,8 +77,7 @@ class NatsServer:
             command += [
                 "--cluster_name=pricing",
                 f"--cluster=nats://127.0.0.1:{self.cluster_port}",
-                "--routes="
-                + ",".join(f"nats://127.0.0.1:{port}" for port in self.routes),
+                "--routes=" + ",".join(f"nats://127.0.0.1:{port}" for port in self.routes),
             ]
         return command
 
@@ -99,10 +98,12 @@ class NatsServer:
             assert self.proc is not None
             if self.proc.poll() is not None:
                 raise AssertionError(f"nats-server exited:\n{self.log_path.read_text()}")
-            with contextlib.suppress(OSError, urllib.error.URLError):
-                with urllib.request.urlopen(url, timeout=2) as response:
-                    if response.status == 200:
-                        return
+            with (
+                contextlib.suppress(OSError, urllib.error.URLError),
+                urllib.request.urlopen(url, timeout=2) as response,
+            ):
+                if response.status == 200:
+                    return
             if time.monotonic() > deadline:
                 raise AssertionError(f"nats-server not ready:\n{self.log_path.read_text()}")
             time.sleep(0.05)  # polling the health endpoint, not waiting blindly

@@ -1,4 +1,4 @@
-"""Blackjack shoe odds (RULES.md §2, §3): side bets, insurance and the dealer's outcomes.
+"""Blackjack shoe odds (docs/rules.md §2, §3): side bets, insurance and the dealer's outcomes.
 
 Everything is exact: the kernel (``pricing._blackjack``) counts the ways each outcome can
 happen over what is left of the shoe, and this module turns those integers into ratios
@@ -15,20 +15,20 @@ Fraction(16, 51)
 >>> round(dealer_outcomes("6S", [], decks=1)["BUST"], 6)
 0.420823
 
-Interpretations (RULES.md has none for these points):
+Interpretations (the rule sheets are silent here; docs/rules.md §3 records them):
 
 * Royal Match's Crown Treasure compares the player's first two cards with the dealer's first
   two. The four cards are counted as a random deal of four from the shoe (player two, dealer
   two): with a hole-card deal that is exact whatever the deal order.
 * Insurance is offered while the dealer's only card is an Ace, up to the dealer's second
-  card (RULES.md §3's European deal; see ``BlackjackShoe.insurance``). Dealer outcomes are
+  card (docs/rules.md §3's European deal; see ``BlackjackShoe.insurance``). Dealer outcomes are
   conditioned on the dealer's hand so far (every DEALER card of the round, in order:
   ``dealer_odds_from_hand``); a hand that is over is a point mass on its result.
 * Insurance and dealer outcomes draw the dealer's next cards from the shoe as it is now.
   Cards that players draw in between are unknown when the price is shown; the chance that the
   next cards of the shoe are any given sequence is a martingale as cards are drawn, so however
   many cards the players take, the dealer's cards are distributed exactly as the next cards of
-  the shoe now. This also holds for RULES.md §3's European deal, where the dealer's second
+  the shoe now. This also holds for docs/rules.md §3's European deal, where the dealer's second
   card comes after the players have drawn.
 * A pay of ``n`` hundredths means ``n / 100 : 1``; a losing outcome is listed with ``-100``
   (the stake is lost), so the RTP is ``sum(ways × (pays + 100)) / (100 × total)`` over every
@@ -99,7 +99,7 @@ DEALER_OUTCOMES: Final[tuple[str, ...]] = _blackjack.DEALER_OUTCOMES
 UP_VALUES: Final[tuple[str, ...]] = _blackjack.VALUE_SYMBOLS
 #: Pays of a losing outcome: the stake is lost.
 LOSE_HUNDREDTHS: Final = -100
-#: Insurance pays 2 : 1 (RULES.md §3).
+#: Insurance pays 2 : 1 (docs/rules.md §3).
 INSURANCE_HUNDREDTHS: Final = 200
 
 
@@ -118,7 +118,7 @@ def _check_decks(decks: object) -> int:
 
 
 class DealerRule(StrEnum):
-    """What the dealer does on soft 17 (RULES.md §3)."""
+    """What the dealer does on soft 17 (docs/rules.md §3)."""
 
     S17 = "S17"  # "Blackjack": stands on all 17s
     H17 = "H17"  # "Hoiana Blackjack": hits soft 17
@@ -134,7 +134,7 @@ class DealerRule(StrEnum):
 
 
 class ShoeMode(StrEnum):
-    """How cards come back (RULES.md §2): never until a new shoe, or after every round."""
+    """How cards come back (docs/rules.md §2): never until a new shoe, or after every round."""
 
     DEPLETING = "DEPLETING"
     CONTINUOUS = "CONTINUOUS"
@@ -153,7 +153,7 @@ class ShoeMode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class RoyalMatchPaytable:
-    """Royal Match 21 pays in hundredths (RULES.md §2). ``crown_hundredths=None`` switches
+    """Royal Match 21 pays in hundredths (docs/rules.md §2). ``crown_hundredths=None`` switches
     Crown Treasure off: there is no CROWN outcome, a deal that would be one is a ROYAL.
 
     >>> RoyalMatchPaytable(crown_hundredths=None).pays()
@@ -196,7 +196,7 @@ ROYAL_MATCH_PRESETS: Final[Mapping[str, RoyalMatchPaytable]] = {
 
 @dataclass(frozen=True, slots=True)
 class PairsPaytable:
-    """A pair side bet on the player's first two cards (RULES.md §3), pays in hundredths:
+    """A pair side bet on the player's first two cards (docs/rules.md §3), pays in hundredths:
     either one ``pair_hundredths`` for any pair (outcome ``PAIR``), or the three Perfect Pairs
     outcomes ``PERFECT`` (identical cards), ``COLOURED`` (same rank and colour, different
     suit) and ``MIXED`` (same rank, different colour) — not both.
@@ -375,7 +375,7 @@ class SideBetOdds:
 
 @dataclass(frozen=True, slots=True)
 class InsuranceOdds:
-    """Insurance against a dealer Ace (RULES.md §3): the dealer makes blackjack with ``ways``
+    """Insurance against a dealer Ace (docs/rules.md §3): the dealer makes blackjack with ``ways``
     of the ``total`` cards left; insurance pays 2 : 1. A player holding blackjack may instead
     take even money (1 : 1 at once), which is worth more than keeping the blackjack (3 : 2,
     pushed by a dealer blackjack) exactly when insurance is player-favourable."""
@@ -644,8 +644,8 @@ def _hand_total(cards: Iterable[Card]) -> tuple[int, bool]:
 
 
 def hand_total(hand: Iterable[Card | str]) -> tuple[int, bool]:
-    """A hand's best total and whether it is soft (an ace counted as 11): RULES.md §3, cards
-    2–10 at face value, J/Q/K 10, an ace 1 or 11.
+    """A hand's best total and whether it is soft (an ace counted as 11): docs/rules.md
+    §3.1, cards 2–10 at face value, J/Q/K 10, an ace 1 or 11.
 
     >>> hand_total(["AS", "6H"]), hand_total(["AS", "6H", "9D"]), hand_total(["KS", "QH", "2D"])
     ((17, True), (16, False), (22, False))
@@ -658,7 +658,7 @@ def dealer_hand_result(
 ) -> str | None:
     """The dealer's final result if the hand ``hand`` (the dealer's cards in the order dealt)
     is over — ``"BJ"`` (a two-card 21: an ace and a ten-value card), ``"BUST"``, or ``"17"``
-    to ``"21"`` where ``rule`` says stand — else ``None``: the dealer draws (RULES.md §3:
+    to ``"21"`` where ``rule`` says stand — else ``None``: the dealer draws (docs/rules.md §3:
     S17 stands on all 17s, H17 hits soft 17). A one-card hand always draws.
 
     >>> dealer_hand_result(["AS", "KH"]), dealer_hand_result(["6S", "KH", "9D"])
@@ -686,8 +686,8 @@ def played_dealer_hand(
     """The dealer's hand made of ``cards``, the round's DEALER cards in the order dealt: all of
     them, up to the card that ends the hand (``dealer_hand_result``).
 
-    Interpretation (RULES.md §3 says nothing of a DEALER card after the dealer's hand is
-    over; by analogy with §1's procedure, where "an over-drawn card is a burn" and "an
+    Interpretation (docs/rules.md §3.2; the sheets say nothing of a DEALER card after the hand
+    is over; by analogy with §1.4's procedure, where "an over-drawn card is a burn" and "an
     unnecessary exposure after the game has started does not change a result"): a DEALER card
     after the hand is over leaves the shoe but is not part of the hand.
 
@@ -898,8 +898,8 @@ class BlackjackShoe:
     def insurance(self) -> InsuranceOdds | None:
         """Insurance odds while the dealer's only card is an Ace, else ``None``.
 
-        RULES.md §3: "Insurance (dealer card is an Ace): ... pays 2 : 1 if the dealer makes
-        blackjack", and "the dealer gets ONE card at the deal (European no hole card)".
+        docs/rules.md §3.4: offered when the dealer's card is an Ace, it pays 2 : 1 if the
+        dealer makes blackjack; §3.1: the dealer takes one card at the deal (no hole card).
         Interpretation: the insurance decision is only open until the dealer's second card;
         once it is out, blackjack is made or missed and there is nothing left to insure (a
         table shows no insurance from then on). The odds are those of the dealer's second card

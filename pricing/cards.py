@@ -1,6 +1,6 @@
 """Cards, their notation, and the composition of a shoe of 1 to 8 decks.
 
-Notation (RULES.md, top): a rank ``A 2 3 4 5 6 7 8 9 10 J Q K`` (``T`` is accepted for 10)
+Notation (docs/rules.md §0): a rank ``A 2 3 4 5 6 7 8 9 10 J Q K`` (``T`` is accepted for 10)
 followed by a suit ``S H D C`` (``♠ ♥ ♦ ♣`` accepted), in any case, with surrounding spaces
 ignored. The canonical form is ``10H``, ``AS``, ``QD``.
 
@@ -180,7 +180,7 @@ CARD_INDEX: Final[dict[object, int]] = {card: card.index for card in DECK} | {
 
 
 def parse_card(text: object) -> Card:
-    """Parse one card in the notation of RULES.md; raise ``InvalidCard`` (a ``ValueError``)
+    """Parse one card in the notation of docs/rules.md §0; raise ``InvalidCard`` (a ``ValueError``)
     quoting the bad text.
 
     >>> str(parse_card("10h")), str(parse_card("TS")), str(parse_card("a♠"))

@@ -11,6 +11,7 @@
     pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
     pricing journal replay demo.jsonl          # fold them again: each round, the final state
     pricing analyze hilo --plot hilo.png       # exact RTP report of every dynamic bet
+    pricing analyze --table demo               # what table "demo"'s bets actually returned
 
 The server address is ``--server`` or ``$PRICING_SERVER`` (default 127.0.0.1:50051); the
 dealer-feed token, if the server wants one, is read from ``$PRICING_DEALER_TOKEN``.
@@ -48,6 +49,7 @@ from pricing.cli_format import (
     print_json,
 )
 from pricing.client import DealerFeed, PricingClient, default_target, retry_delay
+from pricing.errors import InvalidOption
 from pricing.messages import answer_quote, config_from_proto, snapshot_to_proto
 from pricing.tables import MAX_STAKE_CENTS, adapter_for
 from pricing.v1 import pricing_pb2 as pb
@@ -464,6 +466,13 @@ def _add_tables_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 def _analyze(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.analysis import present  # noqa: PLC0415 - only this command needs it
 
+    if args.table or args.of_game:
+        return _analyze_live(args, out)
+    if args.game is None:
+        raise InvalidOption(
+            "analyze needs a game (hilo, goagae, blackjack) for the theoretical report, or "
+            "--table/--game for live tables' statistics"
+        )
     report = present.build_report(args)
     print(present.as_json(report) if args.json else present.format_report(report), file=out)
     if args.plot:
@@ -471,15 +480,40 @@ def _analyze(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.analysis import present  # noqa: PLC0415
+    from pricing.journal import JournalError  # noqa: PLC0415
+    from pricing.tables import Game  # noqa: PLC0415
+
+    if args.game is not None or args.plot or args.paytable:
+        raise InvalidOption(
+            "--table/--game report live tables as they are configured: leave out the game "
+            "argument, --paytable and --plot"
+        )
+    game = None if args.of_game is None else Game(_GAMES[args.of_game])
+    try:
+        report = present.build_live(
+            Path(args.data_dir), args.table or [], game, args.since, args.until
+        )
+    except (LookupError, JournalError) as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    print(present.as_json(report) if args.json else present.format_live(report), file=out)
+    return 0
+
+
 def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser(
         "analyze",
-        help="the exact theoretical RTP report of a game's dynamic bets",
+        help="the exact theoretical RTP report, or what a live table's bets returned",
         description="Exact return to player of every dynamic bet, counting the payouts' "
         "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
-        "bets on a full shoe and by penetration (simulated shoes, with standard errors).",
+        "bets on a full shoe and by penetration (simulated shoes, with standard errors). "
+        "With --table or --game: live statistics from the server's journal: for each bet, "
+        "what one unit staked on every round it was offered returned, against the exact "
+        "expectation at the prices offered, flagged beyond 4 standard errors.",
     )
-    a.add_argument("game", choices=list(_GAMES), type=str.lower)
+    a.add_argument("game", nargs="?", choices=list(_GAMES), type=str.lower)
     a.add_argument("--paytable", default=None, help="Hi-Lo, Goa Gae: a JSON paytable file")
     _add_json(a, "the report")
     a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
@@ -489,6 +523,30 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     a.add_argument("--cards-per-round", type=integer(1, 52), default=6, help="Goa Gae (default 6)")
     a.add_argument("--shoes", type=integer(1), default=100_000, help="blackjack: simulated shoes")
     a.add_argument("--seed", type=integer(0), default=2026, help="blackjack: simulation seed")
+    live = a.add_argument_group("live statistics (read from a data directory)")
+    live.add_argument(
+        "--table",
+        action="append",
+        metavar="ID",
+        help="a table's live statistics; repeat for several tables of one game",
+    )
+    live.add_argument(
+        "--game",
+        dest="of_game",
+        choices=list(_GAMES),
+        type=str.lower,
+        help="the live statistics of every table of this game, together",
+    )
+    live.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help="the server's data directory (default: $PRICING_DATA_DIR or ./data); read-only, "
+        "safe while the server runs; tables gone from the journal are read from its archive",
+    )
+    live.add_argument(
+        "--since", metavar="T", help="rounds ended at or after T (Unix seconds or ISO 8601)"
+    )
+    live.add_argument("--until", metavar="T", help="rounds ended before T")
     a.set_defaults(run=_analyze)
 
 

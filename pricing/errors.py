@@ -23,7 +23,7 @@ class InvalidInput(ValueError):
 
 
 class InvalidCard(InvalidInput):
-    """Text that is not a card in the notation of RULES.md."""
+    """Text that is not a card in the notation of docs/rules.md §0."""
 
 
 class InvalidOption(InvalidInput):

@@ -1,5 +1,5 @@
-"""Goa Gae / 9K (RULES.md §4): the three-card hand order, exact odds of the next hand from what
-is left of one 52-card deck, and dynamic category bets priced like Hi-Lo's.
+"""Goa Gae / 9K (docs/rules.md §4): the three-card hand order, exact odds of the next hand from
+what is left of one 52-card deck, and dynamic category bets priced like Hi-Lo's.
 
 >>> evaluate(["2C", "7D", "8H"]).points
 7
@@ -12,7 +12,7 @@ True
 
 The hand order: categories, lowest first, POINTS < FLUSH < STRAIGHT < JQK < STRAIGHT_FLUSH <
 TRIPLE in the order the sheet lists them; a hand takes the HIGHEST category it qualifies for —
-interpretation (RULES.md §4) — so a mixed-suit J-Q-K is JQK, not STRAIGHT, and a suited one a
+interpretation (docs/rules.md §4): a mixed-suit J-Q-K is JQK, not STRAIGHT, and a suited one a
 STRAIGHT_FLUSH; then within a category the tie-breaks of ``Category``. Two hands drawn from
 one deck never tie: the test suite checks it over every pair of disjoint hands.
 """
@@ -64,7 +64,7 @@ class Category(StrEnum):
     """A hand's category. Equal to its name as text (``Category.JQK == "JQK"``); ``<`` and
     friends compare in the game's order, lowest first (``level`` 0 to 5).
 
-    Order within a category — interpretation (RULES.md §4); suits rank C < D < H < S, single
+    Order within a category — interpretation (docs/rules.md §4); suits rank C < D < H < S, single
     cards A > K > … > 2:
 
     - POINTS: the higher points; then the higher highest card; then the suit of that card
@@ -217,7 +217,7 @@ def showdown(hand: Iterable[Card | str], exposed: Iterable[Card | str]) -> Showd
     ``hand`` holds 1 to 3 known cards; the missing ones are drawn from the deck too. The
     outcomes counted are the equally likely pairs (cards completing the hand, opponent hand),
     all drawn from what is left after ``exposed`` and the hand. ``exposed`` must not repeat the
-    hand's cards (``CardNotInShoe``). ``ties`` is always 0 by the rules (RULES.md §4).
+    hand's cards (``CardNotInShoe``). ``ties`` is always 0 by the rules (docs/rules.md §4).
 
     >>> showdown(["3C", "3D", "3H"], [])
     Showdown(wins=18424, ties=0, losses=0, total=18424)
@@ -231,7 +231,7 @@ def showdown(hand: Iterable[Card | str], exposed: Iterable[Card | str]) -> Showd
 def win_probability(hand: Iterable[Card | str], exposed: Iterable[Card | str]) -> tuple[int, int]:
     """``(wins, total)``: how many of the ``total`` equally likely deals (completion of
     ``hand``, opponent hand) the hand wins; see ``showdown``. Every other deal loses: ties never
-    happen by the rules (RULES.md §4), which is checked on every call.
+    happen by the rules (docs/rules.md §4), which is checked on every call.
 
     Raises ``IllegalMove`` when the deck is too short to complete the hand and deal an
     opponent.
@@ -264,7 +264,7 @@ def _rule(max_hundredths: int) -> PayRule:
 
 
 #: Default rules (our choice; the sheet publishes no Goa Gae payouts). RTP 96 % for every bet,
-#: as the issue sets. The clamp:
+#: as for Hi-Lo's even-chance bets (docs/rules.md §4). The clamp:
 #:  - minimum 0 : 1 — the only floor that can never hand the player an edge: it binds only
 #:    when a bet would win more than 96 % of the time, and then pays the stake back;
 #:  - maximum twice the full-deck payout, to bound the house's liability when a depleted deck
@@ -381,8 +381,8 @@ class GoaGaeDeck:
     round the last event ended, if any. ``round_id`` numbers every round opened, across shoes;
     ``result_index`` is the round's number within the current deck (1 after a new shoe).
 
-    The round — our interpretation, not RULES.md's: neither it nor the sheet describes the
-    table procedure or which hand the category bets are on:
+    The round — an interpretation (docs/rules.md §4): the rule sheet describes neither the
+    table procedure nor which hand the category bets are on:
 
     - Betting is open between rounds, on ``quote(exposed)``.
     - The first card exposed in a round, whatever its role, closes betting (``DEALING``).

@@ -1,4 +1,4 @@
-"""Live Hi-Lo (RULES.md §1): bets on the next result card, priced from what is left of the deck.
+"""Live Hi-Lo (docs/rules.md §1): bets on the next result card, priced from the rest of the deck.
 
 One 52-card deck per shoe. The first 5 cards are the opening burn; then each round is decided
 by one result card, 10 results per deck. Every card seen face up, whatever its role, leaves the
@@ -63,7 +63,7 @@ _WINNING_RANKS: Final[dict[str, frozenset[int]]] = {
 }
 
 
-#: The published rules (RULES.md §1): with these RTPs the extremes over every reachable deck
+#: The published rules (docs/rules.md §1): with these RTPs the extremes over every reachable deck
 #: state (5 to 14 cards exposed) are exactly the published payout range.
 EVEN_CHANCE_RULE: Final = PayRule(rtp_bp=9600, min_hundredths=52, max_hundredths=264)
 SEVEN_RULE: Final = PayRule(rtp_bp=8350, min_hundredths=693, max_hundredths=3824)
@@ -71,7 +71,7 @@ SEVEN_RULE: Final = PayRule(rtp_bp=8350, min_hundredths=693, max_hundredths=3824
 
 @dataclass(frozen=True, slots=True)
 class HiLoPaytable(Paytable):
-    """RTP and payout range of each bet. The default is the published table (RULES.md §1):
+    """RTP and payout range of each bet. The default is the published table (docs/rules.md §1):
     96.0 % for LOW/HIGH/ODD/EVEN paying 0.52–2.64 : 1, 83.5 % for SEVEN paying 6.93–38.24 : 1.
 
     >>> HiLoPaytable(seven=PayRule(9000, 100, 5000)).seven.rtp_bp
@@ -199,7 +199,7 @@ class HiLoDeck:
     def expose(self, card: Card, role: CardRole) -> HiLoDeck:
         """A card was turned face up.
 
-        Interpretation (RULES.md §1): a BURN while betting is open is "a card exposed during
+        Interpretation (docs/rules.md §1): a BURN while betting is open is "a card exposed during
         betting": the round is void and a new round opens, for the same result, on the new
         prices. A RESULT is accepted only while betting is open. After the 10th result no card
         is accepted until a new shoe.

@@ -98,7 +98,7 @@ _PAIRS_FIELDS: Final = {
 }
 
 
-_CROWN_TREASURE_HUNDREDTHS: Final = 100_000  # RULES.md §2: Crown Treasure pays 1000 : 1
+_CROWN_TREASURE_HUNDREDTHS: Final = 100_000  # docs/rules.md §2: Crown Treasure pays 1000 : 1
 
 
 def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable:

@@ -1,6 +1,6 @@
 """The pay rule of a dynamic bet: RTP in basis points and the clamp in hundredths.
 
-The rule itself (RULES.md §1: ``RTP × total / wins − 1``, rounded down to a hundredth, clamped)
+The rule (docs/rules.md §1: ``RTP × total / wins − 1``, rounded down to a hundredth, clamped)
 is implemented once, in the Cython module ``pricing._payout``; every dynamic bet of every game
 prices through it.
 

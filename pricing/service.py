@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 import grpc
 import grpc.aio
 
-from pricing.analysis.wire import answer_analyze
+from pricing.analysis.wire import answer_analyze, answer_live, check_live_request
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.journal import JournalUnavailable
 from pricing.journal.memory import MemoryJournal
@@ -102,8 +102,8 @@ class Slot:
         """Hand over ``published``; True if it replaced a state the watcher had not read.
 
         A state older than ``from_version`` is skipped, except a final one: nothing will ever
-        follow it, so the watcher gets it and its stream ends (issue 5: a table closing ends
-        every stream on it with OK, whatever version the watcher asked to start from)."""
+        follow it, so the watcher gets it and its stream ends (docs/rules.md §5: closing a table
+        ends every stream on it with OK, whatever version the watcher asked to start from)."""
         if published.version < self.from_version and not published.final:
             return False
         conflated = self.pending is not None
@@ -532,7 +532,18 @@ class PricingService:
 
     @_rpc
     async def Analyze(self, request: pb.AnalyzeRequest, context: Context) -> pb.AnalyzeResponse:
-        # A report can take seconds (blackjack's simulated shoes): off the event loop.
+        # A report can take seconds (blackjack's simulated shoes, folding a long journal): off
+        # the event loop.
+        if request.table_id:
+            self._check_ready()
+            check_live_request(request, self.tables.get(request.table_id).config.game)
+            records = await self.store.journal.events(request.table_id)
+            if not records:
+                raise IllegalMove(
+                    f"table {request.table_id!r} has no journal to analyse: this server keeps "
+                    f"none ({self.store.journal.location})"
+                )
+            return await asyncio.to_thread(answer_live, request, records)
         return await asyncio.to_thread(answer_analyze, request)
 
     @_rpc

@@ -2,10 +2,10 @@
 
 A table knows nothing of gRPC. It owns what is common to every game:
 
-- the dealer feed's ``seq`` discipline (issue 5): an event must carry ``last_seq + 1``; a repeat
-  of an applied ``seq`` with the same event returns the state as of that event and changes
-  nothing (a retrying card reader never removes a card twice); the same ``seq`` with another
-  event is a ``SeqConflict``; a gap is an ``IllegalMove`` naming the expected ``seq``;
+- the dealer feed's ``seq`` discipline (docs/rules.md §5): an event carries ``last_seq + 1``;
+  a repeat of an applied ``seq`` with the same event returns the state as of that event and
+  changes nothing (a retrying card reader never removes a card twice); the same ``seq`` with
+  another event is a ``SeqConflict``; a gap is an ``IllegalMove`` naming the expected ``seq``;
 - ``version``, +1 with every accepted change (1 once opened);
 - the journal: every accepted event as a plain record, so a durable journal, a replay, a test
   model and a second replica agree by construction (``replay``);

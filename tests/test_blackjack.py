@@ -1,4 +1,4 @@
-"""Blackjack odds (RULES.md §2, §3): published figures, the shape of the API, bad input."""
+"""Blackjack odds (docs/rules.md §2, §3): published figures, the shape of the API, bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Insurance and dealer outcomes after the dealer's second and later cards (RULES.md §3: one
+"""Insurance and dealer outcomes after the dealer's second and later cards (docs/rules.md §3: one
 dealer card at the deal, then the dealer draws by S17 or H17)."""
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_a_finished_hand_needs_no_card_left_in_the_shoe() -> None:
 
 
 def test_a_dealer_card_after_the_hand_is_over_is_a_burn() -> None:
-    """Interpretation (RULES.md §1: an over-drawn card is a burn): it leaves the shoe but
+    """Interpretation (docs/rules.md §1: an over-drawn card is a burn): it leaves the shoe but
     does not change the dealer's result."""
     state = deal(BlackjackShoe(decks=1), ("10S", D), ("8H", D), ("5D", D))
     assert [str(c) for c in state.dealer_hand] == ["10S", "8H"]

@@ -1,5 +1,6 @@
 """Differential tests: every blackjack function against the brute-force ``Fraction`` references
-in ``tests/reference/blackjack_ref.py``, on random partially-dealt shoes. Exact equality."""
+in ``tests/reference/blackjack_ref.py``, on random partially-dealt shoes. Exact equality.
+docs/rules.md §2, §3."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Blackjack seats: each player box has its own first two cards and its own side bets.
+"""Blackjack seats (docs/rules.md §3.7): each player box has its own first two cards and side bets.
 
 Without gRPC (``Tables``): the seat discipline (``check_seat``), the table state's seats, and
 settlement on each seat's own cards. Through the real server: a three-seat round whose seats

@@ -1,5 +1,6 @@
 """Settling a dealt round's side bets: ``classify_royal_match`` and ``classify_pair`` agree with
-the outcomes ``side_bets`` counts, over every deal of a (small) remaining shoe."""
+the outcomes ``side_bets`` counts, over every deal of a (small) remaining shoe.
+docs/rules.md §2.1, §3.6."""
 
 from __future__ import annotations
 

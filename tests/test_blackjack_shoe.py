@@ -1,4 +1,4 @@
-"""The blackjack shoe as a pure state machine: depleting vs continuous shuffle (RULES.md §2)."""
+"""The blackjack shoe as a state machine: depleting vs continuous shuffle (docs/rules.md §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Card notation and shoe composition (RULES.md, top)."""
+"""Card notation and shoe composition (docs/rules.md §0)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The client's dealer feed: it numbers events itself and, when the server cannot be reached,
-resends the SAME seq after a growing pause (the server applies a seq once)."""
+resends the SAME seq after a growing pause (the server applies a seq once: docs/rules.md §5.1)."""
 
 from __future__ import annotations
 

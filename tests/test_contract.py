@@ -1,4 +1,4 @@
-"""The names issue 5 fixes in the contract: game servers code against them, never rename."""
+"""The names of the contract (proto/pricing/v1/pricing.proto) game servers code against."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """End to end, Goa Gae and blackjack tables: the real server process, driven only through gRPC
-and HTTP, with every price compared with the engines' own functions (issue 5: "Blackjack and
-Goa Gae tables through the same API").
+and HTTP, with every price compared with the engines' own functions (docs/rules.md §2, §3,
+§4: blackjack and Goa Gae tables through the same API).
 
 One server serves the whole module; each test has its own table ids.
 """

@@ -1,4 +1,4 @@
-"""The Goa Gae deck of a live table: a pure fold of dealer-feed events."""
+"""The Goa Gae deck of a live table (docs/rules.md §4.6): a pure fold of dealer-feed events."""
 
 from __future__ import annotations
 

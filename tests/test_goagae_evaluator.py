@@ -1,4 +1,4 @@
-"""The Goa Gae hand order (RULES.md §4): the sheet's examples, the full-deck counts, and the
+"""The Goa Gae hand order (docs/rules.md §4): the sheet's examples, the full-deck counts, and the
 whole order checked hand by hand against the pure-Python reference."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def ev(text: str) -> HandValue:
 
 
 def test_full_deck_category_counts() -> None:
-    """RULES.md §4: over the 22,100 hands of one deck."""
+    """docs/rules.md §4: over the 22,100 hands of one deck."""
     counts = Counter(evaluate(hand).category for hand in ALL_HANDS)
     assert len(ALL_HANDS) == 22_100
     assert counts == {
@@ -163,7 +163,7 @@ def test_order_matches_the_reference_on_every_hand() -> None:
 
 
 def test_two_disjoint_hands_never_tie_exhaustively() -> None:
-    """RULES.md §4, over every pair of disjoint hands: hands of equal value share a card."""
+    """docs/rules.md §4, over every pair of disjoint hands: hands of equal value share a card."""
     by_key: dict[int, list[frozenset[str]]] = defaultdict(list)
     for hand in ALL_HANDS:
         by_key[evaluate(hand).key].append(frozenset(hand))

@@ -1,5 +1,5 @@
 """Exact odds of the next Goa Gae hand, showdowns and the category bets, against the
-brute-force reference on random partially-dealt decks."""
+brute-force reference on random partially-dealt decks (docs/rules.md §4.4, §4.5)."""
 
 from __future__ import annotations
 

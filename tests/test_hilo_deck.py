@@ -1,4 +1,4 @@
-"""The Hi-Lo round lifecycle (RULES.md §1): opening burns, betting rounds, voids, new shoes."""
+"""The Hi-Lo round lifecycle (docs/rules.md §1): opening burns, betting rounds, voids, new shoe."""
 
 from __future__ import annotations
 

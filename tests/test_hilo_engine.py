@@ -1,4 +1,5 @@
-"""The Hi-Lo pricing engine against the published table and a pure-Python reference."""
+"""The Hi-Lo pricing engine (docs/rules.md §1.2, §1.3) against the published table and a
+pure-Python reference."""
 
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def reachable_group_states() -> list[tuple[int, ...]]:
 
 
 def test_published_payout_range_is_exactly_the_extremes_over_reachable_states() -> None:
-    """RULES.md §1: with 96.0 % and 83.5 % RTP, the extremes over every deck state with 5 to
+    """docs/rules.md §1: with 96.0 % and 83.5 % RTP, the extremes over every deck state with 5 to
     14 cards exposed are exactly 0.52–2.64 : 1 and 6.93–38.24 : 1, and no clamp binds there."""
     states = reachable_group_states()
     # As many as the coefficients of x^5 … x^14 in (1 + x + … + x^12)^4 (1 + … + x^4).

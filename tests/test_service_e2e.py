@@ -1,4 +1,4 @@
-"""End to end: the real server process, driven only through gRPC and HTTP (issue 5 acceptance).
+"""End to end: the real server process, driven only through gRPC and HTTP (docs/rules.md §5).
 
 One server serves the whole module; each test has its own table ids.
 """
@@ -160,7 +160,7 @@ def test_voided_round_refunds_and_reopens_on_new_prices(
     assert voided.ended_round == pb.RoundResult(round_id=1, result_index=1, void=True)
     assert list(voided.exposed) == BURNS and wire_prices(voided) == wire_prices(before)
 
-    # RULES.md §1: a card exposed during betting voids the round; the deck continues.
+    # docs/rules.md §1: a card exposed during betting voids the round; the deck continues.
     burnt = feed.expose("KD", pb.BURN)
     assert watcher.next() == burnt
     assert (burnt.round_id, burnt.result_index) == (3, 1)

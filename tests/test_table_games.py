@@ -1,5 +1,6 @@
 """Goa Gae and blackjack tables without gRPC: each adapter through ``Tables`` — open, rounds,
-prices equal to the engine's, settlement WIN/LOSE/VOID/PENDING, rejected events change nothing."""
+prices equal to the engine's, settlement WIN/LOSE/VOID/PENDING, rejected events change nothing.
+docs/rules.md §3.7, §4.6, §5."""
 
 from __future__ import annotations
 

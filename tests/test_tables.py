@@ -1,4 +1,5 @@
-"""Live tables without gRPC: the fold, seq idempotency, histories, settlement, adapters."""
+"""Live tables without gRPC: the fold, seq idempotency, histories, settlement, adapters.
+docs/rules.md §5."""
 
 from __future__ import annotations
 

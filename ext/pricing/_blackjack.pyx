@@ -3,7 +3,7 @@
 
 Every result is a ratio of integers computed in C without rounding:
 
-* side bets (RULES.md §2, §3): the number of ways the player's first two cards (and, for Crown
+* side bets (docs/rules.md §2, §3): the ways the player's first two cards (and, for Crown
   Treasure, the dealer's first two) fall into each outcome, out of every possible deal;
 * insurance: the cards that give a dealer Ace a blackjack, out of the cards left;
 * dealer outcomes: the dealer's final result, 17–21, BJ or BUST, from the up card or from
@@ -76,7 +76,7 @@ cdef inline long long _pairs(long long n) noexcept nogil:
 
 
 cdef tuple _side_bet_ways(const int* counts, long long remaining):
-    # Royal Match (RULES.md §2). Suited pairs and suited K+Q pairs per suit, for the player's
+    # Royal Match (docs/rules.md §2). Suited pairs and suited K+Q pairs per suit, for the player's
     # two cards; for CROWN the dealer's two cards come from the N - 2 cards left after them.
     cdef long long suited = 0, royal = 0, crown = 0, s_total
     cdef long long kk, qq
@@ -111,7 +111,7 @@ cdef tuple _side_bet_ways(const int* counts, long long remaining):
     cdef long long rm_easy = (suited - royal) * dealer_pairs
     cdef long long rm_lose = (player_pairs - suited) * dealer_pairs
 
-    # Pair bets (RULES.md §3): same rank; identical cards (perfect), same colour and a
+    # Pair bets (docs/rules.md §3): same rank; identical cards (perfect), same colour and a
     # different suit (coloured: clubs with spades, diamonds with hearts), different colour
     # (mixed).
     cdef long long perfect = 0, coloured = 0, mixed = 0, c, d, h, sp

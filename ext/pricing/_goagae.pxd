@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Goa Gae (9K) hand strength, cimportable by other kernels.
 
-``hand_strength(a, b, c)`` is the game's total order (RULES.md §4) as one small integer per
+``hand_strength(a, b, c)`` is the game's total order (docs/rules.md §4) as one small integer per
 hand of three distinct deck indices (``(rank - 1) * 4 + suit``), in any order: a higher
 strength beats a lower one, and two hands drawn from one deck never share a strength.
 """
@@ -9,7 +9,7 @@ strength beats a lower one, and two hands drawn from one deck never share a stre
 cdef enum:
     N_CARDS = 52
     N_CATEGORIES = 6
-    # Categories, lowest first (RULES.md §4).
+    # Categories, lowest first (docs/rules.md §4).
     CAT_POINTS = 0
     CAT_FLUSH = 1
     CAT_STRAIGHT = 2

@@ -4,7 +4,7 @@ next hand's category and points over what is left of one deck, showdown counts o
 (or partly known) hand against a random opponent, and the category bets priced through the
 shared payout rule (``pricing._payout``).
 
-The order — interpretation (RULES.md §4): categories POINTS < FLUSH < STRAIGHT < JQK <
+The order — interpretation (docs/rules.md §4): categories POINTS < FLUSH < STRAIGHT < JQK <
 STRAIGHT_FLUSH < TRIPLE; a hand takes the highest category it qualifies for. Within a category:
 
 - POINTS: points, then the highest card (A > K > … > 2), then the higher suit among the cards
@@ -73,7 +73,7 @@ cdef inline void _order(int* r, int* s, int i, int j) noexcept nogil:
 
 
 cdef int sparse_key(int a, int b, int c) noexcept nogil:
-    """The order of RULES.md §4 as ``category * 1024 + rank-in-category``."""
+    """The order of docs/rules.md §4 as ``category * 1024 + rank-in-category``."""
     cdef int r[3]
     cdef int s[3]
     cdef int top_rank, top_suit, seq, top = 0, points
@@ -218,7 +218,7 @@ cdef long long _count_by_rank(const unsigned char* present, long long* categorie
     """Count the three-card hands left in ``present`` by category and by points; return their
     number. Works on rank triples r1 <= r2 <= r3 (455 of them), not on the up to 22,100 hands:
     the category of a hand is fixed by its ranks except for a flush, and the suited hands of
-    three distinct ranks are counted suit by suit (RULES.md §4 categories)."""
+    three distinct ranks are counted suit by suit (docs/rules.md §4 categories)."""
     cdef int r1, r2, r3, s, p, cat
     cdef long long n[13]
     cdef long long ways, suited, total = 0
@@ -470,7 +470,7 @@ def showdown_counts(object hand, object exposed, dict index, object parse_index)
 
 def disjoint_tied_pairs():
     """The number of unordered pairs of DISJOINT hands of one deck with equal strength,
-    counted exhaustively over all 22,100 hands (RULES.md §4 says: none)."""
+    counted exhaustively over all 22,100 hands (docs/rules.md §4 says: none)."""
     cdef int deck[N_CARDS]
     cdef int i, a, b, c, z
     cdef long long pairs = 0, eq

@@ -2,7 +2,7 @@
 """Hi-Lo kernel: count the winning cards of each bet in what is left of one deck, and price
 each through the shared payout rule (``pricing._payout``).
 
-Bets on the next result card (RULES.md §1): LOW wins on A–6, HIGH on 8–K, ODD on A 3 5 9 J K,
+Bets on the next result (docs/rules.md §1): LOW wins on A–6, HIGH on 8–K, ODD on A 3 5 9 J K,
 EVEN on 2 4 6 8 10 Q, SEVEN on 7; a 7 loses every bet but SEVEN.
 """
 

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The one implementation of the dynamic payout rule (RULES.md §1, reused by Goa Gae).
+"""The one implementation of the dynamic payout rule (docs/rules.md §1, reused by Goa Gae).
 
 With ``total`` equally likely outcomes of which ``wins`` win the bet, the payout (to 1) is
 ``RTP × total / wins − 1`` rounded DOWN to a hundredth, then clamped to the paytable's

@@ -1,4 +1,4 @@
-"""Blackjack tables (RULES.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
+"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
 
 The engine's shoe knows the cards and the odds; this module adds what a live table needs
 around it, and nothing of the game's rules:
@@ -19,7 +19,7 @@ Seats: a table has 1 to 7 player boxes (``BlackjackOptions.seats``, default 7), 
 its own cards and its own side bets. Every PLAYER card names its seat (the table checks it:
 ``pricing.tables.check_seat``); on a one-seat table it may be left out.
 
-Settlement (interpretation: RULES.md §2 and §3 settle the side bets on "the player's first two
+Settlement (interpretation, docs/rules.md §3.7: the side bets settle on "the player's first two
 cards"; a player is a seat): a seat's side bets settle on that seat's first two PLAYER cards,
 and Royal Match's Crown Treasure also on the dealer's first two DEALER cards. A seat dealt
 fewer than two cards, a ``VoidRound``, and a ``NewShoe`` with cards of the round dealt refund
@@ -74,7 +74,7 @@ __all__ = [
     "RoundOutcome",
 ]
 
-#: Decks when OpenTable sends 0: RULES.md §2 deals from 6 or 8; the engine's default is 6.
+#: Decks when OpenTable sends 0: docs/rules.md §2 deals from 6 or 8; the engine's default is 6.
 DEFAULT_DECKS: Final = 6
 #: The side bets a blackjack table offers, in the order every list uses.
 SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
@@ -84,8 +84,9 @@ MAX_SEATS: Final = 7
 
 @dataclass(frozen=True, slots=True)
 class BlackjackOptions:
-    """A blackjack table's rules: RULES.md's defaults (S17, a depleting shoe, Royal Match 25 : 1,
-    2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs) and its number of seats (1 to 7)."""
+    """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
+    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), and its number of
+    seats (1 to 7)."""
 
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING

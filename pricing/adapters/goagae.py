@@ -1,4 +1,4 @@
-"""Goa Gae / 9K tables (RULES.md §4) over ``pricing.goagae.GoaGaeDeck``.
+"""Goa Gae / 9K tables (docs/rules.md §4) over ``pricing.goagae.GoaGaeDeck``.
 
 One 52-card deck per shoe. Betting is open between rounds on the six category bets
 (``TRIPLE``, ``STRAIGHT_FLUSH``, ``JQK``, ``STRAIGHT``, ``FLUSH``, ``NINE``); the round's first

@@ -1,4 +1,4 @@
-"""Hi-Lo tables (RULES.md §1) over ``pricing.hilo.HiLoDeck``: one 52-card deck per shoe, five
+"""Hi-Lo tables (docs/rules.md §1) over ``pricing.hilo.HiLoDeck``: one 52-card deck per shoe, five
 dynamic bets on the next result card, each round decided by one card.
 
 >>> from pricing.tables import TableConfig, Game

@@ -1,4 +1,5 @@
-"""``pricing analyze``: the reports as text tables, JSON and plots; paytables from files.
+"""``pricing analyze``: the reports as text tables, JSON and plots; paytables from files; the
+live statistics of tables read from a data directory.
 
 A paytable file is JSON: ``{"LOW": {"rtp_bp": 9600, "min_hundredths": 52,
 "max_hundredths": 264}, ...}`` with any of the game's bets (the others keep the default).
@@ -7,22 +8,32 @@ Plots need the optional extra ``live-odds-pricing[plot]`` (matplotlib).
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pricing.analysis.blackjack import BlackjackReport
 from pricing.analysis.goagae import GoaGaeReport
 from pricing.analysis.hilo import HiLoReport
+from pricing.analysis.live import FLAG_SE, LiveReport
 from pricing.analysis.report import BetReport
 from pricing.errors import InvalidOption
 from pricing.goagae import GoaGaePaytable
 from pricing.hilo import HiLoPaytable
 from pricing.payout import PayRule
+from pricing.tables import Game, OpenTable
 
-__all__ = ["format_report", "load_paytable", "plot_report"]
+__all__ = [
+    "build_live",
+    "format_live",
+    "format_report",
+    "load_paytable",
+    "parse_time",
+    "plot_report",
+]
 
 Report = HiLoReport | GoaGaeReport | BlackjackReport
 
@@ -113,7 +124,110 @@ def format_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def as_json(report: Report) -> str:
+def _when(at: float | None) -> str:
+    if at is None:
+        return "--"
+    return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _pct(x: object) -> str:
+    return "--" if x is None else f"{float(x):.2%}"  # type: ignore[arg-type]
+
+
+_GAME_NAMES: Final = {Game.HILO: "Hi-Lo", Game.GOA_GAE: "Goa Gae", Game.BLACKJACK: "Blackjack"}
+_CERTIFIED: Final = {
+    Game.HILO: "the exact report's RTP per offered round (pricing analyze hilo)",
+    Game.BLACKJACK: "the side bet's exact full-shoe RTP (pricing analyze blackjack)",
+}
+
+
+def format_live(report: LiveReport) -> str:
+    """The live statistics as a text table."""
+    which = "table" if len(report.table_ids) == 1 else "tables"
+    lines = [
+        f"{_GAME_NAMES[report.game]} live statistics, {which} {', '.join(report.table_ids)}: "
+        f"{report.rounds:,} rounds played, {report.void_rounds:,} void (refunded)",
+        f"rounds ended {_when(report.first_at)} to {_when(report.last_at)}"
+        + (
+            f" (asked: {_when(report.since)} to {_when(report.until)})"
+            if report.since is not None or report.until is not None
+            else ""
+        ),
+        "returned: per unit staked on every round the bet was offered, stake included",
+        f"expected: exact at the prices offered; interval: expected ± {FLAG_SE} standard errors",
+    ]
+    if report.game in _CERTIFIED:
+        lines.append(f"certified: {_CERTIFIED[report.game]}")
+    lines.append(
+        f"{'bet':<15} {'stakes':>7} {'wins':>6} {'returned':>9} {'expected':>9} "
+        f"{'interval':^17} {'z':>6} {'certified':>9}"
+    )
+    for bet, s in report.bets.items():
+        low, high = s.interval
+        z = "--" if s.z is None else f"{s.z:+.2f}"
+        lines.append(
+            f"{bet:<15} {s.stakes:>7,} {s.wins:>6,} {_pct(s.returned):>9} {_pct(s.expected):>9} "
+            f"{_pct(low):>8}-{_pct(high):<8} {z:>6} {_pct(s.certified):>9}"
+            + ("  FLAGGED" if s.flagged else "")
+        )
+    flagged = report.flagged
+    lines.append(
+        f"FLAGGED, beyond {FLAG_SE} standard errors: {', '.join(flagged)}"
+        if flagged
+        else f"no bet beyond {FLAG_SE} standard errors"
+    )
+    return "\n".join(lines)
+
+
+def parse_time(text: str) -> float:
+    """``--since``/``--until``: Unix seconds, or an ISO 8601 date or time (UTC if no offset)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        at = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidOption(
+            f"not a time: {text!r} (Unix seconds, or ISO 8601 such as 2026-03-01T12:00:00Z)"
+        ) from None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=dt.UTC)
+    return at.timestamp()
+
+
+def build_live(
+    data_dir: Path,
+    tables: Sequence[str],
+    game: Game | None,
+    since: str | None,
+    until: str | None,
+) -> LiveReport:
+    """The live statistics ``pricing analyze --table/--game`` asked for: of ``tables``, or of
+    every table of ``game``, from the journal (and archive) in ``data_dir``, read-only."""
+    from pricing.analysis.live import live_stats  # noqa: PLC0415
+    from pricing.journal.tools import export_records, table_ids  # noqa: PLC0415
+
+    start = None if since is None else parse_time(since)
+    end = None if until is None else parse_time(until)
+    if start is not None and end is not None and end <= start:
+        raise InvalidOption(f"--until {until} is not after --since {since}")
+    if tables:
+        journals = [export_records(data_dir, table_id) for table_id in tables]
+    else:
+        journals = []
+        for table_id in table_ids(data_dir):
+            records = export_records(data_dir, table_id)
+            opening = records[0].entry.event
+            if isinstance(opening, OpenTable) and opening.config.game is game:
+                journals.append(records)
+        if not journals:
+            name = "any" if game is None else game.name
+            raise LookupError(f"no {name} table in the journal of {data_dir} or its archive")
+    return live_stats(journals, since=start, until=end)
+
+
+def as_json(report: Report | LiveReport) -> str:
     return json.dumps(report.as_dict(), indent=2, sort_keys=False)
 
 

@@ -1,23 +1,26 @@
 """The Analyze RPC's answer: the reports of ``pricing.analysis`` as ``AnalyzeResponse``
-messages (the numbers ``pricing analyze --json`` prints)."""
+messages (the numbers ``pricing analyze --json`` prints), and a live table's statistics."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
 
 from pricing.analysis.blackjack import BlackjackReport, blackjack_rtp
 from pricing.analysis.goagae import GoaGaeReport, goagae_rtp
 from pricing.analysis.hilo import HiLoReport, hilo_rtp
+from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.report import BetReport
 from pricing.errors import InvalidOption
 from pricing.goagae import GoaGaePaytable
 from pricing.hilo import HiLoPaytable
+from pricing.journal import Record
 from pricing.messages import RULES_FROM_PROTO, game_from_proto
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["MAX_SHOES", "answer_analyze"]
+__all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
 
 #: The most simulated shoes one Analyze may ask for (about two minutes of one core).
 MAX_SHOES: Final = 100_000
@@ -122,3 +125,67 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
     if shoes > MAX_SHOES:
         raise InvalidOption(f"shoes must be at most {MAX_SHOES}, got {shoes}")
     return report_to_proto(blackjack_rtp(shoes=shoes, seed=request.seed))
+
+
+def live_to_proto(report: LiveReport) -> pb.AnalyzeResponse:
+    bets = []
+    for s in report.bets.values():
+        bet = pb.LiveBetStats(
+            bet=s.bet,
+            stakes=s.stakes,
+            wins=s.wins,
+            returned=_ratio(s.returned),
+            expected=_ratio(s.expected),
+            standard_error=s.standard_error,
+            z=s.z or 0.0,
+            flagged=s.flagged,
+        )
+        if s.certified is not None:
+            bet.certified.CopyFrom(_ratio(s.certified))
+        bets.append(bet)
+    return pb.AnalyzeResponse(
+        game=int(report.game),  # type: ignore[arg-type]
+        live=pb.LiveStats(
+            table_ids=report.table_ids,
+            rounds=report.rounds,
+            void_rounds=report.void_rounds,
+            first_at=report.first_at or 0.0,
+            last_at=report.last_at or 0.0,
+            bets=bets,
+        ),
+    )
+
+
+def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
+    """An Analyze with a ``table_id`` (of a ``game`` table) carries nothing of a theoretical
+    report: ``InvalidOption`` naming what it does carry."""
+    if request.game and game_from_proto(request.game) is not game:
+        raise InvalidOption(
+            f"table {request.table_id!r} is a {game.name} table, not "
+            f"{pb.Game.Name(request.game)}: leave game out with a table_id"
+        )
+    extra = [
+        name
+        for name, value in (
+            ("rules", request.WhichOneof("rules")),
+            ("rounds", request.rounds),
+            ("cards_per_round", request.cards_per_round),
+            ("shoes", request.shoes),
+            ("seed", request.seed),
+        )
+        if value
+    ]
+    if extra:
+        raise InvalidOption(
+            f"{', '.join(extra)} are for the theoretical report: a table_id's statistics use "
+            "the table's own rules"
+        )
+    if request.since and request.until and request.until <= request.since:
+        raise InvalidOption(f"until {request.until} is not after since {request.since}")
+
+
+def answer_live(request: pb.AnalyzeRequest, records: Sequence[Record]) -> pb.AnalyzeResponse:
+    """The live statistics of the table whose journal is ``records``."""
+    return live_to_proto(
+        live_stats([records], since=request.since or None, until=request.until or None)
+    )

@@ -2,13 +2,15 @@
 
 ``export_records`` reads a table's records from a data directory: the live journal first (a
 read-only connection, so it works while a server writes), else the newest archive file of that
-table. ``replay_lines`` folds JSON Lines of export's format through the engines, one table.
+table; ``table_ids`` lists every table either holds. ``replay_lines`` folds JSON Lines of
+export's format through the engines, one table.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +22,29 @@ from pricing.journal.sqlite import connect_readonly, read_records
 from pricing.store import apply_record, fold_records
 from pricing.tables import Snapshot, Table
 
-__all__ = ["Replayed", "export_records", "read_lines", "replay_lines"]
+__all__ = ["Replayed", "export_records", "read_lines", "replay_lines", "table_ids"]
+
+
+#: An archive file's name: the table id, the time of its last event, ``.jsonl.gz``.
+_ARCHIVE_NAME = re.compile(r"(?P<table_id>.+)\.\d{8}T\d{6}Z\.jsonl\.gz")
 
 
 def _archived(data_dir: Path, table_id: str) -> list[Path]:
     return sorted((data_dir / "archive").glob(f"{table_id}.*.jsonl.gz"))
+
+
+def table_ids(data_dir: Path) -> list[str]:
+    """Every table with records in ``data_dir``: in its journal or its archive, sorted."""
+    conn = connect_readonly(data_dir)
+    try:
+        ids = {row[0] for row in conn.execute("SELECT table_id FROM tables")}
+    finally:
+        conn.close()
+    for path in (data_dir / "archive").glob("*.jsonl.gz"):
+        name = _ARCHIVE_NAME.fullmatch(path.name)
+        if name is not None:
+            ids.add(name["table_id"])
+    return sorted(ids)
 
 
 def export_records(data_dir: Path, table_id: str) -> list[Record]:

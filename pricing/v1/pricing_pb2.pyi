@@ -4,12 +4,19 @@ isort:skip_file
 The pricing service's contract.
 
 Two services on one port: DealerService is the write side (the dealer feed, a card reader),
-PricingService the read side (game servers). The names marked "contract" in issue 5 are what
+PricingService the read side (game servers). The names marked "contract" are what
 game servers code against: add fields and messages, never rename or renumber.
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is
 2.64 : 1), RTP in basis points. Probabilities are given as exact counts (wins / remaining,
-ways / total) and, for convenience only, as a double.
+ways / total) and, for convenience only, as a double. Cards are written as in
+docs/rules.md §0: rank then suit, "10H", "AS", "QD" (input also takes T, ♠♥♦♣, any case).
+
+Errors are gRPC status codes with a message naming the bad value; a refused request changes
+nothing. INVALID_ARGUMENT: a malformed request (bad card, option, role, bet name, stake).
+FAILED_PRECONDITION: well-formed but not possible now (a card no longer in the shoe, a result
+outside betting, a seq gap, a stale bet). NOT_FOUND: no such table. ALREADY_EXISTS: a table id
+reopened with other rules, or a seq already used by another event.
 """
 
 from collections import abc as _abc
@@ -35,19 +42,29 @@ class _Game:
 class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     GAME_UNSPECIFIED: _Game.ValueType  # 0
+    """refused: a table needs a game"""
     HILO: _Game.ValueType  # 1
+    """Live Hi-Lo, docs/rules.md §1"""
     BLACKJACK: _Game.ValueType  # 2
+    """blackjack side bets, insurance, dealer outcomes, §2 and §3"""
     GOA_GAE: _Game.ValueType  # 3
+    """Goa Gae / 9K, §4"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
     """---------------------------------------------------------------------------------------------
     Enums (contract)
+
+    The game a table (or a Quote) is for.
     """
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
+"""refused: a table needs a game"""
 HILO: Game.ValueType  # 1
+"""Live Hi-Lo, docs/rules.md §1"""
 BLACKJACK: Game.ValueType  # 2
+"""blackjack side bets, insurance, dealer outcomes, §2 and §3"""
 GOA_GAE: Game.ValueType  # 3
+"""Goa Gae / 9K, §4"""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _CardRole:
@@ -57,6 +74,7 @@ class _CardRole:
 class _CardRoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CardRole.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     CARD_ROLE_UNSPECIFIED: _CardRole.ValueType  # 0
+    """refused"""
     BURN: _CardRole.ValueType  # 1
     """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
     RESULT: _CardRole.ValueType  # 2
@@ -70,6 +88,7 @@ class CardRole(_CardRole, metaclass=_CardRoleEnumTypeWrapper):
     """Why a card was exposed. Every exposed card leaves the shoe, whatever its role."""
 
 CARD_ROLE_UNSPECIFIED: CardRole.ValueType  # 0
+"""refused"""
 BURN: CardRole.ValueType  # 1
 """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
 RESULT: CardRole.ValueType  # 2
@@ -87,6 +106,7 @@ class _Phase:
 class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PHASE_UNSPECIFIED: _Phase.ValueType  # 0
+    """never sent"""
     OPENING: _Phase.ValueType  # 1
     """the opening burns are being dealt; no bets"""
     BETTING: _Phase.ValueType  # 2
@@ -100,9 +120,11 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     (or VoidRound) ends the round and opens betting on the next one.
     """
 
-class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper): ...
+class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
+    """Where a table is in its shoe and its round."""
 
 PHASE_UNSPECIFIED: Phase.ValueType  # 0
+"""never sent"""
 OPENING: Phase.ValueType  # 1
 """the opening burns are being dealt; no bets"""
 BETTING: Phase.ValueType  # 2
@@ -124,17 +146,23 @@ class _DealerRule:
 class _DealerRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealerRule.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     DEALER_RULE_UNSPECIFIED: _DealerRule.ValueType  # 0
+    """S17"""
     S17: _DealerRule.ValueType  # 1
+    """stands on every 17"""
     H17: _DealerRule.ValueType  # 2
+    """hits soft 17, stands on hard 17"""
 
 class DealerRule(_DealerRule, metaclass=_DealerRuleEnumTypeWrapper):
     """Blackjack: whether the dealer stands (S17, "Blackjack") or hits (H17, "Hoiana Blackjack")
-    on soft 17. RULES.md §3. Unspecified means S17.
+    on soft 17. docs/rules.md §3. Unspecified means S17.
     """
 
 DEALER_RULE_UNSPECIFIED: DealerRule.ValueType  # 0
+"""S17"""
 S17: DealerRule.ValueType  # 1
+"""stands on every 17"""
 H17: DealerRule.ValueType  # 2
+"""hits soft 17, stands on hard 17"""
 Global___DealerRule: _TypeAlias = DealerRule  # noqa: Y015
 
 class _ShuffleMode:
@@ -144,17 +172,23 @@ class _ShuffleMode:
 class _ShuffleModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ShuffleMode.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     SHUFFLE_MODE_UNSPECIFIED: _ShuffleMode.ValueType  # 0
+    """DEPLETING"""
     DEPLETING: _ShuffleMode.ValueType  # 1
+    """cards stay out of the shoe until NewShoe"""
     CONTINUOUS: _ShuffleMode.ValueType  # 2
+    """a continuous shuffler: each round is dealt from the full shoe"""
 
 class ShuffleMode(_ShuffleMode, metaclass=_ShuffleModeEnumTypeWrapper):
     """Blackjack: a depleting shoe (cards leave until NewShoe) or a continuous shuffle (the round's
-    cards return at EndRound). RULES.md §2. Unspecified means DEPLETING.
+    cards return at EndRound). docs/rules.md §2. Unspecified means DEPLETING.
     """
 
 SHUFFLE_MODE_UNSPECIFIED: ShuffleMode.ValueType  # 0
+"""DEPLETING"""
 DEPLETING: ShuffleMode.ValueType  # 1
+"""cards stay out of the shoe until NewShoe"""
 CONTINUOUS: ShuffleMode.ValueType  # 2
+"""a continuous shuffler: each round is dealt from the full shoe"""
 Global___ShuffleMode: _TypeAlias = ShuffleMode  # noqa: Y015
 
 class _PairsPreset:
@@ -164,15 +198,17 @@ class _PairsPreset:
 class _PairsPresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PairsPreset.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PAIRS_PRESET_UNSPECIFIED: _PairsPreset.ValueType  # 0
+    """PERFECT_PAIRS"""
     PERFECT_PAIRS: _PairsPreset.ValueType  # 1
     """mixed 6:1, coloured 12:1, perfect 25:1"""
     ANY_PAIR: _PairsPreset.ValueType  # 2
     """same rank 11:1"""
 
 class PairsPreset(_PairsPreset, metaclass=_PairsPresetEnumTypeWrapper):
-    """Blackjack pair side bet presets (RULES.md §3). Unspecified means PERFECT_PAIRS."""
+    """Blackjack pair side bet presets (docs/rules.md §3). Unspecified means PERFECT_PAIRS."""
 
 PAIRS_PRESET_UNSPECIFIED: PairsPreset.ValueType  # 0
+"""PERFECT_PAIRS"""
 PERFECT_PAIRS: PairsPreset.ValueType  # 1
 """mixed 6:1, coloured 12:1, perfect 25:1"""
 ANY_PAIR: PairsPreset.ValueType  # 2
@@ -182,9 +218,10 @@ Global___PairsPreset: _TypeAlias = PairsPreset  # noqa: Y015
 @_typing.final
 class PayRule(_message.Message):
     """---------------------------------------------------------------------------------------------
-    Game rules and paytables: each optional, with RULES.md's defaults when omitted.
+    Game rules and paytables: each optional, with docs/rules.md's defaults when omitted.
 
-    The pay rule of a dynamic bet: RTP × remaining / wins − 1, floored to a hundredth, clamped.
+    The pay rule of a dynamic bet: RTP × remaining / wins − 1, floored to a hundredth, clamped
+    (docs/rules.md §1.3). A rule sent replaces the bet's default as a whole.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -197,6 +234,7 @@ class PayRule(_message.Message):
     min_hundredths: _builtins.int
     """clamp, in hundredths of odds-to-1"""
     max_hundredths: _builtins.int
+    """clamp: the highest payout; at least min_hundredths"""
     def __init__(
         self,
         *,
@@ -214,7 +252,7 @@ Global___PayRule: _TypeAlias = PayRule  # noqa: Y015
 
 @_typing.final
 class HiLoRules(_message.Message):
-    """Hi-Lo (RULES.md §1). A bet left out keeps the published default."""
+    """Hi-Lo (docs/rules.md §1). A bet left out keeps the published default."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -224,15 +262,25 @@ class HiLoRules(_message.Message):
     EVEN_FIELD_NUMBER: _builtins.int
     SEVEN_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def low(self) -> Global___PayRule: ...
+    def low(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def high(self) -> Global___PayRule: ...
+    def high(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def odd(self) -> Global___PayRule: ...
+    def odd(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def even(self) -> Global___PayRule: ...
+    def even(self) -> Global___PayRule:
+        """default 96.00 %, 0.52 – 2.64 : 1"""
+
     @_builtins.property
-    def seven(self) -> Global___PayRule: ...
+    def seven(self) -> Global___PayRule:
+        """default 83.50 %, 6.93 – 38.24 : 1"""
+
     def __init__(
         self,
         *,
@@ -252,7 +300,7 @@ Global___HiLoRules: _TypeAlias = HiLoRules  # noqa: Y015
 
 @_typing.final
 class RoyalMatchPaytable(_message.Message):
-    """Royal Match 21 (RULES.md §2): 25:1, 2.5:1 and Crown Treasure 1000:1 on by default. Each field
+    """Royal Match 21 (docs/rules.md §2): 25:1, 2.5:1, Crown Treasure 1000:1 on by default. Each field
     left out keeps its default (presence is tracked), so any one pay can be changed alone.
     """
 
@@ -263,9 +311,13 @@ class RoyalMatchPaytable(_message.Message):
     CROWN_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     CROWN_ENABLED_FIELD_NUMBER: _builtins.int
     royal_hundredths: _builtins.int
+    """K-Q of one suit; default 2500 (25 : 1)"""
     easy_hundredths: _builtins.int
+    """any other suited pair; default 250 (2.5 : 1)"""
     crown_hundredths: _builtins.int
-    """only while Crown Treasure is on"""
+    """Player and dealer each a suited K-Q; default 100000 (1000 : 1). Only while Crown Treasure
+    is on (sent with crown_enabled false: INVALID_ARGUMENT).
+    """
     crown_enabled: _builtins.bool
     """false: no Crown Treasure, a Crown pays as a Royal Match"""
     def __init__(
@@ -301,6 +353,8 @@ Global___RoyalMatchPaytable: _TypeAlias = RoyalMatchPaytable  # noqa: Y015
 
 @_typing.final
 class PairsPaytable(_message.Message):
+    """The pair side bet on the player's first two cards (docs/rules.md §3.6)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     @_typing.final
@@ -326,9 +380,12 @@ class PairsPaytable(_message.Message):
     PRESET_FIELD_NUMBER: _builtins.int
     PAYS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     preset: Global___PairsPreset.ValueType
+    """the outcomes and their default pays"""
     @_builtins.property
     def pays_hundredths(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
-        """Optional overrides, outcome name ("PERFECT", "COLOURED", "MIXED" or "PAIR") → hundredths."""
+        """Optional overrides, outcome name ("PERFECT", "COLOURED", "MIXED" or "PAIR") → hundredths;
+        a name the preset does not have is INVALID_ARGUMENT.
+        """
 
     def __init__(
         self,
@@ -346,6 +403,8 @@ Global___PairsPaytable: _TypeAlias = PairsPaytable  # noqa: Y015
 
 @_typing.final
 class BlackjackRules(_message.Message):
+    """Blackjack (docs/rules.md §2, §3). Every field left out keeps its default."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DEALER_RULE_FIELD_NUMBER: _builtins.int
@@ -354,16 +413,22 @@ class BlackjackRules(_message.Message):
     PAIRS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
+    """default S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
+    """default DEPLETING"""
     seats: _builtins.int
     """The table's player boxes (seats), 1 to 7; 0 means 7. Each seat has its own first two
     cards, so its own side bets: a PLAYER card names its seat (ExposeCardRequest.seat), and so
     does a side bet (SettleRequest.seat). With one seat the seat may be left out (0 is seat 1).
     """
     @_builtins.property
-    def royal_match(self) -> Global___RoyalMatchPaytable: ...
+    def royal_match(self) -> Global___RoyalMatchPaytable:
+        """default 25 : 1, 2.5 : 1, Crown Treasure 1000 : 1"""
+
     @_builtins.property
-    def pairs(self) -> Global___PairsPaytable: ...
+    def pairs(self) -> Global___PairsPaytable:
+        """default PERFECT_PAIRS"""
+
     def __init__(
         self,
         *,
@@ -383,8 +448,9 @@ Global___BlackjackRules: _TypeAlias = BlackjackRules  # noqa: Y015
 
 @_typing.final
 class GoaGaeRules(_message.Message):
-    """Goa Gae (RULES.md §4): the dynamic category bets, by name (TRIPLE, STRAIGHT_FLUSH, JQK,
-    STRAIGHT, FLUSH, NINE). A bet left out keeps the default.
+    """Goa Gae (docs/rules.md §4): the dynamic category bets, by name (TRIPLE, STRAIGHT_FLUSH, JQK,
+    STRAIGHT, FLUSH, NINE). A bet left out keeps the default (96 %, clamped to 0 : 1 … twice the
+    full-deck payout, §4.5).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -412,7 +478,9 @@ class GoaGaeRules(_message.Message):
 
     BETS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def bets(self) -> _containers.MessageMap[_builtins.str, Global___PayRule]: ...
+    def bets(self) -> _containers.MessageMap[_builtins.str, Global___PayRule]:
+        """bet name → its rule; an unknown name is INVALID_ARGUMENT"""
+
     def __init__(
         self,
         *,
@@ -444,13 +512,17 @@ class BetPrice(_message.Message):
     OPEN_FIELD_NUMBER: _builtins.int
     CLAMPED_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
+    """Hi-Lo: LOW HIGH ODD EVEN SEVEN; Goa Gae: TRIPLE … NINE"""
     wins: _builtins.int
     """cards (ways) that win the bet"""
     remaining: _builtins.int
     """cards (ways) in all"""
     probability: _builtins.float
+    """wins / remaining, for display"""
     payout_hundredths: _builtins.int
+    """what a win pays to 1, in hundredths; 0 while closed"""
     open: _builtins.bool
+    """the bet can be placed now, at this version's payout"""
     clamped: _builtins.bool
     """the payout was raised or cut to the published range"""
     def __init__(
@@ -484,10 +556,15 @@ class SideBetOutcome(_message.Message):
     PROBABILITY_FIELD_NUMBER: _builtins.int
     PAYS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """e.g. CROWN, ROYAL, EASY; PERFECT, COLOURED, MIXED; PAIR"""
     ways: _builtins.int
+    """equally likely deals with this outcome"""
     total: _builtins.int
+    """equally likely deals in all (the same for every outcome)"""
     probability: _builtins.float
+    """ways / total, for display"""
     pays_hundredths: _builtins.int
+    """what it pays to 1, in hundredths"""
     def __init__(
         self,
         *,
@@ -517,9 +594,11 @@ class SideBetOdds(_message.Message):
     PLAYER_FAVOURABLE_FIELD_NUMBER: _builtins.int
     OPEN_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
+    """ROYAL_MATCH or PAIRS: the name Settle takes"""
     rtp: _builtins.float
     """expected return per unit staked, 1.0 = break-even"""
     player_favourable: _builtins.bool
+    """rtp > 1: the alert an operator watches"""
     open: _builtins.bool
     """The bet can be placed now: a round is open for betting (none of its cards dealt yet) and
     the shoe holds enough cards to deal it. The odds are shown either way (for the next round).
@@ -551,6 +630,7 @@ Global___SideBetOdds: _TypeAlias = SideBetOdds  # noqa: Y015
 class InsuranceOdds(_message.Message):
     """Insurance when the dealer shows an Ace: set only while the Ace is the dealer's only card
     (no hole card: once the dealer's second card is out there is nothing left to insure).
+    docs/rules.md §3.4. Taking even money is better exactly when player_favourable is set.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -566,6 +646,7 @@ class InsuranceOdds(_message.Message):
     rtp: _builtins.float
     """insurance at 2:1"""
     player_favourable: _builtins.bool
+    """rtp > 1: ten-value cards are more than a third of the shoe"""
     def __init__(
         self,
         *,
@@ -584,6 +665,8 @@ Global___InsuranceOdds: _TypeAlias = InsuranceOdds  # noqa: Y015
 
 @_typing.final
 class DealerOutcome(_message.Message):
+    """One final result of the dealer's hand."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -591,6 +674,7 @@ class DealerOutcome(_message.Message):
     name: _builtins.str
     """"17" "18" "19" "20" "21" "BJ" "BUST" """
     probability: _builtins.float
+    """exact in the engine; rounded to a double here"""
     def __init__(
         self,
         *,
@@ -609,7 +693,7 @@ Global___DealerOutcome: _TypeAlias = DealerOutcome  # noqa: Y015
 class DealerOutcomes(_message.Message):
     """The distribution of the dealer's final result given the dealer's hand so far: the up card
     and every later DEALER card of the round (a point mass once the hand stands, busts or is a
-    blackjack); a Quote has the up card only.
+    blackjack); a Quote has the up card only. docs/rules.md §3.5.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -620,8 +704,11 @@ class DealerOutcomes(_message.Message):
     up_card: _builtins.str
     """the dealer's first card"""
     rule: Global___DealerRule.ValueType
+    """the table's rule the dealer plays by"""
     @_builtins.property
-    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealerOutcome]: ...
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealerOutcome]:
+        """all seven, in the order of DealerOutcome.name"""
+
     def __init__(
         self,
         *,
@@ -678,7 +765,9 @@ class RoundResult(_message.Message):
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     round_id: _builtins.int
+    """the round that ended"""
     result_index: _builtins.int
+    """as TableState.result_index, for that round"""
     void: _builtins.bool
     """refunded: no result"""
     result_card: _builtins.str
@@ -720,6 +809,8 @@ Global___RoundResult: _TypeAlias = RoundResult  # noqa: Y015
 class TableState(_message.Message):
     """---------------------------------------------------------------------------------------------
     Table state (contract)
+
+    A table as of one version: what WatchTable streams and every DealerService call answers.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -742,12 +833,15 @@ class TableState(_message.Message):
     ENDED_ROUND_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """the table's id"""
     game: Global___Game.ValueType
+    """the game the table was opened for"""
     version: _builtins.int
     """+1 with every accepted change; 1 when opened"""
     shoe: _builtins.int
     """1 for the first shoe, +1 per NewShoe"""
     phase: Global___Phase.ValueType
+    """CLOSED once CloseTable was accepted"""
     round_id: _builtins.int
     """the round open for betting (or the last one)"""
     result_index: _builtins.int
@@ -757,19 +851,29 @@ class TableState(_message.Message):
     last_seq: _builtins.int
     """the last accepted dealer-feed seq; the next must be last_seq + 1"""
     cards_remaining: _builtins.int
+    """cards left in the shoe"""
     decks: _builtins.int
+    """decks in the shoe"""
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """every card seen in this shoe, in order, canonical notation"""
 
     @_builtins.property
-    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]: ...
+    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]:
+        """Hi-Lo and Goa Gae: the dynamic bets; empty for blackjack"""
+
     @_builtins.property
-    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]: ...
+    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
+        """Blackjack: the side bets' odds for the NEXT round (docs/rules.md §3.7); empty otherwise."""
+
     @_builtins.property
-    def insurance(self) -> Global___InsuranceOdds: ...
+    def insurance(self) -> Global___InsuranceOdds:
+        """blackjack, only while the dealer's one card is an Ace"""
+
     @_builtins.property
-    def dealer_outcomes(self) -> Global___DealerOutcomes: ...
+    def dealer_outcomes(self) -> Global___DealerOutcomes:
+        """blackjack, once the round has a dealer card"""
+
     @_builtins.property
     def ended_round(self) -> Global___RoundResult:
         """Set when the event of this version ended a round (a result, a void, a new shoe mid-round)."""
@@ -813,6 +917,9 @@ Global___TableState: _TypeAlias = TableState  # noqa: Y015
 class OpenTableRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     DealerService requests (contract). Every write but OpenTable carries `seq` = last_seq + 1.
+
+    Opens a table (docs/rules.md §5.1). The rules oneof must match the game; left out, the
+    game's defaults apply.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -824,15 +931,23 @@ class OpenTableRequest(_message.Message):
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """chosen by the feed; not empty"""
     game: Global___Game.ValueType
+    """required"""
     decks: _builtins.int
     """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6)"""
     @_builtins.property
-    def hilo(self) -> Global___HiLoRules: ...
+    def hilo(self) -> Global___HiLoRules:
+        """only with game HILO"""
+
     @_builtins.property
-    def blackjack(self) -> Global___BlackjackRules: ...
+    def blackjack(self) -> Global___BlackjackRules:
+        """only with game BLACKJACK"""
+
     @_builtins.property
-    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def goa_gae(self) -> Global___GoaGaeRules:
+        """only with game GOA_GAE"""
+
     def __init__(
         self,
         *,
@@ -855,6 +970,8 @@ Global___OpenTableRequest: _TypeAlias = OpenTableRequest  # noqa: Y015
 
 @_typing.final
 class ExposeCardRequest(_message.Message):
+    """A card was turned face up. It leaves the shoe whatever its role (docs/rules.md §0)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
@@ -863,10 +980,13 @@ class ExposeCardRequest(_message.Message):
     ROLE_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1; an applied seq again with the same card: a retry"""
     card: _builtins.str
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
+    """Hi-Lo: BURN or RESULT; blackjack and Goa Gae: PLAYER, DEALER or BURN"""
     seat: _builtins.int
     """Blackjack PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
     the table has more than one seat (0 is seat 1 on a one-seat table). Any other card, and
@@ -891,12 +1011,16 @@ Global___ExposeCardRequest: _TypeAlias = ExposeCardRequest  # noqa: Y015
 
 @_typing.final
 class VoidRoundRequest(_message.Message):
+    """The current round is void: its bets are refunded; the cards seen stay out of the shoe."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -913,12 +1037,18 @@ Global___VoidRoundRequest: _TypeAlias = VoidRoundRequest  # noqa: Y015
 
 @_typing.final
 class EndRoundRequest(_message.Message):
+    """Blackjack and Goa Gae: the round's cards are all out; its bets can be settled and betting
+    opens on the next round. (Hi-Lo has none: a RESULT card ends its round.)
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -935,12 +1065,16 @@ Global___EndRoundRequest: _TypeAlias = EndRoundRequest  # noqa: Y015
 
 @_typing.final
 class NewShoeRequest(_message.Message):
+    """A fresh shoe: every card is back. A round in progress is void."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -957,12 +1091,19 @@ Global___NewShoeRequest: _TypeAlias = NewShoeRequest  # noqa: Y015
 
 @_typing.final
 class CloseTableRequest(_message.Message):
+    """The table takes no more events: a round still open is void, every WatchTable stream ends
+    with OK; the table stays readable and its bets settleable for the server's
+    --closed-retention (docs/rules.md §5.4).
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEQ_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """an open table"""
     seq: _builtins.int
+    """the table's last_seq + 1"""
     def __init__(
         self,
         *,
@@ -981,12 +1122,15 @@ Global___CloseTableRequest: _TypeAlias = CloseTableRequest  # noqa: Y015
 class GetTableRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     PricingService requests (contract)
+
+    The table's current state.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """empty: INVALID_ARGUMENT; unknown: NOT_FOUND"""
     def __init__(
         self,
         *,
@@ -1002,13 +1146,18 @@ Global___GetTableRequest: _TypeAlias = GetTableRequest  # noqa: Y015
 
 @_typing.final
 class WatchTableRequest(_message.Message):
+    """A stream of the table's states (docs/rules.md §5.2)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """empty: INVALID_ARGUMENT; unknown: NOT_FOUND"""
     from_version: _builtins.int
-    """Send only states with version >= from_version (0: from the current state)."""
+    """Send only states with version >= from_version (0: from the current state). A reconnecting
+    game server sends the last version it saw + 1: older states are skipped, not replayed.
+    """
     def __init__(
         self,
         *,
@@ -1025,6 +1174,10 @@ Global___WatchTableRequest: _TypeAlias = WatchTableRequest  # noqa: Y015
 
 @_typing.final
 class QuoteRequest(_message.Message):
+    """Prices and odds for any list of seen cards, with no table: what a table in that state would
+    show while betting is open.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -1035,7 +1188,9 @@ class QuoteRequest(_message.Message):
     GOA_GAE_FIELD_NUMBER: _builtins.int
     DEALER_UP_CARD_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """required"""
     decks: _builtins.int
+    """as OpenTableRequest.decks"""
     dealer_up_card: _builtins.str
     """Blackjack: the dealer's card, for insurance (an Ace) and dealer outcomes. It is not one of
     `exposed`: the quote is for the shoe without `exposed` and this card.
@@ -1045,11 +1200,17 @@ class QuoteRequest(_message.Message):
         """every card seen in the shoe"""
 
     @_builtins.property
-    def hilo(self) -> Global___HiLoRules: ...
+    def hilo(self) -> Global___HiLoRules:
+        """only with game HILO"""
+
     @_builtins.property
-    def blackjack(self) -> Global___BlackjackRules: ...
+    def blackjack(self) -> Global___BlackjackRules:
+        """only with game BLACKJACK"""
+
     @_builtins.property
-    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def goa_gae(self) -> Global___GoaGaeRules:
+        """only with game GOA_GAE"""
+
     def __init__(
         self,
         *,
@@ -1073,6 +1234,8 @@ Global___QuoteRequest: _TypeAlias = QuoteRequest  # noqa: Y015
 
 @_typing.final
 class QuoteResponse(_message.Message):
+    """The fields mean what they mean in TableState."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -1082,15 +1245,25 @@ class QuoteResponse(_message.Message):
     INSURANCE_FIELD_NUMBER: _builtins.int
     DEALER_OUTCOMES_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """the request's"""
     cards_remaining: _builtins.int
+    """the shoe without the cards sent"""
     @_builtins.property
-    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]: ...
+    def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]:
+        """Hi-Lo and Goa Gae: open where a card (hand) wins"""
+
     @_builtins.property
-    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]: ...
+    def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
+        """blackjack: a round dealt from this shoe"""
+
     @_builtins.property
-    def insurance(self) -> Global___InsuranceOdds: ...
+    def insurance(self) -> Global___InsuranceOdds:
+        """blackjack, when dealer_up_card is an Ace"""
+
     @_builtins.property
-    def dealer_outcomes(self) -> Global___DealerOutcomes: ...
+    def dealer_outcomes(self) -> Global___DealerOutcomes:
+        """blackjack, when dealer_up_card is given"""
+
     def __init__(
         self,
         *,
@@ -1111,6 +1284,11 @@ Global___QuoteResponse: _TypeAlias = QuoteResponse  # noqa: Y015
 
 @_typing.final
 class SettleRequest(_message.Message):
+    """Settles one bet (docs/rules.md §5.3). It is valid only if `round_id` was open for betting
+    at `version` and the bet was open then. It changes nothing, so it can be asked again (PENDING
+    until the round ends).
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
@@ -1120,11 +1298,15 @@ class SettleRequest(_message.Message):
     STAKE_CENTS_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """open or closed"""
     round_id: _builtins.int
+    """the round the bet is on (TableState.round_id when it was accepted)"""
     version: _builtins.int
     """the table version whose price the bet was accepted on"""
     bet: _builtins.str
+    """a BetPrice.bet or a SideBetOdds.bet of the table's game"""
     stake_cents: _builtins.int
+    """1 to 10^12"""
     seat: _builtins.int
     """Blackjack side bets: the seat (box) the bet is on, 1 to the table's seats; required when
     the table has more than one seat (0 is seat 1 on a one-seat table). Games without seats
@@ -1150,6 +1332,8 @@ Global___SettleRequest: _TypeAlias = SettleRequest  # noqa: Y015
 
 @_typing.final
 class Settlement(_message.Message):
+    """The answer to a Settle."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     class _Status:
@@ -1159,19 +1343,25 @@ class Settlement(_message.Message):
     class _StatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[Settlement._Status.ValueType], _builtins.type):
         DESCRIPTOR: _descriptor.EnumDescriptor
         STATUS_UNSPECIFIED: Settlement._Status.ValueType  # 0
+        """never sent"""
         PENDING: Settlement._Status.ValueType  # 1
         """the round has no result yet"""
         WIN: Settlement._Status.ValueType  # 2
+        """returned_cents = stake + profit"""
         LOSE: Settlement._Status.ValueType  # 3
+        """returned_cents = 0"""
         VOID: Settlement._Status.ValueType  # 4
         """the round was voided: the stake is returned"""
 
     class Status(_Status, metaclass=_StatusEnumTypeWrapper): ...
     STATUS_UNSPECIFIED: Settlement.Status.ValueType  # 0
+    """never sent"""
     PENDING: Settlement.Status.ValueType  # 1
     """the round has no result yet"""
     WIN: Settlement.Status.ValueType  # 2
+    """returned_cents = stake + profit"""
     LOSE: Settlement.Status.ValueType  # 3
+    """returned_cents = 0"""
     VOID: Settlement.Status.ValueType  # 4
     """the round was voided: the stake is returned"""
 
@@ -1187,6 +1377,7 @@ class Settlement(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     status: Global___Settlement.Status.ValueType
+    """never STATUS_UNSPECIFIED"""
     payout_hundredths: _builtins.int
     """A dynamic bet: the price at `version`. A fixed-paytable side bet: the pay of its outcome
     (0 when it lost, or before a result).
@@ -1196,9 +1387,13 @@ class Settlement(_message.Message):
     result_card: _builtins.str
     """the cards the bet settled on, joined by spaces"""
     round_id: _builtins.int
+    """the request's, echoed"""
     version: _builtins.int
+    """the request's, echoed"""
     bet: _builtins.str
+    """the request's, echoed"""
     stake_cents: _builtins.int
+    """the request's, echoed"""
     outcome: _builtins.str
     """A fixed-paytable side bet (blackjack): the outcome it settled on, e.g. "ROYAL", "MIXED" or
     "LOSE"; its pay is `payout_hundredths`. Empty for dynamic bets and before a result.
@@ -1270,13 +1465,17 @@ class TableSummary(_message.Message):
     WATCHERS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
+    """the id to watch (WatchTableRequest.table_id)"""
     game: Global___Game.ValueType
+    """the table's game"""
     decks: _builtins.int
+    """decks in the shoe"""
     phase: Global___Phase.ValueType
     """CLOSED once closed"""
     version: _builtins.int
     """the table's current version"""
     cards_remaining: _builtins.int
+    """cards left in the shoe"""
     closed: _builtins.bool
     """closed: readable, no more events"""
     watchers: _builtins.int
@@ -1332,6 +1531,8 @@ Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
 class AnalyzeRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     Theoretical return to player (Analyze)
+
+    Which game's bets to analyse, under which paytable and deal.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1343,7 +1544,11 @@ class AnalyzeRequest(_message.Message):
     CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SINCE_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """required, except with a table_id"""
     rounds: _builtins.int
     """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
     cards_per_round: _builtins.int
@@ -1352,12 +1557,22 @@ class AnalyzeRequest(_message.Message):
     """blackjack: simulated shoes per size; 0: 2000, at most 100000"""
     seed: _builtins.int
     """blackjack: the simulation's seed (same seed, same figures)"""
+    table_id: _builtins.str
+    """Set: the live statistics of this table from the server's journal instead of the
+    theoretical report (`game` may be left out; no rules, rounds or shoes with it).
+    """
+    since: _builtins.float
+    """live: rounds ended at or after this time (Unix seconds); 0: no bound"""
+    until: _builtins.float
+    """live: rounds ended before this time; 0: no bound"""
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
         """a paytable to analyse; omitted: the published defaults"""
 
     @_builtins.property
-    def goa_gae(self) -> Global___GoaGaeRules: ...
+    def goa_gae(self) -> Global___GoaGaeRules:
+        """as hilo, for Goa Gae"""
+
     def __init__(
         self,
         *,
@@ -1368,10 +1583,13 @@ class AnalyzeRequest(_message.Message):
         cards_per_round: _builtins.int = ...,
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
+        table_id: _builtins.str = ...,
+        since: _builtins.float = ...,
+        until: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
@@ -1388,7 +1606,9 @@ class Ratio(_message.Message):
     VALUE_FIELD_NUMBER: _builtins.int
     EXACT_FIELD_NUMBER: _builtins.int
     value: _builtins.float
+    """the ratio as a double, for display"""
     exact: _builtins.str
+    """the exact ratio in lowest terms, e.g. "24/25" """
     def __init__(
         self,
         *,
@@ -1405,11 +1625,14 @@ Global___Ratio: _TypeAlias = Ratio  # noqa: Y015
 
 @_typing.final
 class PayoutProbability(_message.Message):
+    """One payout a dynamic bet is offered at, and how likely it is."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     PROBABILITY_FIELD_NUMBER: _builtins.int
     payout_hundredths: _builtins.int
+    """the payout offered, in hundredths of odds-to-1"""
     probability: _builtins.float
     """over the positions, each alike, and every way the deck falls"""
     def __init__(
@@ -1447,11 +1670,15 @@ class DynamicBetReport(_message.Message):
     MAX_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     DISTRIBUTION_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
+    """the bet's name, as in BetPrice.bet"""
     min_payout_hundredths: _builtins.int
     """the extremes offered with positive chance"""
     max_payout_hundredths: _builtins.int
+    """(the highest of them)"""
     @_builtins.property
-    def rule(self) -> Global___PayRule: ...
+    def rule(self) -> Global___PayRule:
+        """the pay rule analysed"""
+
     @_builtins.property
     def rtp(self) -> Global___Ratio:
         """mean over the positions of `by_position`"""
@@ -1469,7 +1696,9 @@ class DynamicBetReport(_message.Message):
         """chance the bet is not offered (no winner left)"""
 
     @_builtins.property
-    def closed_by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]: ...
+    def closed_by_position(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ratio]:
+        """`closed` at each position"""
+
     @_builtins.property
     def clamped_min(self) -> Global___Ratio:
         """chance the clamp raised the payout"""
@@ -1523,13 +1752,19 @@ class PenetrationPoint(_message.Message):
     FAVOURABLE_FIELD_NUMBER: _builtins.int
     FAVOURABLE_SE_FIELD_NUMBER: _builtins.int
     cards_dealt: _builtins.int
+    """cards out of the shoe at this point"""
     penetration: _builtins.float
     """fraction of the shoe dealt"""
     simulated_mean: _builtins.float
+    """the bet's RTP, averaged over the simulated shoes"""
     simulated_se: _builtins.float
+    """the standard error of that mean"""
     spread: _builtins.float
+    """the standard deviation of the RTP across the shoes"""
     favourable: _builtins.float
+    """share of the shoes where the bet was player-favourable here"""
     favourable_se: _builtins.float
+    """the standard error of that share"""
     def __init__(
         self,
         *,
@@ -1551,6 +1786,8 @@ Global___PenetrationPoint: _TypeAlias = PenetrationPoint  # noqa: Y015
 
 @_typing.final
 class SideBetReport(_message.Message):
+    """One blackjack side bet and paytable at one shoe size."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DECKS_FIELD_NUMBER: _builtins.int
@@ -1559,14 +1796,19 @@ class SideBetReport(_message.Message):
     FAVOURABLE_ROUNDS_FIELD_NUMBER: _builtins.int
     BY_PENETRATION_FIELD_NUMBER: _builtins.int
     decks: _builtins.int
+    """decks in the shoe"""
     bet: _builtins.str
     """"ROYAL_MATCH/crown-treasure", "PAIRS/any-pair", ..."""
     favourable_rounds: _builtins.float
     """share of favourable points over every penetration"""
     @_builtins.property
-    def full_shoe_rtp(self) -> Global___Ratio: ...
+    def full_shoe_rtp(self) -> Global___Ratio:
+        """exact; also the mean RTP at every penetration"""
+
     @_builtins.property
-    def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]: ...
+    def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]:
+        """one point per penetration looked at"""
+
     def __init__(
         self,
         *,
@@ -1586,6 +1828,8 @@ Global___SideBetReport: _TypeAlias = SideBetReport  # noqa: Y015
 
 @_typing.final
 class AnalyzeResponse(_message.Message):
+    """The report: dynamic bets for Hi-Lo and Goa Gae, side bets for blackjack."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
@@ -1595,11 +1839,15 @@ class AnalyzeResponse(_message.Message):
     SIDE_BETS_FIELD_NUMBER: _builtins.int
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    LIVE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
+    """the request's"""
     positions: _builtins.int
     """Hi-Lo: 10 results; Goa Gae: rounds per deck"""
     shoes: _builtins.int
+    """blackjack: simulated shoes per size, as run"""
     seed: _builtins.int
+    """blackjack: the seed the simulation ran with"""
     @_builtins.property
     def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___DynamicBetReport]:
         """Hi-Lo, Goa Gae"""
@@ -1612,6 +1860,10 @@ class AnalyzeResponse(_message.Message):
     def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetReport]:
         """blackjack"""
 
+    @_builtins.property
+    def live(self) -> Global___LiveStats:
+        """Analyze with a table_id: that table's live statistics"""
+
     def __init__(
         self,
         *,
@@ -1622,11 +1874,120 @@ class AnalyzeResponse(_message.Message):
         side_bets: _abc.Iterable[Global___SideBetReport] | None = ...,
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
+        live: Global___LiveStats | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["live", b"live"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015
+
+@_typing.final
+class LiveBetStats(_message.Message):
+    """What one bet at a live table returned: one unit staked on every round it was offered
+    (blackjack side bets: on every seat dealt its two cards), settled at the prices offered.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BET_FIELD_NUMBER: _builtins.int
+    STAKES_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    RETURNED_FIELD_NUMBER: _builtins.int
+    EXPECTED_FIELD_NUMBER: _builtins.int
+    STANDARD_ERROR_FIELD_NUMBER: _builtins.int
+    Z_FIELD_NUMBER: _builtins.int
+    FLAGGED_FIELD_NUMBER: _builtins.int
+    CERTIFIED_FIELD_NUMBER: _builtins.int
+    bet: _builtins.str
+    """the bet's name, as in BetPrice.bet or SideBetOdds.bet"""
+    stakes: _builtins.int
+    """unit stakes settled"""
+    wins: _builtins.int
+    """of them, how many won"""
+    standard_error: _builtins.float
+    """of `returned` about `expected`, from each stake's variance"""
+    z: _builtins.float
+    """(returned - expected) / standard_error; 0 with no variance"""
+    flagged: _builtins.bool
+    """the gap is beyond 4 standard errors"""
+    @_builtins.property
+    def returned(self) -> Global___Ratio:
+        """realised return per unit staked, stake included"""
+
+    @_builtins.property
+    def expected(self) -> Global___Ratio:
+        """the exact expectation of those stakes at the prices offered"""
+
+    @_builtins.property
+    def certified(self) -> Global___Ratio:
+        """the theoretical report's RTP, where one applies (else unset)"""
+
+    def __init__(
+        self,
+        *,
+        bet: _builtins.str = ...,
+        stakes: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        returned: Global___Ratio | None = ...,
+        expected: Global___Ratio | None = ...,
+        standard_error: _builtins.float = ...,
+        z: _builtins.float = ...,
+        flagged: _builtins.bool = ...,
+        certified: Global___Ratio | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["certified", b"certified", "expected", b"expected", "returned", b"returned"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "certified", b"certified", "expected", b"expected", "flagged", b"flagged", "returned", b"returned", "stakes", b"stakes", "standard_error", b"standard_error", "wins", b"wins", "z", b"z"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiveBetStats: _TypeAlias = LiveBetStats  # noqa: Y015
+
+@_typing.final
+class LiveStats(_message.Message):
+    """A live table's statistics over the rounds that ended in the request's range."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_IDS_FIELD_NUMBER: _builtins.int
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    VOID_ROUNDS_FIELD_NUMBER: _builtins.int
+    FIRST_AT_FIELD_NUMBER: _builtins.int
+    LAST_AT_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    rounds: _builtins.int
+    """rounds that ended with a result in the range"""
+    void_rounds: _builtins.int
+    """rounds refunded in the range"""
+    first_at: _builtins.float
+    """when the first counted round ended (Unix seconds; 0: none)"""
+    last_at: _builtins.float
+    """when the last counted round ended"""
+    @_builtins.property
+    def table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the table analysed"""
+
+    @_builtins.property
+    def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiveBetStats]:
+        """every bet the table offered, in the game's order"""
+
+    def __init__(
+        self,
+        *,
+        table_ids: _abc.Iterable[_builtins.str] | None = ...,
+        rounds: _builtins.int = ...,
+        void_rounds: _builtins.int = ...,
+        first_at: _builtins.float = ...,
+        last_at: _builtins.float = ...,
+        bets: _abc.Iterable[Global___LiveBetStats] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "first_at", b"first_at", "last_at", b"last_at", "rounds", b"rounds", "table_ids", b"table_ids", "void_rounds", b"void_rounds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LiveStats: _TypeAlias = LiveStats  # noqa: Y015

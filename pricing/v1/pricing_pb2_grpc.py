@@ -29,6 +29,8 @@ class DealerServiceStub:
     """---------------------------------------------------------------------------------------------
     Services (contract)
 
+    The write side: the dealer feed (a card reader) reports what happens at each table. With
+    PRICING_DEALER_TOKEN set on the server, every call needs `authorization: Bearer <token>`.
     """
 
     def __init__(self, channel):
@@ -73,6 +75,8 @@ class DealerServiceServicer:
     """---------------------------------------------------------------------------------------------
     Services (contract)
 
+    The write side: the dealer feed (a card reader) reports what happens at each table. With
+    PRICING_DEALER_TOKEN set on the server, every call needs `authorization: Bearer <token>`.
     """
 
     def OpenTable(self, request, context):
@@ -85,13 +89,16 @@ class DealerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExposeCard(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Every event answers the table as of that event; a repeated seq with the same event
+        answers the same state again and changes nothing (docs/rules.md §5.1).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def VoidRound(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Voids the current round (VoidRoundRequest).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -104,13 +111,15 @@ class DealerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def NewShoe(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """A fresh shoe; a round in progress is void (NewShoeRequest).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def CloseTable(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Ends the table (CloseTableRequest): every stream on it ends with OK.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -160,6 +169,8 @@ class DealerService:
     """---------------------------------------------------------------------------------------------
     Services (contract)
 
+    The write side: the dealer feed (a card reader) reports what happens at each table. With
+    PRICING_DEALER_TOKEN set on the server, every call needs `authorization: Bearer <token>`.
     """
 
     @staticmethod
@@ -326,7 +337,8 @@ class DealerService:
 
 
 class PricingServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """The read side: game servers watch tables, quote and settle bets. No call changes a table.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -367,10 +379,12 @@ class PricingServiceStub:
 
 
 class PricingServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """The read side: game servers watch tables, quote and settle bets. No call changes a table.
+    """
 
     def GetTable(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The table's current state.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -384,13 +398,15 @@ class PricingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Quote(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Prices and odds for a list of seen cards, with no table (QuoteRequest).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Settle(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -405,7 +421,8 @@ class PricingServiceServicer:
     def Analyze(self, request, context):
         """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
         exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-        penetration over seeded simulated shoes. Needs no table.
+        penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+        table's bets actually returned, from its journal, against the exact expectation.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -453,7 +470,8 @@ def add_PricingServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class PricingService:
-    """Missing associated documentation comment in .proto file."""
+    """The read side: game servers watch tables, quote and settle bets. No call changes a table.
+    """
 
     @staticmethod
     def GetTable(request,

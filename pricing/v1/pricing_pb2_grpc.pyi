@@ -4,12 +4,19 @@ isort:skip_file
 The pricing service's contract.
 
 Two services on one port: DealerService is the write side (the dealer feed, a card reader),
-PricingService the read side (game servers). The names marked "contract" in issue 5 are what
+PricingService the read side (game servers). The names marked "contract" are what
 game servers code against: add fields and messages, never rename or renumber.
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is
 2.64 : 1), RTP in basis points. Probabilities are given as exact counts (wins / remaining,
-ways / total) and, for convenience only, as a double.
+ways / total) and, for convenience only, as a double. Cards are written as in
+docs/rules.md §0: rank then suit, "10H", "AS", "QD" (input also takes T, ♠♥♦♣, any case).
+
+Errors are gRPC status codes with a message naming the bad value; a refused request changes
+nothing. INVALID_ARGUMENT: a malformed request (bad card, option, role, bet name, stake).
+FAILED_PRECONDITION: well-formed but not possible now (a card no longer in the shoe, a result
+outside betting, a seq gap, a stale bet). NOT_FOUND: no such table. ALREADY_EXISTS: a table id
+reopened with other rules, or a seq already used by another event.
 """
 
 from collections import abc as _abc
@@ -38,6 +45,9 @@ GRPC_VERSION: str
 class DealerServiceStub:
     """---------------------------------------------------------------------------------------------
     Services (contract)
+
+    The write side: the dealer feed (a card reader) reports what happens at each table. With
+    PRICING_DEALER_TOKEN set on the server, every call needs `authorization: Bearer <token>`.
     """
 
     @_typing.overload
@@ -50,16 +60,25 @@ class DealerServiceStub:
     closed table stays closed and readable.
     """
     ExposeCard: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ExposeCardRequest, _pricing_pb2.TableState]
+    """Every event answers the table as of that event; a repeated seq with the same event
+    answers the same state again and changes nothing (docs/rules.md §5.1).
+    """
     VoidRound: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.VoidRoundRequest, _pricing_pb2.TableState]
+    """Voids the current round (VoidRoundRequest)."""
     EndRound: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.EndRoundRequest, _pricing_pb2.TableState]
     """Blackjack and Goa Gae round boundary; in a continuous shuffle the round's cards return."""
     NewShoe: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.NewShoeRequest, _pricing_pb2.TableState]
+    """A fresh shoe; a round in progress is void (NewShoeRequest)."""
     CloseTable: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.CloseTableRequest, _pricing_pb2.TableState]
+    """Ends the table (CloseTableRequest): every stream on it ends with OK."""
 
 @_typing.type_check_only
 class DealerServiceAsyncStub(DealerServiceStub):
     """---------------------------------------------------------------------------------------------
     Services (contract)
+
+    The write side: the dealer feed (a card reader) reports what happens at each table. With
+    PRICING_DEALER_TOKEN set on the server, every call needs `authorization: Bearer <token>`.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -69,15 +88,24 @@ class DealerServiceAsyncStub(DealerServiceStub):
     closed table stays closed and readable.
     """
     ExposeCard: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ExposeCardRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """Every event answers the table as of that event; a repeated seq with the same event
+    answers the same state again and changes nothing (docs/rules.md §5.1).
+    """
     VoidRound: _aio.UnaryUnaryMultiCallable[_pricing_pb2.VoidRoundRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """Voids the current round (VoidRoundRequest)."""
     EndRound: _aio.UnaryUnaryMultiCallable[_pricing_pb2.EndRoundRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     """Blackjack and Goa Gae round boundary; in a continuous shuffle the round's cards return."""
     NewShoe: _aio.UnaryUnaryMultiCallable[_pricing_pb2.NewShoeRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """A fresh shoe; a round in progress is void (NewShoeRequest)."""
     CloseTable: _aio.UnaryUnaryMultiCallable[_pricing_pb2.CloseTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """Ends the table (CloseTableRequest): every stream on it ends with OK."""
 
 class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
     """---------------------------------------------------------------------------------------------
     Services (contract)
+
+    The write side: the dealer feed (a card reader) reports what happens at each table. With
+    PRICING_DEALER_TOKEN set on the server, every call needs `authorization: Bearer <token>`.
     """
 
     @_abc_1.abstractmethod
@@ -96,14 +124,18 @@ class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _pricing_pb2.ExposeCardRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]: ...
+    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
+        """Every event answers the table as of that event; a repeated seq with the same event
+        answers the same state again and changes nothing (docs/rules.md §5.1).
+        """
 
     @_abc_1.abstractmethod
     def VoidRound(
         self,
         request: _pricing_pb2.VoidRoundRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]: ...
+    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
+        """Voids the current round (VoidRoundRequest)."""
 
     @_abc_1.abstractmethod
     def EndRound(
@@ -118,62 +150,79 @@ class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _pricing_pb2.NewShoeRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]: ...
+    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
+        """A fresh shoe; a round in progress is void (NewShoeRequest)."""
 
     @_abc_1.abstractmethod
     def CloseTable(
         self,
         request: _pricing_pb2.CloseTableRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]: ...
+    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
+        """Ends the table (CloseTableRequest): every stream on it ends with OK."""
 
 def add_DealerServiceServicer_to_server(servicer: DealerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
 class PricingServiceStub:
+    """The read side: game servers watch tables, quote and settle bets. No call changes a table."""
+
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> PricingServiceAsyncStub: ...
     GetTable: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.GetTableRequest, _pricing_pb2.TableState]
+    """The table's current state."""
     WatchTable: _grpc.UnaryStreamMultiCallable[_pricing_pb2.WatchTableRequest, _pricing_pb2.TableState]
     """The current state, then every new version in order; a slow reader is conflated to the
     newest state (versions skipped, never reordered). Ends with OK when the table closes.
     """
     Quote: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]
+    """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
     Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]
+    """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
     ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
     Analyze: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]
     """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
     exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-    penetration over seeded simulated shoes. Needs no table.
+    penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+    table's bets actually returned, from its journal, against the exact expectation.
     """
 
 @_typing.type_check_only
 class PricingServiceAsyncStub(PricingServiceStub):
+    """The read side: game servers watch tables, quote and settle bets. No call changes a table."""
+
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetTable: _aio.UnaryUnaryMultiCallable[_pricing_pb2.GetTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """The table's current state."""
     WatchTable: _aio.UnaryStreamMultiCallable[_pricing_pb2.WatchTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     """The current state, then every new version in order; a slow reader is conflated to the
     newest state (versions skipped, never reordered). Ends with OK when the table closes.
     """
     Quote: _aio.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]  # type: ignore[assignment]
+    """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
     Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]  # type: ignore[assignment]
+    """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
     ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
     Analyze: _aio.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]  # type: ignore[assignment]
     """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
     exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-    penetration over seeded simulated shoes. Needs no table.
+    penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+    table's bets actually returned, from its journal, against the exact expectation.
     """
 
 class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
+    """The read side: game servers watch tables, quote and settle bets. No call changes a table."""
+
     @_abc_1.abstractmethod
     def GetTable(
         self,
         request: _pricing_pb2.GetTableRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]: ...
+    ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
+        """The table's current state."""
 
     @_abc_1.abstractmethod
     def WatchTable(
@@ -190,14 +239,16 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _pricing_pb2.QuoteRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.QuoteResponse, _abc.Awaitable[_pricing_pb2.QuoteResponse]]: ...
+    ) -> _typing.Union[_pricing_pb2.QuoteResponse, _abc.Awaitable[_pricing_pb2.QuoteResponse]]:
+        """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
 
     @_abc_1.abstractmethod
     def Settle(
         self,
         request: _pricing_pb2.SettleRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]: ...
+    ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]:
+        """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
 
     @_abc_1.abstractmethod
     def ListTables(
@@ -215,7 +266,8 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_pricing_pb2.AnalyzeResponse, _abc.Awaitable[_pricing_pb2.AnalyzeResponse]]:
         """The theoretical return-to-player report of a game's bets, as `pricing analyze` prints it:
         exact for Hi-Lo and Goa Gae; blackjack's side bets exact on a full shoe and by
-        penetration over seeded simulated shoes. Needs no table.
+        penetration over seeded simulated shoes. Needs no table. With a table_id: what that
+        table's bets actually returned, from its journal, against the exact expectation.
         """
 
 def add_PricingServiceServicer_to_server(servicer: PricingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,5 +1,5 @@
 """Slow, obviously-correct references for ``pricing.blackjack``: exact ``Fraction``s from
-brute-force enumeration over the remaining shoe.
+brute-force enumeration over the remaining shoe (docs/rules.md §2, §3).
 
 Nothing here shares code with the kernel: cards are ``(rank, suit)`` pairs with rank 1–13 and
 suit letters, the shoe is a ``Counter`` of them, hands are classified by plain rules, and every

@@ -1,4 +1,4 @@
-"""Slow, obviously-correct Goa Gae (RULES.md §4): evaluate hands from the rule text, enumerate
+"""Slow, obviously-correct Goa Gae (docs/rules.md §4): evaluate hands from the rule text, enumerate
 every hand left in the deck with itertools, count, price with ``Fraction``.
 
 Independent of the engine on purpose: its own card notation (canonical text such as ``10H``),
@@ -72,7 +72,7 @@ def category(hand: Sequence[str]) -> str:
 
 
 def key(hand: Sequence[str]) -> tuple[int, ...]:
-    """A tuple that sorts hands in the game's order (RULES.md §4)."""
+    """A tuple that sorts hands in the game's order (docs/rules.md §4)."""
     assert len(hand) == 3 and len(set(hand)) == 3
     cat = category(hand)
     level = CATEGORIES.index(cat)

@@ -1,6 +1,6 @@
 """Slow, obviously-correct Hi-Lo pricing: enumerate the cards left, count with ``Fraction``.
 
-Independent of the engine on purpose: its own card parsing, its own bet table (RULES.md §1),
+Independent of the engine on purpose: its own card parsing, its own bet table (docs/rules.md §1),
 no shared code beyond the standard library.
 """
 
@@ -15,7 +15,7 @@ RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 SUITS = ["C", "D", "H", "S"]
 FULL_DECK = [rank + suit for rank in RANKS for suit in SUITS]
 
-# The table of RULES.md §1, by rank value (A = 1 … K = 13).
+# The table of docs/rules.md §1, by rank value (A = 1 … K = 13).
 WINS_ON = {
     "LOW": {1, 2, 3, 4, 5, 6},
     "HIGH": {8, 9, 10, 11, 12, 13},

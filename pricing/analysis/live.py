@@ -1,0 +1,351 @@
+"""Live statistics: what each bet at a table actually returned, against the exact theory for
+the prices it was offered at.
+
+The records of a table's journal are folded through ``pricing.tables`` exactly as the server
+folds them. For every round that ended with a result, every bet that was open when the round's
+betting closed is settled for one unit (``UNIT_CENTS``) by the table's own settlement
+(``Table.settle``: profit = floor(stake × payout / 100); with a unit of 100 cents and payouts
+in hundredths the floor is exact). Blackjack's side bets are settled the same way for every
+seat dealt its two cards; a seat dealt fewer is refunded, so it is not a stake.
+
+The theory for one such stake is exact: at the prices the round was offered on, the bet wins
+``ways`` of ``total`` equally likely outcomes (``BetPrice.wins`` of ``remaining`` for a dynamic
+bet; each outcome of a side bet's paytable), so its expected return ``E`` and variance ``V``
+are ratios of integers. Over ``n`` stakes the realised mean return is compared with the mean of
+their ``E``: each stake's deviation from its own ``E`` has mean zero given everything dealt
+before it, so the deviations add up as a martingale and the standard error of the realised mean
+about the expected one is ``sqrt(ΣV) / n`` (the cards of one deck are not independent, but
+this conditional form needs no independence). A gap beyond ``FLAG_SE`` standard errors is
+flagged: the table did not deal the cards the service priced (a short deck, a biased shuffle, a
+feed that misses cards).
+
+Blackjack's Crown Treasure is priced on the dealer's first two cards; a round in which the
+dealer never draws a second (every seat bust) cannot pay it, so a live Royal Match returns a
+hair less than its price says (a Crown is rarer than 1 in 10,000 rounds: far inside the
+standard error).
+
+``certified`` is the long-run figure of the theoretical report, where one applies: Hi-Lo's
+``per_offered_round`` over a uniformly shuffled deck (``pricing.analysis.hilo``), and a side
+bet's full-shoe RTP (its mean at every penetration). It is a reference: the realised return is
+tested against ``expected``, the exact figure for the deck states the table actually went
+through; the two agree in the long run. Goa Gae has none: its report depends on how many
+rounds are dealt from a deck and how many cards each takes, which a live table does not fix.
+
+>>> from pricing.cards import parse_card
+>>> from pricing.tables import ExposeCard, CardRole, Table, TableConfig, Game
+>>> table = Table("t1", TableConfig(Game.HILO))
+>>> for seq, text in enumerate(["2S", "3S", "4S", "5S", "6S", "KH"], start=1):
+...     role = CardRole.RESULT if seq == 6 else CardRole.BURN
+...     _ = table.apply(seq, ExposeCard(parse_card(text), role))
+>>> stats = live_stats([[Record("t1", entry, 0.0) for entry in table.journal]])
+>>> stats.rounds, stats.bets["HIGH"].returned, stats.bets["LOW"].returned
+(1, Fraction(47, 25), Fraction(0, 1))
+>>> stats.bets["HIGH"].expected == Fraction(24, 47) * Fraction(188, 100)  # HIGH paid 0.88 : 1
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Final
+
+from pricing.blackjack import side_bets
+from pricing.errors import InvalidInput
+from pricing.hilo import HiLoPaytable
+from pricing.journal import Record
+from pricing.store import apply_record, fold_records
+from pricing.tables import (
+    Game,
+    GameView,
+    SettleStatus,
+    Table,
+    TableConfig,
+    TablePhase,
+)
+
+__all__ = ["FLAG_SE", "UNIT_CENTS", "LiveBet", "LiveReport", "live_stats"]
+
+#: One unit staked, in cents: payouts are in hundredths, so the settlement floor is exact.
+UNIT_CENTS: Final = 100
+#: A gap between the realised and the expected return beyond this many standard errors is
+#: flagged (by chance alone: about 6 honest bets' figures in 100,000).
+FLAG_SE: Final = 4
+
+
+@dataclass(frozen=True, slots=True)
+class LiveBet:
+    """One bet over the stakes counted: ``stakes`` unit stakes settled (one a round it was
+    offered on; blackjack's side bets one a seat dealt two cards), ``wins`` of them won;
+    ``returned`` the realised return per unit staked and ``expected`` the exact expectation
+    of those same stakes (both stake included: 1 is break-even); ``standard_error`` of
+    ``returned`` about ``expected``; ``certified`` the theoretical report's figure, where one
+    applies (see the module's docstring)."""
+
+    bet: str
+    stakes: int
+    wins: int
+    returned: Fraction
+    expected: Fraction
+    variance: Fraction  # Σ of the stakes' variances (units²)
+    certified: Fraction | None = None
+
+    @property
+    def standard_error(self) -> float:
+        return math.sqrt(self.variance) / self.stakes if self.stakes else 0.0
+
+    @property
+    def gap(self) -> Fraction:
+        return self.returned - self.expected
+
+    @property
+    def z(self) -> float | None:
+        """The gap in standard errors; ``None`` with no stakes or no variance."""
+        se = self.standard_error
+        return float(self.gap) / se if se else None
+
+    @property
+    def flagged(self) -> bool:
+        """The gap is beyond ``FLAG_SE`` standard errors (with no variance: any gap), decided
+        exactly: gap² > FLAG_SE² × ΣV / stakes²."""
+        return self.gap**2 * self.stakes**2 > FLAG_SE**2 * self.variance
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """Where ``returned`` is expected to fall: ``expected`` ± ``FLAG_SE`` standard errors."""
+        half = FLAG_SE * self.standard_error
+        return (float(self.expected) - half, float(self.expected) + half)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "bet": self.bet,
+            "stakes": self.stakes,
+            "wins": self.wins,
+            "returned": _number(self.returned),
+            "expected": _number(self.expected),
+            "standard_error": self.standard_error,
+            "interval": list(self.interval),
+            "z": self.z,
+            "flagged": self.flagged,
+            "certified": None if self.certified is None else _number(self.certified),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LiveReport:
+    """The live statistics of ``table_ids`` (one game) over the rounds that ended in
+    [``since``, ``until``) (``None``: unbounded): ``rounds`` ended with a result, ``void_rounds``
+    were refunded; ``first_at``/``last_at``: when the first and last counted round ended."""
+
+    game: Game
+    table_ids: tuple[str, ...]
+    since: float | None
+    until: float | None
+    rounds: int
+    void_rounds: int
+    first_at: float | None
+    last_at: float | None
+    bets: dict[str, LiveBet]
+
+    @property
+    def flagged(self) -> tuple[str, ...]:
+        return tuple(bet for bet, stats in self.bets.items() if stats.flagged)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game.name.lower(),
+            "table_ids": list(self.table_ids),
+            "since": self.since,
+            "until": self.until,
+            "rounds": self.rounds,
+            "void_rounds": self.void_rounds,
+            "first_at": self.first_at,
+            "last_at": self.last_at,
+            "flag_se": FLAG_SE,
+            "flagged": list(self.flagged),
+            "bets": {bet: stats.as_dict() for bet, stats in self.bets.items()},
+        }
+
+
+def _number(x: Fraction) -> dict[str, Any]:
+    return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
+
+
+@dataclass
+class _Tally:
+    stakes: int = 0
+    wins: int = 0
+    returned_cents: int = 0
+    expected: Fraction = field(default_factory=Fraction)
+    variance: Fraction = field(default_factory=Fraction)
+
+
+@dataclass
+class _Totals:
+    rounds: int = 0
+    void_rounds: int = 0
+    first_at: float | None = None
+    last_at: float | None = None
+    bets: dict[str, _Tally] = field(default_factory=dict)
+
+    def tally(self, bet: str) -> _Tally:
+        found = self.bets.get(bet)
+        if found is None:
+            found = self.bets[bet] = _Tally()
+        return found
+
+
+def _stake_moments(outcomes: Iterable[tuple[int, int, int]]) -> tuple[Fraction, Fraction]:
+    """Mean and variance of what one unit returns (in units), over disjoint winning outcomes
+    ``(ways, total, pays_hundredths)``; every other outcome returns nothing."""
+    mean = second = Fraction(0)
+    for ways, total, pays in outcomes:
+        if not ways:
+            continue
+        back = Fraction(UNIT_CENTS + UNIT_CENTS * pays // 100, UNIT_CENTS)
+        chance = Fraction(ways, total)
+        mean += chance * back
+        second += chance * back * back
+    return mean, second - mean * mean
+
+
+def _offered(view: GameView) -> Iterable[tuple[str, bool, list[tuple[int, int, int]]]]:
+    """Every bet open at ``view``: its name, whether it is a side bet (settled per seat), and
+    its winning outcomes as ``(ways, total, pays_hundredths)``."""
+    for bet, price in view.prices.items():
+        if price.open:
+            yield bet, False, [(price.wins, price.remaining, price.payout_hundredths)]
+    for sb in view.side_bets:
+        if sb.open:
+            yield sb.bet, True, [(o.ways, o.total, o.pays_hundredths) for o in sb.outcomes]
+
+
+def _settle_round(
+    table: Table, round_id: int, version: int, view: GameView, totals: _Totals
+) -> None:
+    seats = range(1, table.seats + 1) if table.seats else (0,)
+    for bet, per_seat, outcomes in _offered(view):
+        mean, variance = _stake_moments(outcomes)
+        tally = totals.tally(bet)
+        for seat in seats if per_seat else (0,):
+            settled = table.settle(round_id, version, bet, UNIT_CENTS, seat)
+            if settled.status is SettleStatus.VOID:
+                continue  # a seat dealt too few cards: refunded, so no stake
+            assert settled.status is not SettleStatus.PENDING
+            tally.stakes += 1
+            tally.wins += settled.status is SettleStatus.WIN
+            tally.returned_cents += settled.returned_cents
+            tally.expected += mean
+            tally.variance += variance
+
+
+def _fold_table(
+    records: Sequence[Record], since: float | None, until: float | None, totals: _Totals
+) -> Table:
+    """Fold one table's records, settling every round that ended in the range into
+    ``totals``; the folded table."""
+    table = fold_records(records[0].table_id if records else "", None, list(records[:1]))
+    betting: tuple[int, int, GameView] | None = None  # the open round: id, version, prices
+
+    def note_betting() -> None:
+        nonlocal betting
+        snap = table.snapshot
+        if snap.phase is TablePhase.BETTING:
+            betting = (snap.view.round_id, snap.version, snap.view)
+
+    note_betting()
+    for record in records[1:]:
+        apply_record(table, record)
+        ended = table.snapshot.view.ended
+        if ended is not None:
+            opened, betting = betting, None
+            at = record.accepted_at
+            if (since is None or at >= since) and (until is None or at < until):
+                if ended.void:
+                    totals.void_rounds += 1
+                else:
+                    totals.rounds += 1
+                    totals.first_at = at if totals.first_at is None else totals.first_at
+                    totals.last_at = at
+                    if opened is not None and opened[0] == ended.round_id:
+                        _settle_round(table, ended.round_id, opened[1], opened[2], totals)
+        note_betting()
+    return table
+
+
+def live_stats(
+    tables: Iterable[Sequence[Record]],
+    *,
+    since: float | None = None,
+    until: float | None = None,
+) -> LiveReport:
+    """The live statistics of one or more tables of one game: each element of ``tables`` is a
+    table's whole journal in version order (from its ``OpenTable``), as ``export_records``
+    or ``Journal.events`` return it; rounds count when the record that ended them was
+    accepted in [``since``, ``until``). ``JournalCorrupt`` if a journal does not fold;
+    ``InvalidInput`` for tables of different games, or none."""
+    totals = _Totals()
+    game: Game | None = None
+    ids: list[str] = []
+    configs: set[TableConfig] = set()
+    for records in tables:
+        table = _fold_table(records, since, until, totals)
+        if game is not None and table.config.game is not game:
+            raise InvalidInput(
+                f"table {table.table_id!r} is {table.config.game.name}, not {game.name}: "
+                "live statistics add up the tables of one game"
+            )
+        game = table.config.game
+        ids.append(table.table_id)
+        configs.add(table.config)
+    if game is None:
+        raise InvalidInput("no tables to analyse")
+    certified = _certified(configs.pop()) if len(configs) == 1 else {}
+    bets = {
+        bet: LiveBet(
+            bet=bet,
+            stakes=t.stakes,
+            wins=t.wins,
+            returned=Fraction(t.returned_cents, UNIT_CENTS * t.stakes) if t.stakes else Fraction(0),
+            expected=t.expected / t.stakes if t.stakes else Fraction(0),
+            variance=t.variance,
+            certified=certified.get(bet),
+        )
+        for bet, t in totals.bets.items()
+    }
+    return LiveReport(
+        game=game,
+        table_ids=tuple(ids),
+        since=since,
+        until=until,
+        rounds=totals.rounds,
+        void_rounds=totals.void_rounds,
+        first_at=totals.first_at,
+        last_at=totals.last_at,
+        bets=bets,
+    )
+
+
+def _certified(config: TableConfig) -> dict[str, Fraction]:
+    """The theoretical report's long-run figure of each bet of tables configured so."""
+    if config.game is Game.HILO:
+        assert isinstance(config.rules, HiLoPaytable)
+        return _hilo_certified(config.rules)
+    if config.game is Game.BLACKJACK:
+        from pricing.adapters.blackjack import BlackjackOptions  # noqa: PLC0415
+
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        odds = side_bets([], config.decks, options.royal_match, options.pairs)
+        return {bet: o.rtp_fraction for bet, o in odds.items()}
+    return {}
+
+
+@lru_cache(maxsize=8)
+def _hilo_certified(paytable: HiLoPaytable) -> dict[str, Fraction]:
+    from pricing.analysis.hilo import hilo_rtp  # noqa: PLC0415 - under a second, when needed
+
+    return {bet: r.per_offered_round for bet, r in hilo_rtp(paytable).bets.items()}

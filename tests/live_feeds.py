@@ -1,0 +1,194 @@
+"""Seeded dealer feeds for the live-statistics tests, each with its own account of every round
+(the cards seen before its betting closed, the cards that decided it), and a reference that
+computes the statistics from that account alone: the engine's quotes and bet rules, no table,
+no journal, no settlement."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from pricing import blackjack, goagae, hilo
+from pricing.analysis.live import LiveReport
+from pricing.cards import DECK, Card, Rank
+from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.journal import Record
+from pricing.tables import FeedEvent, Table, TableConfig
+
+
+@dataclass
+class Dealt:
+    """A feed: its events, and per round with a result the cards seen before it and the cards
+    that decided it (blackjack: each seat's two, then the dealer's two)."""
+
+    events: list[FeedEvent] = field(default_factory=list)
+    rounds: list[tuple[tuple[Card, ...], tuple[Card, ...]]] = field(default_factory=list)
+    voids: int = 0
+
+
+def hilo_feed(
+    decks: int, seed: int, *, without: Sequence[Rank] = (), void_rate: float = 0.05
+) -> Dealt:
+    """``decks`` Hi-Lo decks (5 burns, 10 results; now and then a burn during betting, which
+    voids the round); ``without``: ranks taken out of every deck (a biased shoe)."""
+    rng = random.Random(seed)
+    out = Dealt()
+    for d in range(decks):
+        if d:
+            out.events.append(NewShoe())
+        cards = [c for c in DECK if c.rank not in without]
+        rng.shuffle(cards)
+        seen: list[Card] = []
+        results = 0
+        while results < hilo.RESULTS_PER_DECK:
+            card = cards.pop()
+            betting = len(seen) >= hilo.OPENING_BURNS
+            if betting and rng.random() >= void_rate:
+                out.rounds.append((tuple(seen), (card,)))
+                out.events.append(ExposeCard(card, CardRole.RESULT))
+                results += 1
+            else:
+                out.voids += betting
+                out.events.append(ExposeCard(card, CardRole.BURN))
+            seen.append(card)
+    return out
+
+
+def goagae_feed(decks: int, seed: int, *, void_rate: float = 0.05) -> Dealt:
+    """Goa Gae decks of 8 rounds, each three PLAYER and three DEALER cards in turn then
+    EndRound; now and then a round is voided after its first card."""
+    rng = random.Random(seed)
+    out = Dealt()
+    for d in range(decks):
+        if d:
+            out.events.append(NewShoe())
+        cards = list(DECK)
+        rng.shuffle(cards)
+        seen: list[Card] = []
+        for _ in range(8):
+            before = tuple(seen)
+            if rng.random() < void_rate:
+                seen.append(cards.pop())
+                out.events += [ExposeCard(seen[-1], CardRole.BURN), VoidRound()]
+                out.voids += 1
+                continue
+            hand = []
+            for role in [CardRole.PLAYER, CardRole.DEALER] * 3:
+                seen.append(cards.pop())
+                out.events.append(ExposeCard(seen[-1], role))
+                if role is CardRole.PLAYER:
+                    hand.append(seen[-1])
+            out.events.append(EndRound())
+            out.rounds.append((before, tuple(hand)))
+    return out
+
+
+def blackjack_feed(shoes: int, seed: int, *, seats: int = 3, rounds: int = 30) -> Dealt:
+    """Depleting 6-deck shoes of ``rounds`` rounds each: a card to each seat, the dealer's,
+    a second to each seat, the dealer's second, EndRound (the side bets need no more)."""
+    rng = random.Random(seed)
+    out = Dealt()
+    for s in range(shoes):
+        if s:
+            out.events.append(NewShoe())
+        cards = list(DECK) * 6
+        rng.shuffle(cards)
+        seen: list[Card] = []
+        for _ in range(rounds):
+            before = tuple(seen)
+            hands: list[list[Card]] = [[] for _ in range(seats)]
+            dealer = []
+            for _ in range(2):
+                for seat in range(1, seats + 1):
+                    seen.append(cards.pop())
+                    hands[seat - 1].append(seen[-1])
+                    out.events.append(ExposeCard(seen[-1], CardRole.PLAYER, seat))
+                seen.append(cards.pop())
+                dealer.append(seen[-1])
+                out.events.append(ExposeCard(seen[-1], CardRole.DEALER))
+            out.events.append(EndRound())
+            out.rounds.append((before, (*(c for h in hands for c in h), *dealer)))
+    return out
+
+
+def journal_of(
+    table_id: str, config: TableConfig, events: Sequence[FeedEvent], start: float = 0.0
+) -> list[Record]:
+    """The records a server would journal for ``events``: event ``k`` accepted at
+    ``start + k`` seconds."""
+    table = Table(table_id, config)
+    for seq, event in enumerate(events, start=1):
+        table.apply(seq, event)
+    assert table.journal is not None
+    return [Record(table_id, e, start + i) for i, e in enumerate(table.journal)]
+
+
+@dataclass
+class Expected:
+    """The reference's figures for one bet: sums over its unit stakes, in units."""
+
+    stakes: int = 0
+    wins: int = 0
+    returned: Fraction = field(default_factory=Fraction)
+    expected: Fraction = field(default_factory=Fraction)
+    variance: Fraction = field(default_factory=Fraction)
+
+    def add(self, chances: Sequence[tuple[Fraction, int]], won_pays: int | None) -> None:
+        """One unit stake on a bet whose outcomes happen with ``chances`` (probability, pays
+        in hundredths); ``won_pays``: what the outcome that happened pays, ``None``: lost."""
+        mean = sum((p * (100 + pays) / 100 for p, pays in chances), Fraction(0))
+        square = sum((p * ((100 + pays) / Fraction(100)) ** 2 for p, pays in chances), Fraction(0))
+        self.stakes += 1
+        self.expected += mean
+        self.variance += square - mean * mean
+        if won_pays is not None:
+            self.wins += 1
+            self.returned += Fraction(100 + won_pays, 100)
+
+
+def reference(game: str, dealt: Dealt) -> dict[str, Expected]:
+    """The statistics of ``dealt``'s rounds from the engines alone (default paytables)."""
+    out: dict[str, Expected] = {}
+    for seen, decided in dealt.rounds:
+        if game in ("hilo", "goagae"):
+            engine = hilo if game == "hilo" else goagae
+            for bet, price in engine.quote(seen).items():
+                if price.open:
+                    wins = (
+                        hilo.bet_wins(bet, decided[0])
+                        if game == "hilo"
+                        else goagae.bet_wins(bet, decided)
+                    )
+                    chance = Fraction(price.wins, price.remaining)
+                    out.setdefault(bet, Expected()).add(
+                        [(chance, price.payout_hundredths)],
+                        price.payout_hundredths if wins else None,
+                    )
+            continue
+        odds = blackjack.side_bets(seen, decks=6)
+        dealer = decided[-2:]
+        for seat in range(len(decided) // 2 - 1):
+            player = decided[2 * seat : 2 * seat + 2]
+            for bet, o in odds.items():
+                if bet == "ROYAL_MATCH":
+                    _, pays = blackjack.classify_royal_match(player, dealer)
+                else:
+                    _, pays = blackjack.classify_pair(player, blackjack.PERFECT_PAIRS)
+                chances = [(x.fraction, x.pays_hundredths) for x in o.outcomes.values()]
+                winning = [(p, pays_) for p, pays_ in chances if pays_ >= 0]
+                out.setdefault(bet, Expected()).add(winning, pays if pays >= 0 else None)
+    return out
+
+
+def assert_matches(report: LiveReport, game: str, dealt: Dealt) -> None:
+    """``report`` says, exactly, what the reference says of ``dealt``'s rounds."""
+    want = reference(game, dealt)
+    assert set(report.bets) == set(want)
+    for bet, stats in report.bets.items():
+        ref = want[bet]
+        assert (stats.stakes, stats.wins) == (ref.stakes, ref.wins), bet
+        assert stats.returned == ref.returned / ref.stakes, bet
+        assert stats.expected == ref.expected / ref.stakes, bet
+        assert stats.variance == ref.variance, bet

@@ -22,7 +22,8 @@ from pricing import hilo
 from pricing.client import DealerFeed, PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, ServerProcess, Watcher, start_server
-from tests.natsserver import NatsServer, Proxy, cluster, kill_all
+from tests.natsserver import NatsServer, cluster, kill_all
+from tests.proxy import CuttableProxy
 from tests.test_durability_e2e import CARDS, HiLoFeed
 from tests.wire import engine_prices, expect_error, metric, wire_prices
 
@@ -335,8 +336,8 @@ def test_a_three_node_cluster_loses_a_node_during_a_feed_and_loses_nothing() -> 
 def test_a_replica_that_loses_nats_stops_serving_and_comes_back_caught_up(
     nats: NatsServer,
 ) -> None:
-    proxy = Proxy(nats.port)
-    a, b = replica(nats.url), replica(proxy.url)
+    proxy = CuttableProxy(nats.port)
+    a, b = replica(nats.url), replica(f"nats://{proxy.target}")
     table = "cut-1"
     a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
     wait_for(lambda: version_on(b, table) == 1, what="B has the table")

@@ -207,6 +207,7 @@ class JetStreamJournal(Journal):
         self._known: dict[str, dict[int, int]] = {}  # table id -> version -> stream sequence
         self._position = 0  # stream sequence of the last message handed to the store
         self._deliver: Callable[[Record], Awaitable[None]] | None = None
+        self._undelivered: dict[str, Record] = {}  # table id -> its newest record not folded
         self._follower: JetStreamContext.PushSubscription | None = None
         self._lag = _Lag()
         self._lag_seconds = 0.0
@@ -343,6 +344,8 @@ class JetStreamJournal(Journal):
             return f"lost NATS ({self.location})"
         if self._probe_failed is not None:
             return self._probe_failed
+        if self._undelivered:
+            return f"{len(self._undelivered)} table(s) behind the stream, catching up"
         if self._lag_seconds > self.max_lag:
             return (
                 f"{self._lag_seconds:.1f} s behind the stream {self.stream} "
@@ -384,6 +387,8 @@ class JetStreamJournal(Journal):
 
     async def _probe_forever(self) -> None:
         while True:
+            for record in list(self._undelivered.values()):
+                await self._hand_over(record)
             await self._probe()
             await asyncio.sleep(self._probe_interval)
 
@@ -656,11 +661,26 @@ class JetStreamJournal(Journal):
                 return  # delivered again after the consumer restarted
             record, _ = self._record(msg)
             self._remember(record.table_id, record.entry.version, stream_seq)
-            assert self._deliver is not None
-            await self._deliver(record)
-            self._position = stream_seq
         except Exception:
-            log.exception("could not fold a message of %s (%s)", self.stream, msg.subject)
+            log.exception("a message of %s (%s) is not a table event", self.stream, msg.subject)
+            return
+        self._position = stream_seq
+        await self._hand_over(record)
+
+    async def _hand_over(self, record: Record) -> None:
+        """Deliver ``record``; one the store could not take (NATS lost while it caught up) is
+        kept and delivered again by the prober, the replica unhealthy until then."""
+        assert self._deliver is not None
+        try:
+            await self._deliver(record)
+        except Exception as exc:
+            if record.table_id not in self._undelivered:
+                log.warning(
+                    "table %r: could not fold its newest events yet: %s", record.table_id, exc
+                )
+            self._undelivered[record.table_id] = record
+        else:
+            self._undelivered.pop(record.table_id, None)
 
     async def close(self) -> None:
         if self._prober is not None:

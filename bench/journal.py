@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from pricing.cards import DECK  # noqa: E402
 from pricing.events import CardRole, ExposeCard, NewShoe  # noqa: E402
 from pricing.journal import Record  # noqa: E402
-from pricing.journal.codec import IMAGE_FORMAT, encode_event, encode_image  # noqa: E402
+from pricing.journal.codec import encode_event, encode_image  # noqa: E402
 from pricing.journal.sqlite import SqliteJournal  # noqa: E402
 from pricing.store import DEFAULT_SNAPSHOT_EVERY, TableStore  # noqa: E402
 from pricing.tables import (  # noqa: E402
@@ -195,12 +195,7 @@ def write_big_journal(data: Path, tables: int, events: int, *, clean: bool) -> N
             )
             conn.execute(
                 "INSERT INTO images VALUES (?, ?, 1.0, ?, ?)",
-                (
-                    table_id,
-                    image.snapshot.version,
-                    IMAGE_FORMAT,
-                    encode_image(_renamed(image, table_id)),
-                ),
+                (table_id, image.snapshot.version, *encode_image(_renamed(image, table_id))),
             )
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

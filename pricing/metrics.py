@@ -146,6 +146,18 @@ class Metrics:
             ("reason",),
             registry=r,
         )
+        self.journal_lag = Gauge(
+            "pricing_journal_lag_seconds",
+            "How long the oldest event other replicas appended has waited to be folded here "
+            "(JetStream journal; 0 when caught up).",
+            registry=r,
+        )
+        self.journal_conflicts = Counter(
+            "pricing_journal_conflicts_total",
+            "Appends another replica got in first: the table was caught up and the event "
+            "checked again (JetStream journal).",
+            registry=r,
+        )
         self.recovery = Gauge(
             "pricing_recovery_seconds",
             "Time the last start-up took to rebuild every table from the journal.",
@@ -164,6 +176,12 @@ class Metrics:
 
     def journal_failed(self, reason: str) -> None:
         self.journal_errors.labels(reason).inc()
+
+    def journal_lagged(self, seconds: float) -> None:
+        self.journal_lag.set(seconds)
+
+    def journal_conflicted(self) -> None:
+        self.journal_conflicts.inc()
 
     def interceptor(self) -> MetricsInterceptor:
         return MetricsInterceptor(self)

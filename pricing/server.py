@@ -33,7 +33,7 @@ from grpc_reflection.v1alpha import reflection
 
 from pricing import security as sec
 from pricing.auth import AuthInterceptor, TokenStore
-from pricing.journal import MEMORY, JournalError, open_journal
+from pricing.journal import MEMORY, Journal, JournalError, open_journal
 from pricing.limits import ConcurrencyInterceptor, grpc_options
 from pricing.metrics import Metrics, serve_metrics
 from pricing.security import TOKEN_ENV, Security
@@ -46,6 +46,8 @@ log = logging.getLogger("pricing.server")
 
 ENV_PREFIX: Final = "PRICING_"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
+#: How often health looks at the journal (a replica's lag, its NATS connection).
+HEALTH_INTERVAL: Final = 0.05
 
 
 class _FromEnvironment(str):
@@ -113,6 +115,27 @@ def _bounded(
 
 _seconds = _bounded(float, "a number of seconds", 0, 3600, " seconds")
 _positive = _bounded(int, "a whole number", 1, 1_000_000)
+_lag = _bounded(float, "a number of seconds", 0.05, 3600, " seconds")
+_stream_replicas = _bounded(int, "a whole number", 1, 5)
+
+
+def _nats_servers(text: str) -> list[str]:
+    """``nats://HOST:PORT[,HOST:PORT...]`` as one URL per node (empty: no JetStream).
+
+    >>> _nats_servers("nats://a:4222,b:4223"), _nats_servers("")
+    (['nats://a:4222', 'nats://b:4223'], [])
+    """
+    urls = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        url = part if "://" in part else f"nats://{part}"
+        scheme, _, rest = url.partition("://")
+        host, _, port = rest.rpartition(":")
+        if scheme not in ("nats", "tls") or not host or not port.isdigit() or "/" in rest:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not a NATS server: use nats://HOST:PORT[,HOST:PORT...]"
+            )
+        urls.append(url)
+    return urls
 
 
 _UNITS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -240,6 +263,38 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
             "events per table [PRICING_SNAPSHOT_EVERY]"
         ),
     )
+    p.add_argument(
+        "--journal",
+        type=_nats_servers,
+        default=_env("JOURNAL", ""),
+        metavar="nats://HOST:PORT[,...]",
+        help=(
+            "keep the tables in NATS JetStream instead of --data-dir, shared by every server "
+            "given the same cluster (replicas: each takes writes and serves every table); "
+            "needs the [nats] extra [PRICING_JOURNAL]"
+        ),
+    )
+    p.add_argument(
+        "--journal-replicas",
+        type=_stream_replicas,
+        default=_env("JOURNAL_REPLICAS", "1"),
+        metavar="N",
+        help=(
+            "copies JetStream keeps of the tables' stream: 1 for a single NATS server, 3 for "
+            "a cluster that survives losing a node [PRICING_JOURNAL_REPLICAS]"
+        ),
+    )
+    p.add_argument(
+        "--max-lag",
+        type=_lag,
+        default=_env("MAX_LAG", "1"),
+        metavar="SECONDS",
+        help=(
+            "with --journal: a replica that lost NATS, or folds the other replicas' events "
+            "more than this late, reports NOT_SERVING and refuses writes until caught up "
+            "[PRICING_MAX_LAG]"
+        ),
+    )
     sec.add_arguments(p, flag=_flag, env=_env, bounded=_bounded)
     return p
 
@@ -308,16 +363,22 @@ async def serve(
     data_dir: str = MEMORY,
     closed_retention: float = 24 * 3600.0,
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
+    journal_servers: Sequence[str] = (),
+    journal_replicas: int = 1,
+    max_lag: float = 1.0,
     security: Security | None = None,
     stop: asyncio.Event | None = None,
 ) -> None:
     """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
-    ``JournalError`` if the journal in ``data_dir`` cannot be used. ``security``: tokens, TLS
-    and limits (default: none but ``dealer_token``, if given)."""
+    ``JournalError`` if the journal (JetStream on ``journal_servers``, or in ``data_dir``)
+    cannot be used. ``security``: tokens, TLS and limits (default: none but ``dealer_token``,
+    if given)."""
     if security is None:
         security = Security(tokens=TokenStore(dealer_token=dealer_token))
     metrics = Metrics()
-    journal = open_journal(data_dir, metrics)
+    journal = open_journal(
+        data_dir, metrics, servers=journal_servers, replicas=journal_replicas, max_lag=max_lag
+    )
     store = TableStore(
         journal,
         snapshot_every=snapshot_every,
@@ -352,26 +413,18 @@ async def serve(
         log.warning("--insecure: serving beyond loopback without %s", ", ".join(security.missing()))
 
     try:
-        recovery = await asyncio.to_thread(store.recover)
+        await _recover(service, metrics)
     except BaseException:
         await server.stop(0)
         httpd.shutdown()
         await journal.close()
         raise
-    metrics.recovery.set(recovery.seconds)
-    service.serve_tables()
-    log.info(
-        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s",
-        journal.location,
-        recovery.tables,
-        recovery.images,
-        recovery.events_folded,
-        recovery.seconds,
-    )
+    refresh = asyncio.create_task(_refresh_images(store))
     sweeper = asyncio.create_task(_sweep(store, closed_retention))
 
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    health_follower = asyncio.create_task(_follow_health(journal, health_servicer, services))
     log.info(
         "serving gRPC on %s (%s), metrics on http://%s/metrics",
         _bind_address(host, grpc_port),
@@ -388,15 +441,70 @@ async def serve(
 
     await stop.wait()
     log.info("shutting down: health NOT_SERVING, ending streams, %.1f s grace", grace)
+    health_follower.cancel()
     await health_servicer.enter_graceful_shutdown()
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
     service.end_streams()
     sweeper.cancel()
+    refresh.cancel()
     await server.stop(grace)
     service.quotes.close()
     await store.close()
     httpd.shutdown()
     log.info("stopped")
+
+
+async def _refresh_images(store: TableStore) -> None:
+    try:
+        count = await store.refresh_images()
+    except Exception:  # the events are safe; the next start folds them
+        log.warning("could not snapshot the recovered tables", exc_info=True)
+    else:
+        if count:
+            log.info("snapshot taken of %d recovered table(s)", count)
+
+
+async def _recover(service: PricingService, metrics: Metrics) -> None:
+    """Rebuild every table from the journal, then follow it (the other replicas' writes)."""
+    store = service.store
+    journal = store.journal
+    await journal.start()
+    recovery = await asyncio.to_thread(store.recover)
+    metrics.recovery.set(recovery.seconds)
+    await journal.follow(store.receive)
+    service.serve_tables()
+    log.info(
+        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s%s",
+        journal.location,
+        recovery.tables,
+        recovery.images,
+        recovery.events_folded,
+        recovery.seconds,
+        f"; {recovery.images_ignored} snapshot(s) were of classes this build changed"
+        * bool(recovery.images_ignored),
+    )
+
+
+async def _follow_health(journal: Journal, servicer: Any, services: Sequence[str]) -> None:
+    """Health follows the journal: NOT_SERVING while it cannot take writes (a replica that
+    lost NATS or lags behind), SERVING again once it can."""
+    serving = True
+    while True:
+        reason = journal.unavailable_reason()
+        if (reason is None) != serving:
+            serving = reason is None
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if serving
+                else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
+            for name in ("", *services):
+                await servicer.set(name, status)
+            if serving:
+                log.info("journal caught up: SERVING")
+            else:
+                log.warning("NOT_SERVING: %s", reason)
+        await asyncio.sleep(HEALTH_INTERVAL)
 
 
 async def _sweep(store: TableStore, retention: float) -> None:
@@ -433,6 +541,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                 data_dir=args.data_dir,
                 closed_retention=args.closed_retention,
                 snapshot_every=args.snapshot_every,
+                journal_servers=args.journal,
+                journal_replicas=args.journal_replicas,
+                max_lag=args.max_lag,
                 security=security,
             )
         )

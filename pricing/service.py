@@ -592,6 +592,7 @@ class PricingService:
         self, request: pb.ListTablesRequest, context: Context
     ) -> pb.ListTablesResponse:
         """Every table held, open or closed, by id; ``game`` set: only that game's."""
+        self._check_ready()
         game = None if request.game == pb.GAME_UNSPECIFIED else game_from_proto(request.game)
         return pb.ListTablesResponse(
             tables=[

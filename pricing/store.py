@@ -9,6 +9,14 @@ Every accepted write goes the same way, one table at a time (a lock per table id
 So nothing is acknowledged or seen before it is on disk, and a restart folds exactly what was
 acknowledged (plus at most the one write per table whose answer was lost in the crash).
 
+A journal shared with other servers (replicas, ``pricing.journal.jetstream``) may refuse step 2
+because another replica appended to the table first (``JournalConflict``): the store then
+folds the records it is missing (``Journal.catch_up``) and checks the event again, so the
+answer is the one a single server would give (the repeat, ALREADY_EXISTS, a gap). An unknown
+table, or an event the table refuses, is checked again the same way after catching up, so a
+replica a moment behind answers as the one ahead. Records the other replicas append arrive
+through ``receive``, folded under the same lock and published like the store's own.
+
 At start-up ``recover`` rebuilds every table from its newest image (snapshot) and the events
 after it; images are written every ``snapshot_every`` events, and for every table on a clean
 shutdown. A table rebuilt from an image holds its retry answers and price histories from the
@@ -23,18 +31,27 @@ format), when there is one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from pricing.journal import Journal, JournalCorrupt, Record, TableLog
-from pricing.journal.codec import record_to_json
+from pricing.errors import IllegalMove
+from pricing.journal import (
+    Journal,
+    JournalConflict,
+    JournalCorrupt,
+    JournalUnavailable,
+    Record,
+    TableLog,
+)
+from pricing.journal.codec import archive_name, record_to_json
 from pricing.tables import (
     FeedEvent,
     HistoryNotLoaded,
@@ -66,6 +83,8 @@ log = logging.getLogger("pricing.store")
 #: ~1-2 KB, written in the same commit as the event that triggers it.
 DEFAULT_SNAPSHOT_EVERY: Final = 8
 DEFAULT_RETENTION: Final = 24 * 3600.0
+#: Appends that lose to other replicas in a row before a write answers UNAVAILABLE.
+CONFLICT_RETRIES: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +95,7 @@ class Recovery:
     images: int
     events_folded: int
     seconds: float
+    images_ignored: int = 0  # snapshots of classes this build changed: folded from events
 
 
 def fold_records(table_id: str, image: TableImage | None, records: list[Record]) -> Table:
@@ -150,17 +170,35 @@ class TableStore:
     def recover(self) -> Recovery:
         """Rebuild every table in the journal (blocking: run it in a thread before serving)."""
         t0 = time.perf_counter()
-        images = folded = 0
+        images = folded = ignored = 0
         for log_ in self.journal.load():
             table = self._rebuild(log_)
             images += log_.image is not None
+            ignored += log_.image_ignored
             folded += len(log_.records)
             self.tables.put(table)
             version = log_.image.snapshot.version if log_.image is not None else 0
             self._imaged[table.table_id] = version
             self._last_at[table.table_id] = log_.last_at
         seconds = time.perf_counter() - t0
-        return Recovery(len(self.tables), images, folded, seconds)
+        return Recovery(len(self.tables), images, folded, seconds, ignored)
+
+    async def refresh_images(self) -> int:
+        """After recovery: snapshot every table that had events past its image, so the next
+        start (after a crash, or after an upgrade that changed the classes) folds nothing."""
+        behind = [
+            (table.image(), self._last_at.get(table.table_id, 0.0))
+            for table in self.tables
+            if table.snapshot.version > self._imaged.get(table.table_id, 0)
+        ]
+        for start in range(0, len(behind), 256):  # in slices: the feed's commits go between
+            chunk = behind[start : start + 256]
+            await self.journal.save_images(chunk)
+            for image, _ in chunk:
+                self._imaged[image.table_id] = max(
+                    self._imaged.get(image.table_id, 0), image.snapshot.version
+                )
+        return len(behind)
 
     @staticmethod
     def _rebuild(log_: TableLog) -> Table:
@@ -174,6 +212,42 @@ class TableStore:
             lock = self._locks[table_id] = asyncio.Lock()
         return lock
 
+    @contextlib.asynccontextmanager
+    async def _locked(self, table_id: str) -> AsyncIterator[None]:
+        """Hold ``table_id``'s lock: the one in ``_locks`` once acquired (a sweep may have
+        dropped the lock this coroutine was waiting on)."""
+        while True:
+            lock = self._lock(table_id)
+            await lock.acquire()
+            if self._locks.get(table_id) is lock:
+                break
+            lock.release()
+        try:
+            yield
+        finally:
+            lock.release()
+
+    async def _durably(
+        self, record: Record, image: TableImage | None, commit: Callable[[], None]
+    ) -> None:
+        """Append ``record`` and then ``commit`` it in memory, even if the caller is cancelled
+        meanwhile (a client's deadline): the journal may have it on disk by then, and memory
+        must never fall behind the disk. The cancellation is passed on afterwards."""
+        task = asyncio.ensure_future(self.journal.append(record, image))
+        cancelled = False
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                cancelled = True
+            except Exception:
+                break
+        if task.exception() is None:
+            commit()
+        if cancelled:
+            raise asyncio.CancelledError
+        task.result()  # raises the journal's error: nothing was committed
+
     async def open(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         """Open a table (durably); the same id and config again returns it as it is now."""
         if table_id not in self.tables:
@@ -181,60 +255,177 @@ class TableStore:
             check_table_id(table_id)
             self.tables.check_room()
             adapter_for(config.game).configure(config)
-        async with self._lock(table_id):
-            if table_id in self.tables:
-                return self.tables.open_table(table_id, config)  # TableExists if it differs
-            table = Table(table_id, config, keep_journal=False)
-            now = self._clock()
-            await self.journal.append(Record(table_id, table.opening, now))
-            self.tables.put(table)
-            self._imaged[table_id] = 0
-            self._last_at[table_id] = now
-            self.on_commit(table, table.snapshot, None)
-            return table.snapshot, True
+        async with self._locked(table_id):
+            for _ in range(CONFLICT_RETRIES):
+                if table_id in self.tables:
+                    return self.tables.open_table(table_id, config)  # TableExists if it differs
+                table = Table(table_id, config, keep_journal=False)
+                now = self._clock()
+
+                def commit(table: Table = table, now: float = now) -> None:
+                    self.tables.put(table)
+                    self._imaged[table_id] = 0
+                    self._last_at[table_id] = now
+                    self.on_commit(table, table.snapshot, None)
+
+                try:
+                    await self._durably(Record(table_id, table.opening, now), None, commit)
+                except JournalConflict:  # another replica opened it: compare with that one
+                    await self._catch_up(table_id)
+                    continue
+                return table.snapshot, True
+            raise _outrun(table_id)
 
     async def apply(self, table_id: str, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
         """Apply the feed's event ``seq`` durably; ``(snapshot, False)`` for a repeat."""
-        self.tables.get(table_id)  # NOT_FOUND before a lock is made for an unknown id
-        async with self._lock(table_id):
-            table = self.tables.get(table_id)
-            t0 = time.perf_counter()
-            try:
-                change = table.check(seq, event)
-            except HistoryNotLoaded:
-                table = await self._hydrate(table)
-                t0 = time.perf_counter()
-                change = table.check(seq, event)
-            compute = time.perf_counter() - t0
+        check_table_id(table_id)  # before a lock is made for the id
+        for attempt in range(2):
+            async with self._locked(table_id):
+                try:
+                    return await self._apply(table_id, seq, event)
+                except HistoryNotLoaded:
+                    if attempt:
+                        raise
+            await self._hydrate(table_id)  # a retry older than the image: fold, then again
+        raise AssertionError("unreachable")
+
+    async def _apply(self, table_id: str, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
+        """``apply`` under the table's lock; ``HistoryNotLoaded`` if the table must be folded
+        from its journal first."""
+        for _ in range(CONFLICT_RETRIES):
+            table, change, compute = await self._check(table_id, seq, event)
             if isinstance(change, Snapshot):
                 return change, False
             now = self._clock()
             image = None
             if change.snapshot.version - self._imaged.get(table_id, 0) >= self.snapshot_every:
                 image = _image_after(table, change)
-            await self.journal.append(Record(table_id, change.entry, now), image)
-            table.commit(change)
-            if image is not None:
-                self._imaged[table_id] = change.snapshot.version
-            self._last_at[table_id] = now
-            self.on_commit(table, change.snapshot, compute)
-            return change.snapshot, True
 
-    async def _hydrate(self, table: Table) -> Table:
-        """Fold ``table``'s whole journal (off the event loop) so it holds every history a
-        table that never restarted would; the caller holds its lock."""
-        records = await self.journal.events(table.table_id)
-        full = await asyncio.to_thread(fold_records, table.table_id, None, records)
-        if full.snapshot != table.snapshot:
-            raise JournalCorrupt(
-                f"table {table.table_id!r}: its journal folds to version {full.snapshot.version}"
-                f", not to the live version {table.snapshot.version}"
-            )
-        self.tables.put(full)
-        log.info(
-            "table %r: histories rebuilt from %d journaled events", table.table_id, len(records)
-        )
-        return full
+            def commit(
+                table: Table = table,
+                change: TableChange = change,
+                image: TableImage | None = image,
+                now: float = now,
+                compute: float = compute,
+            ) -> None:
+                table.commit(change)
+                if image is not None:
+                    self._imaged[table_id] = change.snapshot.version
+                self._last_at[table_id] = now
+                self.on_commit(table, change.snapshot, compute)
+
+            try:
+                await self._durably(Record(table_id, change.entry, now), image, commit)
+            except JournalConflict:  # another replica wrote first: fold it, check again
+                await self._catch_up(table_id)
+                continue
+            return change.snapshot, True
+        raise _outrun(table_id)
+
+    async def _check(
+        self, table_id: str, seq: int, event: FeedEvent
+    ) -> tuple[Table, TableChange | Snapshot, float]:
+        """``Table.check`` on the table as the journal has it, with the engine's time. A table
+        this store does not hold, or an event its table refuses, is checked against the
+        journal's newer records first, if other writers appended any."""
+        check_table_id(table_id)
+        if table_id not in self.tables:
+            await self._catch_up(table_id)
+        table = self.tables.get(table_id)  # TableNotFound
+        try:
+            return self._timed_check(table, seq, event)
+        except IllegalMove:
+            if not await self._catch_up(table_id):
+                raise
+            return self._timed_check(self.tables.get(table_id), seq, event)
+
+    @staticmethod
+    def _timed_check(
+        table: Table, seq: int, event: FeedEvent
+    ) -> tuple[Table, TableChange | Snapshot, float]:
+        t0 = time.perf_counter()
+        change = table.check(seq, event)
+        return table, change, time.perf_counter() - t0
+
+    # ---- other writers ---------------------------------------------------------------------
+
+    async def receive(self, record: Record) -> None:
+        """A record another replica appended (``Journal.follow``): folded and published if it
+        is the table's next version, skipped if this store has it already (its own), caught
+        up from the journal if records are missing before it."""
+        async with self._locked(record.table_id):
+            try:
+                self._fold(record)
+            except _Behind:
+                await self._catch_up(record.table_id)
+
+    async def _catch_up(self, table_id: str) -> int:
+        """Fold the records other writers appended to ``table_id`` that this store does not
+        have; how many (the caller holds the table's lock)."""
+        after = self.tables.get(table_id).snapshot.version if table_id in self.tables else 0
+        records = await self.journal.catch_up(table_id, after)
+        folded = 0
+        for record in records:
+            try:
+                folded += self._fold(record)
+            except _Behind as exc:
+                raise JournalCorrupt(
+                    f"table {table_id!r}: the journal skips from version {after} to "
+                    f"{record.entry.version}"
+                ) from exc
+        return folded
+
+    def _fold(self, record: Record) -> bool:
+        """Fold one record of another writer: True if it was the table's next version (now
+        committed and published), False if the store has that version already."""
+        table_id = record.table_id
+        event = record.entry.event
+        held = table_id in self.tables
+        if isinstance(event, OpenTable):
+            if held:
+                return False
+            table = Table(table_id, event.config, keep_journal=False)
+            self.tables.put(table)
+            self._imaged[table_id] = 0
+            self._last_at[table_id] = record.accepted_at
+            self.on_commit(table, table.snapshot, None)
+            return True
+        if not held:
+            raise _Behind(table_id)
+        table = self.tables.get(table_id)
+        if record.entry.version <= table.snapshot.version:
+            return False
+        if record.entry.version > table.snapshot.version + 1:
+            raise _Behind(table_id)
+        t0 = time.perf_counter()
+        apply_record(table, record)
+        compute = time.perf_counter() - t0
+        self._last_at[table_id] = record.accepted_at
+        self.on_commit(table, table.snapshot, compute)
+        return True
+
+    async def _hydrate(self, table_id: str) -> None:
+        """Fold ``table_id``'s whole journal so it holds every history a table that never
+        restarted would. The fold runs in a thread without the table's lock (the feed goes
+        on); then, under the lock, the events committed meanwhile are folded on top and the
+        rebuilt table replaces the live one."""
+        records = await self.journal.events(table_id)
+        full = await asyncio.to_thread(fold_records, table_id, None, records)
+        async with self._locked(table_id):
+            live = self.tables.get(table_id)
+            if live.history_from == 1:
+                return  # another call rebuilt it meanwhile
+            if live.snapshot.version > full.snapshot.version:
+                for record in await self.journal.events(table_id):
+                    if record.entry.version > full.snapshot.version:
+                        apply_record(full, record)
+            if full.snapshot != live.snapshot:
+                raise JournalCorrupt(
+                    f"table {table_id!r}: its journal folds to version "
+                    f"{full.snapshot.version}, not to the live version {live.snapshot.version}"
+                )
+            self.tables.put(full)
+        log.info("table %r: histories rebuilt from %d journaled events", table_id, len(records))
 
     async def settle(
         self,
@@ -246,30 +437,21 @@ class TableStore:
         *,
         seat: int = 0,
     ) -> Settlement:
-        table = self.tables.get(table_id)
         try:
-            return table.settle(round_id, version, bet, stake_cents, seat)
+            return self.tables.get(table_id).settle(round_id, version, bet, stake_cents, seat)
         except HistoryNotLoaded:
-            async with self._lock(table_id):
-                table = self.tables.get(table_id)
-                if table.history_from > 1:
-                    table = await self._hydrate(table)
-            return table.settle(round_id, version, bet, stake_cents, seat)
+            await self._hydrate(table_id)  # a bet older than the image
+        return self.tables.get(table_id).settle(round_id, version, bet, stake_cents, seat)
 
     # ---- shutdown and retention ------------------------------------------------------------
 
     async def close(self) -> None:
         """Store an image of every table that changed since its last one, then close the
         journal: a clean restart folds nothing."""
-        images = [
-            (table.image(), self._last_at.get(table.table_id, 0.0))
-            for table in self.tables
-            if table.snapshot.version > self._imaged.get(table.table_id, 0)
-        ]
         try:
-            await self.journal.save_images(images)
+            await self.refresh_images()
         except Exception:  # the events are safe; the next start folds them
-            log.warning("could not store %d snapshots on shutdown", len(images), exc_info=True)
+            log.warning("could not store the snapshots on shutdown", exc_info=True)
         await self.journal.close()
 
     def expired(self, now: float | None = None) -> list[str]:
@@ -286,18 +468,20 @@ class TableStore:
         """Move closed tables past their retention out of memory and the journal."""
         gone = []
         for table_id in self.expired(now):
-            async with self._lock(table_id):
+            async with self._locked(table_id):
                 if table_id not in self.tables:
                     continue
                 if self.archive_dir is not None:
                     records = await self.journal.events(table_id)
                     await asyncio.to_thread(self._archive, table_id, records)
-                await self.journal.forget(table_id)
+                # Out of memory first: stopped before the journal forgets it, the table comes
+                # back at the next start and is swept again; never the other way round.
                 self.tables.remove(table_id)
                 self._imaged.pop(table_id, None)
                 self._last_at.pop(table_id, None)
-            self._locks.pop(table_id, None)
-            self.on_forget(table_id)
+                self._locks.pop(table_id, None)  # waiters retry on a fresh lock (_locked)
+                self.on_forget(table_id)
+                await self.journal.forget(table_id)
             gone.append(table_id)
             log.info(
                 "table %r left the journal (closed %.0f s ago)", table_id, self.closed_retention
@@ -310,7 +494,7 @@ class TableStore:
             return
         self.archive_dir.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(records[-1].accepted_at))
-        path = self.archive_dir / f"{table_id}.{stamp}.jsonl.gz"
+        path = self.archive_dir / archive_name(table_id, stamp)
         tmp = path.with_suffix(".tmp")
         with gzip.open(tmp, "wt", encoding="utf-8") as out:
             for record in records:
@@ -318,10 +502,27 @@ class TableStore:
         with tmp.open("rb") as f:
             os.fsync(f.fileno())
         tmp.replace(path)
+        # The rename is durable only once the folder is: before the journal forgets the table.
+        folder = os.open(self.archive_dir, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def _ignore(*_: object) -> None:
     return None
+
+
+class _Behind(LookupError):
+    """A record of another writer arrived before records it follows."""
+
+
+def _outrun(table_id: str) -> JournalUnavailable:
+    return JournalUnavailable(
+        f"table {table_id!r}: other replicas wrote first {CONFLICT_RETRIES} times in a row; "
+        "nothing was applied, retry"
+    )
 
 
 def _image_after(table: Table, change: TableChange) -> TableImage:

@@ -738,7 +738,7 @@ class Table:
             raise InvalidInput(f"seq must be 1 or more, got 0 (table {self.table_id!r})")
         seen = self._by_seq.get(seq)
         if seen is None:
-            self._need_history(f"seq {seq}")
+            self._need_history(f"seq {seq}", seq > self.snapshot.last_seq - self._by_seq.limit)
             raise IllegalMove(
                 f"seq {seq} on table {self.table_id!r} is too old to check against the "
                 f"{self._by_seq.limit} most recent events (last_seq is {self.snapshot.last_seq})"
@@ -751,10 +751,10 @@ class Table:
             )
         return snapshot
 
-    def _need_history(self, what: str) -> None:
+    def _need_history(self, what: str, held: bool) -> None:
         """Before saying something is too old: a table rebuilt from an image may just not hold
-        it yet."""
-        if self.history_from > 1:
+        it yet, if a table that never restarted would (``held``)."""
+        if held and self.history_from > 1:
             raise HistoryNotLoaded(
                 f"{what} of table {self.table_id!r} is older than its image "
                 f"(version {self.history_from})"
@@ -818,7 +818,9 @@ class Table:
                 f"(current version {current})"
             )
         if point is None:
-            self._need_history(f"version {version}")
+            self._need_history(
+                f"version {version}", version > self.snapshot.version - self._prices.limit
+            )
             raise IllegalMove(
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
                 f"the last {self._prices.limit} versions are kept (current version {current})"
@@ -899,7 +901,9 @@ class Table:
         """How ``round_id`` ended; ``None`` while it is still in play."""
         ended = self._rounds.get(round_id)
         if ended is None and not (round_id == self.snapshot.view.round_id and not self.closed):
-            self._need_history(f"round {round_id}")
+            self._need_history(
+                f"round {round_id}", round_id > self.snapshot.view.round_id - self._rounds.limit
+            )
             raise IllegalMove(
                 f"round {round_id} of table {self.table_id!r} is no longer held: the last "
                 f"{self._rounds.limit} rounds are kept"

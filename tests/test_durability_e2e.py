@@ -271,6 +271,9 @@ def _write_fails_then_recovers(server: ServerProcess, break_disk: object, mend: 
     watcher = Watcher(read, "f")
     assert watcher.next().version == 2
     before = read.GetTable(pb.GetTableRequest(table_id="f"))
+    assert metric(server, "pricing_journal_records_total") == 2  # the opening and the card
+    assert metric(server, "pricing_journal_commit_seconds_count") >= 2
+    assert metric(server, "pricing_recovery_seconds") > 0
     assert callable(break_disk) and callable(mend)
     break_disk()
     for _ in range(30):  # many failures: logged once, not thirty times

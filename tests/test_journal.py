@@ -24,19 +24,23 @@ from pricing.journal import JournalCorrupt, JournalError, JournalUnavailable, Re
 from pricing.journal.codec import (
     decode_event,
     encode_event,
+    encode_image,
+    format_is_current,
     record_from_json,
     record_to_json,
 )
 from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal
 from pricing.payout import PayRule
-from pricing.store import TableStore
+from pricing.store import TableStore, apply_record
 from pricing.tables import (
     CloseTable,
     FeedEvent,
     Game,
+    HistoryNotLoaded,
     JournalEntry,
     OpenTable,
     SeqConflict,
+    Table,
     TableConfig,
     adapter_for,
 )
@@ -342,3 +346,165 @@ def test_closed_tables_leave_after_their_retention_into_the_archive(tmp_path: Pa
 
     final = list(replay_lines(read_lines(archived)))[-1].snapshot
     assert final.closed and final.version == 3
+
+
+# ---- what the review found ------------------------------------------------------------------
+
+
+def test_a_write_cancelled_mid_commit_keeps_memory_with_the_disk(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path))
+        await store.open("h", TableConfig(Game.HILO))
+        await store.open("other", TableConfig(Game.HILO))
+        for seq in range(1, 30):  # a client deadline at every moment of a write
+            event = ExposeCard(DECK[seq], CardRole.BURN)
+            task = asyncio.create_task(store.apply("h", seq, event))
+            for _ in range(seq % 4):
+                await asyncio.sleep(0)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            on_disk = [r.entry.version for r in await store.journal.events("h")]
+            assert store.tables.get("h").snapshot.version == on_disk[-1]
+            # The card reader resends: the same seq is answered, never refused.
+            snapshot, _ = await store.apply("h", seq, event)
+            assert snapshot.last_seq == seq
+            other = store.tables.get("other").snapshot.last_seq
+            await store.apply("other", other + 1, ExposeCard(DECK[seq], CardRole.BURN))
+        await store.close()
+
+    run(main())
+
+
+def test_a_write_the_database_refuses_fails_alone_in_its_batch(tmp_path: Path) -> None:
+    async def main() -> None:
+        journal = SqliteJournal(tmp_path)
+        opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+        twice = Record("t", JournalEntry(0, 1, opening), 0.0)
+        results = await asyncio.gather(
+            journal.append(twice),
+            journal.append(twice),  # the same version twice: refused
+            journal.append(Record("u", JournalEntry(0, 1, opening), 0.0)),
+            return_exceptions=True,
+        )
+        assert [type(r).__name__ for r in results].count("JournalUnavailable") == 1
+        assert "refused" in str(next(r for r in results if r is not None))
+        assert [r.table_id for r in await journal.events("u")] == ["u"]
+        await journal.close()
+
+    run(main())
+
+
+@pytest.mark.parametrize("table_id", ["a/b", "../../escaped", "*", "H"])
+def test_archive_files_stay_in_the_archive_and_export_finds_exactly_one_table(
+    tmp_path: Path, table_id: str
+) -> None:
+    from pricing.journal.tools import export_records  # noqa: PLC0415
+
+    async def main() -> None:
+        store = TableStore(
+            SqliteJournal(tmp_path), closed_retention=0, archive_dir=tmp_path / "archive"
+        )
+        for name in (table_id, f"{table_id}.x"):
+            await store.open(name, TableConfig(Game.HILO))
+            await store.apply(name, 1, ExposeCard(DECK[len(name)], CardRole.BURN))
+            await store.apply(name, 2, CloseTable())
+        assert sorted(await store.sweep()) == sorted([table_id, f"{table_id}.x"])
+        await store.close()
+
+    run(main())
+    assert {p.parent for p in tmp_path.rglob("*.jsonl.gz")} == {tmp_path / "archive"}
+    records = export_records(tmp_path, table_id)
+    assert {r.table_id for r in records} == {table_id} and len(records) == 3
+
+
+def test_a_retry_or_bet_no_table_would_hold_is_not_worth_a_fold() -> None:
+    table = Table("t", TableConfig(Game.HILO), keep_journal=False)
+    for seq, card in enumerate(DECK[:12], start=1):
+        table.apply(seq, ExposeCard(card, CardRole.BURN if seq <= 5 else CardRole.RESULT))
+    small = Table.from_image(table.image(), seq_history=4, price_history=4, round_history=4)
+    with pytest.raises(HistoryNotLoaded):
+        small.settle(7, 12, "HIGH", 100)  # would be held by a table that never restarted
+    with pytest.raises(IllegalMove, match="no longer held"):
+        small.settle(1, 6, "HIGH", 100)  # would not: answered at once
+    with pytest.raises(IllegalMove, match="too old"):
+        small.apply(2, ExposeCard(DECK[1], CardRole.BURN))
+
+
+def test_snapshots_of_changed_classes_are_ignored_then_replaced(tmp_path: Path) -> None:
+    table = Table("t", TableConfig(Game.HILO))
+    fmt, _ = encode_image(table.image())
+    assert format_is_current(fmt)
+    kind, digest, *names = fmt.split(" ")
+    assert not format_is_current(" ".join([kind, "0" * 16, *names]))
+    assert not format_is_current(" ".join([kind, digest, *names, "pricing.tables:Gone"]))
+
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path), snapshot_every=2)
+        await store.open("h", TableConfig(Game.HILO))
+        for seq, card in enumerate(DECK[:5], start=1):
+            await store.apply("h", seq, ExposeCard(card, CardRole.BURN))
+        await store.close()
+        conn = sqlite3.connect(tmp_path / FILE_NAME)
+        with conn:  # as if an upgrade changed a pickled class
+            conn.execute("UPDATE images SET format = 'pickle-5 0000000000000000'")
+        conn.close()
+        again = TableStore(SqliteJournal(tmp_path))
+        recovery = again.recover()
+        assert (recovery.images, recovery.images_ignored, recovery.events_folded) == (0, 1, 6)
+        assert again.tables.get("h").snapshot == store.tables.get("h").snapshot
+        assert await again.refresh_images() == 1
+        await again.close()
+        third = TableStore(SqliteJournal(tmp_path))
+        assert third.recover().events_folded == 0  # the new snapshot is current
+        await third.close()
+
+    run(main())
+
+
+def test_a_clean_restart_answers_the_last_retry_without_folding(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path), snapshot_every=1000)
+        await store.open("h", TableConfig(Game.HILO))
+        for seq, card in enumerate(DECK[:7], start=1):
+            await store.apply("h", seq, ExposeCard(card, CardRole.BURN))
+        await store.close()
+        again = TableStore(SqliteJournal(tmp_path))
+        assert again.recover().events_folded == 0
+        answer = await again.apply("h", 7, ExposeCard(DECK[6], CardRole.BURN))
+        assert answer == (store.tables.get("h").snapshot, False)
+        assert again.tables.get("h").history_from > 1  # answered from the image itself
+        await again.close()
+
+    run(main())
+
+
+def test_a_gap_in_journaled_versions_is_corrupt() -> None:
+    table = Table("t", TableConfig(Game.HILO), keep_journal=False)
+    gap = Record("t", JournalEntry(1, 3, ExposeCard(DECK[0], CardRole.BURN)), 0.0)
+    with pytest.raises(JournalCorrupt, match="does not follow version 1"):
+        apply_record(table, gap)
+    other = Record("u", JournalEntry(1, 2, ExposeCard(DECK[0], CardRole.BURN)), 0.0)
+    with pytest.raises(JournalCorrupt, match="of table 'u'"):
+        apply_record(table, other)
+
+
+def test_another_programs_database_is_not_taken_for_a_journal(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / FILE_NAME)
+    conn.execute("CREATE TABLE orders (id INTEGER)")
+    conn.close()
+    with pytest.raises(JournalCorrupt, match="another program"):
+        SqliteJournal(tmp_path)
+
+
+def test_a_stream_that_ends_sends_what_is_in_its_slot_first() -> None:
+    from pricing.service import Published, Slot  # noqa: PLC0415
+
+    async def main() -> None:
+        slot = Slot(0)
+        slot.put(Published(5, b"v5", final=False))
+        slot.end()
+        assert (await slot.take()) == Published(5, b"v5", final=False)
+        assert await slot.take() is None
+
+    run(main())

@@ -163,6 +163,15 @@ def test_health_is_not_serving_until_every_table_is_recovered(tmp_path: Path) ->
                         assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc.details()
                         assert "rebuilding its tables" in (exc.details() or "")
                         refused += 1
+                    lobby = channel.unary_unary(
+                        "/pricing.v1.PricingService/ListTables",
+                        request_serializer=pb.ListTablesRequest.SerializeToString,
+                        response_deserializer=pb.ListTablesResponse.FromString,
+                    )
+                    try:  # never a partial lobby
+                        assert len(lobby(pb.ListTablesRequest(), timeout=5).tables) == 150
+                    except grpc.RpcError as exc:
+                        assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc.details()
                 if status == health_pb2.HealthCheckResponse.SERVING:
                     state = get(pb.GetTableRequest(table_id="r149"))
                     assert state.version == 41 and len(state.exposed) == 40

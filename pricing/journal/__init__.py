@@ -7,15 +7,22 @@ this interface; each storage engine is one module beside it:
 
 - ``pricing.journal.sqlite``: ``SqliteJournal``, the embedded default (one SQLite file, WAL,
   ``synchronous=FULL``, group commit);
-- ``pricing.journal.memory``: ``MemoryJournal``, which keeps nothing (``--data-dir :memory:``).
+- ``pricing.journal.memory``: ``MemoryJournal``, which keeps nothing (``--data-dir :memory:``);
+- ``pricing.journal.jetstream``: ``JetStreamJournal``, one NATS JetStream stream shared by
+  several servers (replicas), each folding every table (``--journal nats://...``).
 
-``open_journal`` picks one from the ``--data-dir`` value.
+``open_journal`` picks one from the ``--journal`` and ``--data-dir`` values.
+
+A journal with other writers (JetStream) refuses an append that another replica got in first
+(``JournalConflict``: nothing stored) and hands the store the records it is missing
+(``catch_up``, and ``follow`` for everything the others append). The embedded journals have
+no other writer: the defaults below (nothing to catch up, nothing to follow) are theirs.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
@@ -25,6 +32,7 @@ from pricing.tables import JournalEntry, TableImage
 __all__ = [
     "MEMORY",
     "Journal",
+    "JournalConflict",
     "JournalCorrupt",
     "JournalError",
     "JournalMetrics",
@@ -41,6 +49,11 @@ MEMORY: Final = ":memory:"
 class JournalUnavailable(RuntimeError):
     """The journal cannot be written now (a full disk, a read-only file): nothing was applied,
     and the same write may succeed later (UNAVAILABLE)."""
+
+
+class JournalConflict(RuntimeError):
+    """Another writer appended to the table first: nothing of this write was stored. The
+    store catches the table up (``Journal.catch_up``) and checks the event again."""
 
 
 class JournalError(RuntimeError):
@@ -71,6 +84,7 @@ class TableLog:
     image: TableImage | None
     records: Sequence[Record]
     last_at: float
+    image_ignored: bool = False  # it had an image this build cannot use (changed classes)
 
 
 class JournalMetrics(Protocol):
@@ -87,6 +101,9 @@ class Journal(ABC):
 
     #: Where it keeps its data, for logs and messages.
     location: str = ""
+
+    async def start(self) -> None:  # noqa: B027 (optional: the embedded journals are open)
+        """Connect (a journal over the network); ``JournalError`` if it cannot be used."""
 
     @abstractmethod
     def load(self) -> Iterator[TableLog]:
@@ -112,11 +129,44 @@ class Journal(ABC):
     async def close(self) -> None:
         """Finish pending writes and release the storage."""
 
+    # ---- other writers (replicas); the defaults are a journal that has none -----------------
 
-def open_journal(data_dir: str, metrics: JournalMetrics | None = None) -> Journal:
-    """The journal for ``--data-dir``: ``:memory:`` keeps nothing, anything else is a folder
-    for the SQLite journal (created if missing)."""
+    async def catch_up(self, table_id: str, after: int) -> list[Record]:
+        """The records of ``table_id`` after version ``after`` that other writers appended
+        and the caller has not seen yet, in version order."""
+        return []
+
+    async def follow(self, deliver: Callable[[Record], Awaitable[None]]) -> None:  # noqa: B027
+        """From now on, ``deliver`` every record other writers append (after those ``load``
+        returned), in order; the caller skips the versions it has already."""
+
+    def unavailable_reason(self) -> str | None:
+        """Why this journal should not take writes now (lost its cluster, lagging behind the
+        other writers), or None: health reports NOT_SERVING meanwhile."""
+        return None
+
+
+def open_journal(
+    data_dir: str,
+    metrics: JournalMetrics | None = None,
+    *,
+    servers: Sequence[str] = (),
+    replicas: int = 1,
+    max_lag: float = 1.0,
+) -> Journal:
+    """The journal for ``--journal`` and ``--data-dir``: with NATS ``servers``, the JetStream
+    stream on them (``replicas`` copies of it; lagging more than ``max_lag`` seconds behind
+    it is unhealthy); otherwise ``:memory:`` keeps nothing and anything else is a folder for
+    the SQLite journal (created if missing)."""
     # Imported here: each engine's module imports this one.
+    if servers:
+        try:
+            from pricing.journal.jetstream import JetStreamJournal  # noqa: PLC0415
+        except ImportError as exc:
+            raise JournalError(
+                f"--journal needs the NATS client ({exc}): pip install 'live-odds-pricing[nats]'"
+            ) from exc
+        return JetStreamJournal(servers, replicas=replicas, max_lag=max_lag, metrics=metrics)
     if data_dir == MEMORY:
         from pricing.journal.memory import MemoryJournal  # noqa: PLC0415
 

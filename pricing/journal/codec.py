@@ -7,23 +7,32 @@ the documented API's terms, any protobuf reader can read it, and a journal writt
 build reads in a newer one the way old clients' requests do. The JSON Lines of ``pricing
 journal export`` are the same messages in protobuf's JSON mapping.
 
-A ``TableImage`` is a cache, not a record: it is pickled with the format below, and an image of
-another format (another build) is ignored, the table then folded from its events. The journal
-file is the server's own, written by it alone, so pickle's trust model (never unpickle data
-from elsewhere) holds.
+A ``TableImage`` is a cache, not a record: it is pickled, and stored with its format: the
+classes the pickle holds and a digest of their layouts (dataclass fields, enum members). An
+image whose classes have another layout in this build (an upgrade that changed them) is
+ignored and the table folded from its events; an upgrade that changed none keeps every image.
+The journal file is the server's own, written by it alone, so pickle's trust model (never
+unpickle data from elsewhere) holds.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import enum
+import functools
+import hashlib
+import importlib
+import io
 import pickle
+import re
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
-from pricing import __version__
 from pricing.errors import InvalidInput
 from pricing.events import EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import JournalCorrupt, Record
@@ -39,17 +48,18 @@ from pricing.tables import (
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = [
-    "IMAGE_FORMAT",
+    "archive_name",
+    "archive_table_id",
     "decode_event",
     "decode_image",
     "encode_event",
     "encode_image",
+    "format_is_current",
+    "is_archive_of",
     "record_from_json",
     "record_to_json",
 ]
 
-#: Bumped whenever a pickled ``TableImage`` of the previous build would not load as it was.
-IMAGE_FORMAT: Final = f"pickle-5/{__version__}/1"
 
 _NO_BODY: Final[Mapping[str, Callable[[], TableEvent]]] = {
     "VoidRound": VoidRound,
@@ -108,8 +118,64 @@ def decode_event(kind: str, body: bytes) -> TableEvent:
     raise JournalCorrupt(f"unknown journaled event kind {kind!r} ({len(body)} bytes)")
 
 
-def encode_image(image: TableImage) -> bytes:
-    return pickle.dumps(image, protocol=5)
+class _RecordingPickler(pickle.Pickler):
+    """Notes the class of every object it pickles (the C pickler calls ``reducer_override``
+    for all but the built-in containers and scalars)."""
+
+    def __init__(self, out: io.BytesIO) -> None:
+        super().__init__(out, protocol=5)
+        self.classes: set[type] = set()
+
+    def reducer_override(self, obj: object) -> Any:
+        self.classes.add(type(obj))
+        return NotImplemented  # pickle it as usual
+
+
+def _layout(cls: type) -> str:
+    if dataclasses.is_dataclass(cls):
+        return ",".join(f.name for f in dataclasses.fields(cls))
+    if issubclass(cls, enum.Enum):
+        return ",".join(f"{m.name}={m.value!r}" for m in cls)
+    return ""  # a Cython class checks its own layout when unpickled
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _digest(classes: dict[str, str]) -> str:
+    text = ";".join(f"{name}({layout})" for name, layout in sorted(classes.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def encode_image(image: TableImage) -> tuple[str, bytes]:
+    """``(format, data)``: the format names the pickled classes and digests their layouts."""
+    out = io.BytesIO()
+    pickler = _RecordingPickler(out)
+    pickler.dump(image)
+    classes = {_name(c): _layout(c) for c in pickler.classes if c.__module__ != "builtins"}
+    return f"pickle-5 {_digest(classes)} {' '.join(sorted(classes))}", out.getvalue()
+
+
+@functools.lru_cache(maxsize=256)
+def format_is_current(fmt: str) -> bool:
+    """Whether an image of format ``fmt`` unpickles into this build's classes as they were."""
+    kind, digest, *names = fmt.split(" ")
+    if kind != "pickle-5":
+        return False
+    classes = {}
+    for name in names:
+        module, _, qualname = name.partition(":")
+        try:
+            found: object = importlib.import_module(module)
+            for part in qualname.split("."):
+                found = getattr(found, part)
+        except (ImportError, AttributeError):
+            return False
+        if not isinstance(found, type):
+            return False
+        classes[name] = _layout(found)
+    return _digest(classes) == digest
 
 
 def decode_image(data: bytes) -> TableImage:
@@ -119,7 +185,38 @@ def decode_image(data: bytes) -> TableImage:
     return image
 
 
-# ---- JSON Lines (export, replay) -----------------------------------------------------------
+# ---- JSON Lines (export, replay, the archive) -----------------------------------------------
+
+_ARCHIVE_STAMP: Final = re.compile(r"\.\d{8}T\d{6}Z\.jsonl\.gz")
+
+
+def archive_name(table_id: str, stamp: str) -> str:
+    """The archive file of a table closed at ``stamp``: the id percent-encoded, so no id can
+    name a path or a pattern."""
+    return f"{urllib.parse.quote(table_id, safe='')}.{stamp}.jsonl.gz"
+
+
+def archive_table_id(file_name: str) -> str | None:
+    """The table an archive file is of (None: not an archive file).
+
+    >>> archive_table_id(archive_name("a/b c", "20261201T091908Z"))
+    'a/b c'
+    """
+    stamp = _ARCHIVE_STAMP.search(file_name)
+    if stamp is None or stamp.end() != len(file_name):
+        return None
+    return urllib.parse.unquote(file_name[: stamp.start()])
+
+
+def is_archive_of(file_name: str, table_id: str) -> bool:
+    """Whether ``file_name`` is an archive file of exactly ``table_id``.
+
+    >>> is_archive_of("H.20261201T091908Z.jsonl.gz", "H"), is_archive_of(
+    ...     "H.x.20261201T091908Z.jsonl.gz", "H")
+    (True, False)
+    """
+    prefix = urllib.parse.quote(table_id, safe="")
+    return file_name.startswith(prefix) and bool(_ARCHIVE_STAMP.fullmatch(file_name[len(prefix) :]))
 
 
 def _timestamp(seconds: float) -> str:

@@ -33,11 +33,11 @@ from pricing.journal import (
     TableLog,
 )
 from pricing.journal.codec import (
-    IMAGE_FORMAT,
     decode_event,
     decode_image,
     encode_event,
     encode_image,
+    format_is_current,
 )
 from pricing.tables import JournalEntry, TableImage
 
@@ -48,6 +48,8 @@ log = logging.getLogger("pricing.journal")
 FILE_NAME: Final = "journal.sqlite3"
 #: ``PRAGMA user_version`` of the file; a file of a newer version is refused.
 SCHEMA_VERSION: Final = 1
+#: ``PRAGMA application_id``: "PRCJ", so no other program's database is taken for a journal.
+APPLICATION_ID: Final = 0x5052434A
 #: A failing disk is logged at most once per this many seconds (with the count in between).
 ERROR_LOG_INTERVAL: Final = 60.0
 
@@ -93,8 +95,21 @@ def connect_readonly(data_dir: Path) -> sqlite3.Connection:
 
 
 def _check_schema(conn: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version (0: a new, empty file); ``JournalCorrupt`` for a file that
+    is not a journal of a version this build reads."""
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
+        (app,) = conn.execute("PRAGMA application_id").fetchone()
+        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise JournalCorrupt(
+                f"{path} is an SQLite database of another program (it has tables but no "
+                "journal schema version): point --data-dir elsewhere"
+            )
+        if version and app != APPLICATION_ID:
+            raise JournalCorrupt(
+                f"{path} is not a pricing journal (application_id {app:#x}, expected "
+                f"{APPLICATION_ID:#x}): point --data-dir elsewhere"
+            )
         if version > SCHEMA_VERSION:
             raise JournalCorrupt(
                 f"{path} has journal schema version {version}, newer than this build's "
@@ -214,7 +229,8 @@ class SqliteJournal(Journal):
     def _create(self) -> None:
         try:
             self._conn.executescript(
-                f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; "
+                f"PRAGMA application_id = {APPLICATION_ID}; COMMIT;"
             )
         except sqlite3.Error as exc:
             raise JournalCorrupt(f"cannot create the journal {self.path}: {exc}") from exc
@@ -248,7 +264,7 @@ class SqliteJournal(Journal):
         after, last_at = 0, 0.0
         if stored is not None:
             version, at, fmt, body = stored
-            if fmt == IMAGE_FORMAT:
+            if format_is_current(fmt):
                 try:
                     image = decode_image(body)
                     after, last_at = version, at
@@ -256,14 +272,11 @@ class SqliteJournal(Journal):
                     log.warning(
                         "table %r: snapshot unreadable (%s), folding its events", table_id, exc
                     )
-            else:
-                log.info(
-                    "table %r: snapshot of another build (%s), folding its events", table_id, fmt
-                )
+            # else: of classes this build changed; recovery counts them in its summary
         records = read_records(conn, table_id, after)
         if records:
             last_at = records[-1].accepted_at
-        return TableLog(table_id, image, records, last_at)
+        return TableLog(table_id, image, records, last_at, stored is not None and image is None)
 
     # ---- writes ----------------------------------------------------------------------------
 
@@ -304,56 +317,61 @@ class SqliteJournal(Journal):
             self._commit(batch)
 
     def _commit(self, batch: list[_Write]) -> None:
-        rows = []
-        images = []
-        forget = [(table_id,) for write in batch for table_id in write.forget]
-        error: BaseException | None = None
-        try:  # encoding is CPU work: here, off the event loop
-            for write in batch:
-                for r in write.records:
-                    kind, body = encode_event(r.entry.event)
-                    rows.append(
-                        (r.table_id, r.entry.version, r.entry.seq, r.accepted_at, kind, body)
-                    )
-                for image, at in write.images:
-                    snap = image.snapshot
-                    images.append(
-                        (image.table_id, snap.version, at, IMAGE_FORMAT, encode_image(image))
-                    )
-        except Exception as exc:  # a bug, not the disk: fail the batch, keep the writer alive
-            log.exception("journal: cannot encode a batch of %d writes", len(batch))
-            error = exc
-        opened = [(row[0],) for row in rows if row[1] == 1]  # a table's first version
-        t0 = time.perf_counter()
-        if error is None:
+        """One transaction for the batch, a savepoint for each write in it: a write the
+        database refuses (a constraint) fails alone; a disk that cannot be written fails the
+        whole batch, and nothing of it is stored."""
+        encoded: list[tuple[_Write, _Rows | BaseException]] = []
+        for write in batch:  # encoding is CPU work: here, off the event loop
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany("INSERT INTO tables VALUES (?)", opened)
-                self._conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
-                self._conn.executemany(
-                    "INSERT OR REPLACE INTO images VALUES (?, ?, ?, ?, ?)", images
-                )
-                self._conn.executemany("DELETE FROM tables WHERE table_id = ?", forget)
-                self._conn.executemany("DELETE FROM events WHERE table_id = ?", forget)
-                self._conn.executemany("DELETE FROM images WHERE table_id = ?", forget)
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._rollback()
-                reason = _reason(exc)
-                message = f"{reason} ({exc}) writing {self.path}"
-                self._errors.failed(message)
-                if self._metrics is not None:
-                    self._metrics.journal_failed(reason)
-                error = JournalUnavailable(
-                    f"the journal cannot be written: {message}; nothing was applied, "
-                    "retry once the disk can be written"
-                )
-            else:
-                self._errors.succeeded(self.location)
-                if self._metrics is not None:
-                    self._metrics.journal_committed(time.perf_counter() - t0, len(rows))
-        for write in batch:
-            write.loop.call_soon_threadsafe(_settle, write.future, error)
+                encoded.append((write, _encode(write)))
+            except Exception as exc:  # a bug, not the disk: fail this write, keep the writer
+                log.exception("journal: cannot encode a write")
+                encoded.append((write, exc))
+        outcome: dict[int, BaseException | None] = {}
+        t0 = time.perf_counter()
+        records = 0
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            for n, (_, rows) in enumerate(encoded):
+                if isinstance(rows, BaseException):
+                    outcome[n] = rows
+                    continue
+                self._conn.execute("SAVEPOINT write")
+                try:
+                    rows.store(self._conn)
+                except sqlite3.IntegrityError as exc:
+                    self._conn.execute("ROLLBACK TO write")
+                    outcome[n] = JournalUnavailable(
+                        f"the journal refused the write ({exc}): nothing of it was stored"
+                    )
+                    log.error("journal refused a write: %s", exc)
+                    if self._metrics is not None:
+                        self._metrics.journal_failed("refused")
+                else:
+                    outcome[n] = None
+                    records += len(rows.events)
+                self._conn.execute("RELEASE write")
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            reason = _reason(exc)
+            message = f"{reason} ({exc}) writing {self.path}"
+            self._errors.failed(message)
+            if self._metrics is not None:
+                self._metrics.journal_failed(reason)
+            # An I/O error on COMMIT may still leave the transaction in the WAL, to be found
+            # at the next start: then it was not acknowledged, which the seq rules allow for.
+            failed = JournalUnavailable(
+                f"the journal cannot be written: {message}; nothing was applied (not "
+                "acknowledged), retry once the disk can be written"
+            )
+            outcome = dict.fromkeys(range(len(encoded)), failed)
+        else:
+            self._errors.succeeded(self.location)
+            if self._metrics is not None:
+                self._metrics.journal_committed(time.perf_counter() - t0, records)
+        for n, (write, _) in enumerate(encoded):
+            write.loop.call_soon_threadsafe(_settle, write.future, outcome.get(n))
 
     def _rollback(self) -> None:
         try:
@@ -381,6 +399,41 @@ class SqliteJournal(Journal):
         await asyncio.to_thread(self._writer.join)
         self._conn.close()
         self._lock.close()
+
+
+@dataclass(slots=True)
+class _Rows:
+    """One write, as rows of the journal's tables."""
+
+    events: list[tuple[str, int, int, float, str, bytes]]
+    images: list[tuple[str, int, float, str, bytes]]
+    forget: list[tuple[str]]
+
+    def store(self, conn: sqlite3.Connection) -> None:
+        opened = [(row[0],) for row in self.events if row[1] == 1]  # a table's first version
+        conn.executemany("INSERT INTO tables VALUES (?)", opened)
+        conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", self.events)
+        conn.executemany(  # never an older image over a newer one
+            "INSERT INTO images VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
+            "version = excluded.version, accepted_at = excluded.accepted_at, "
+            "format = excluded.format, body = excluded.body "
+            "WHERE excluded.version >= images.version",
+            self.images,
+        )
+        for table in ("tables", "events", "images"):
+            conn.executemany(f"DELETE FROM {table} WHERE table_id = ?", self.forget)
+
+
+def _encode(write: _Write) -> _Rows:
+    events = []
+    for r in write.records:
+        kind, body = encode_event(r.entry.event)
+        events.append((r.table_id, r.entry.version, r.entry.seq, r.accepted_at, kind, body))
+    images = []
+    for image, at in write.images:
+        fmt, data = encode_image(image)
+        images.append((image.table_id, image.snapshot.version, at, fmt, data))
+    return _Rows(events, images, [(table_id,) for table_id in write.forget])
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pricing.errors import InvalidInput
-from pricing.journal import JournalCorrupt, Record
-from pricing.journal.codec import record_from_json
+from pricing.journal import MEMORY, JournalCorrupt, Record
+from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
 from pricing.journal.sqlite import connect_readonly, read_records
 from pricing.store import apply_record, fold_records
 from pricing.tables import Snapshot, Table
@@ -26,29 +25,37 @@ __all__ = ["Replayed", "export_records", "read_lines", "replay_lines", "table_id
 
 
 #: An archive file's name: the table id, the time of its last event, ``.jsonl.gz``.
-_ARCHIVE_NAME = re.compile(r"(?P<table_id>.+)\.\d{8}T\d{6}Z\.jsonl\.gz")
 
 
 def _archived(data_dir: Path, table_id: str) -> list[Path]:
-    return sorted((data_dir / "archive").glob(f"{table_id}.*.jsonl.gz"))
+    """``table_id``'s archive files, oldest first (the names end in the closing time)."""
+    folder = data_dir / "archive"
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if is_archive_of(p.name, table_id))
 
 
 def table_ids(data_dir: Path) -> list[str]:
     """Every table with records in ``data_dir``: in its journal or its archive, sorted."""
+    if str(data_dir) == MEMORY:
+        raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to read")
     conn = connect_readonly(data_dir)
     try:
         ids = {row[0] for row in conn.execute("SELECT table_id FROM tables")}
     finally:
         conn.close()
-    for path in (data_dir / "archive").glob("*.jsonl.gz"):
-        name = _ARCHIVE_NAME.fullmatch(path.name)
-        if name is not None:
-            ids.add(name["table_id"])
+    folder = data_dir / "archive"
+    for path in folder.iterdir() if folder.is_dir() else ():
+        table_id = archive_table_id(path.name)
+        if table_id is not None:
+            ids.add(table_id)
     return sorted(ids)
 
 
 def export_records(data_dir: Path, table_id: str) -> list[Record]:
     """Every record of ``table_id`` in ``data_dir``; ``LookupError`` if it has none."""
+    if str(data_dir) == MEMORY:
+        raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to export")
     conn = connect_readonly(data_dir)
     try:
         records = read_records(conn, table_id)
@@ -58,7 +65,11 @@ def export_records(data_dir: Path, table_id: str) -> list[Record]:
         return records
     archives = _archived(data_dir, table_id)
     if archives:
-        return [record_from_json(json.loads(line)) for line in read_lines(archives[-1])]
+        records = [record_from_json(json.loads(line)) for line in read_lines(archives[-1])]
+        strays = {r.table_id for r in records} - {table_id}
+        if strays:
+            raise JournalCorrupt(f"{archives[-1]} holds records of {sorted(strays)}")
+        return records
     raise LookupError(f"no table {table_id!r} in the journal of {data_dir} or its archive")
 
 

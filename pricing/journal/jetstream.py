@@ -1,0 +1,715 @@
+"""``JetStreamJournal``: every table's events in one NATS JetStream stream, shared by several
+servers (replicas), so any replica takes the feed and serves the watchers and one can die.
+
+The stream ``PRICING_TABLES`` has one subject per table, ``pricing.tables.<token>``
+(``subject_token``: the table id with every character that a NATS subject or key cannot hold
+written ``=XX``), file storage and ``replicas`` copies on the NATS cluster. A message is one
+record: the event's body as ``pricing.journal.codec`` writes it, its kind, seq, version and
+acceptance time in headers. The events are the record; images (snapshots) are caches kept in
+the key-value bucket ``PRICING_IMAGES``, one key per table, written after the event they
+follow. Both are created on first start and checked against these settings after that.
+
+Writes from any replica, never twice: an append carries ``Nats-Expected-Last-Subject-Sequence``,
+the stream sequence of the table's previous version as this replica folded it, so JetStream
+stores it only if nothing was appended to that table since; otherwise ``JournalConflict`` and
+the store catches up (``catch_up``) and answers as one server would. ``Nats-Msg-Id`` is
+unique to the append (table, version, a random nonce), so resending it after a lost
+acknowledgement (a NATS node died, a leader election) never stores it twice, while another
+replica's event, or the same table opened again after its events were purged, is never taken
+for it. An append returns once JetStream has acknowledged it (stored on a quorum of the
+stream's replicas).
+
+Every replica follows the stream with an ordered consumer from where its start-up read ended,
+and hands each record to the store (``follow``), which folds the ones it has not committed
+itself. Health: a replica that lost NATS, or whose folding lags more than ``max_lag`` behind
+the stream, is unhealthy (``unavailable_reason``): NOT_SERVING, and its appends UNAVAILABLE.
+
+Old events leave the stream with their table: a closed table's subject is purged (and its image
+deleted) when the store's retention moves it out, as the SQLite journal deletes its rows. A
+live table keeps all its events, because a retry or a bet older than the newest image is
+answered by folding the table's whole journal; per-subject limits or a maximum age would cut
+that journal short, so the stream has neither. Start-up reads the stream once and folds, per
+table, only the events after its image.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import struct
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final, Protocol, runtime_checkable
+
+import nats
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext, api
+
+from pricing.journal import (
+    Journal,
+    JournalConflict,
+    JournalCorrupt,
+    JournalError,
+    JournalMetrics,
+    JournalUnavailable,
+    Record,
+    TableLog,
+)
+from pricing.journal.codec import (
+    decode_event,
+    decode_image,
+    encode_event,
+    encode_image,
+    format_is_current,
+)
+from pricing.tables import JournalEntry, TableImage
+
+__all__ = [
+    "BUCKET",
+    "STREAM",
+    "SUBJECT_PREFIX",
+    "JetStreamJournal",
+    "ReplicaMetrics",
+    "subject_token",
+    "table_of_token",
+]
+
+log = logging.getLogger("pricing.journal")
+
+STREAM: Final = "PRICING_TABLES"
+SUBJECT_PREFIX: Final = "pricing.tables."
+BUCKET: Final = "PRICING_IMAGES"
+#: How long JetStream remembers a ``Nats-Msg-Id`` (an append resent within it is stored once).
+DUPLICATE_WINDOW: Final = 120.0
+#: How long an append keeps resending before it answers UNAVAILABLE (a leader election takes
+#: a few seconds).
+WRITE_TIMEOUT: Final = 10.0
+#: Wait for one acknowledgement before resending.
+ATTEMPT_TIMEOUT: Final = 2.0
+#: JetStream's error code for a failed ``Nats-Expected-Last-Subject-Sequence``.
+WRONG_LAST_SEQUENCE: Final = 10071
+#: Stream sequences remembered per table (version -> sequence): a replica is never that many
+#: versions behind what it has seen of a table; if it were, the append conflicts and catches up.
+KNOWN_VERSIONS: Final = 64
+
+_VERSION: Final = "Pricing-Version"
+_SEQ: Final = "Pricing-Seq"
+_AT: Final = "Pricing-At"
+_KIND: Final = "Pricing-Kind"
+_SAFE: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def subject_token(table_id: str) -> str:
+    """``table_id`` as one NATS subject token and key-value key: letters, digits, ``_`` and
+    ``-`` as they are, every other byte of its UTF-8 as ``=XX``.
+
+    >>> subject_token("hilo-7"), subject_token("Baccarat 1.a"), subject_token("=")
+    ('hilo-7', 'Baccarat=201=2Ea', '=3D')
+    """
+    return "".join(
+        char if char in _SAFE else "".join(f"={byte:02X}" for byte in char.encode())
+        for char in table_id
+    )
+
+
+def table_of_token(token: str) -> str:
+    """The table id ``subject_token`` wrote.
+
+    >>> table_of_token("Baccarat=201=2Ea"), table_of_token("caf=C3=A9")
+    ('Baccarat 1.a', 'café')
+    """
+    out = bytearray()
+    i = 0
+    while i < len(token):
+        if token[i] == "=":
+            out.append(int(token[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            out += token[i].encode()
+            i += 1
+    return out.decode()
+
+
+@runtime_checkable
+class ReplicaMetrics(JournalMetrics, Protocol):
+    """What a replicated journal reports besides commits (``pricing.metrics.Metrics``)."""
+
+    def journal_lagged(self, seconds: float) -> None: ...
+    def journal_conflicted(self) -> None: ...
+
+
+@dataclass(slots=True)
+class _Lag:
+    """How far behind the stream this replica's folding is: the stream's last sequence is
+    probed a few times per ``max_lag``; the lag is the age of the oldest probe that saw a
+    message not folded yet (so it grows only while something stays unfolded)."""
+
+    probes: list[tuple[float, int]] = field(default_factory=list)
+
+    def seen(self, now: float, last_seq: int) -> None:
+        if not self.probes or self.probes[-1][1] < last_seq:
+            self.probes.append((now, last_seq))
+
+    def seconds(self, now: float, position: int) -> float:
+        self.probes = [(t, s) for t, s in self.probes if s > position]
+        return now - self.probes[0][0] if self.probes else 0.0
+
+    def oldest_unfolded(self) -> int:
+        return self.probes[-1][1] if self.probes else 0
+
+
+def _image_value(image: TableImage, at: float) -> bytes:
+    fmt, data = encode_image(image)
+    meta = json.dumps({"version": image.snapshot.version, "at": at, "format": fmt})
+    return struct.pack(">I", len(meta)) + meta.encode() + data
+
+
+def _image_of(value: bytes) -> tuple[int, float, str, bytes]:
+    (size,) = struct.unpack_from(">I", value)
+    meta = json.loads(value[4 : 4 + size])
+    return int(meta["version"]), float(meta["at"]), str(meta["format"]), value[4 + size :]
+
+
+class JetStreamJournal(Journal):
+    """The tables' stream on the NATS ``servers`` (``nats://host:port``, one or more nodes of
+    one cluster). ``start`` connects and creates or checks the stream and the bucket."""
+
+    def __init__(
+        self,
+        servers: Sequence[str],
+        *,
+        replicas: int = 1,
+        max_lag: float = 1.0,
+        metrics: JournalMetrics | None = None,
+        stream: str = STREAM,
+        bucket: str = BUCKET,
+        subject_prefix: str = SUBJECT_PREFIX,
+        write_timeout: float = WRITE_TIMEOUT,
+    ) -> None:
+        self.servers = list(servers)
+        self.replicas = replicas
+        self.max_lag = max_lag
+        self.stream = stream
+        self.bucket = bucket
+        self.prefix = subject_prefix
+        self.write_timeout = write_timeout
+        self.location = f"JetStream stream {stream} on {','.join(self.servers)}"
+        self._metrics = metrics
+        self._replica_metrics = metrics if isinstance(metrics, ReplicaMetrics) else None
+        self._nc: NatsClient | None = None
+        self._js: JetStreamContext | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._known: dict[str, dict[int, int]] = {}  # table id -> version -> stream sequence
+        self._position = 0  # stream sequence of the last message handed to the store
+        self._deliver: Callable[[Record], Awaitable[None]] | None = None
+        self._undelivered: dict[str, Record] = {}  # table id -> its newest record not folded
+        self._follower: JetStreamContext.PushSubscription | None = None
+        self._lag = _Lag()
+        self._lag_seconds = 0.0
+        self._probe_failed: str | None = "not following the stream yet"
+        self._connected = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._prober: asyncio.Task[None] | None = None
+        self._probe_interval = min(1.0, max(0.02, max_lag / 4))
+
+    # ---- connection and settings -----------------------------------------------------------
+
+    @property
+    def js(self) -> JetStreamContext:
+        if self._js is None:
+            raise JournalUnavailable(f"the journal ({self.location}) is not connected")
+        return self._js
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        try:
+            self._nc = await nats.connect(
+                self.servers,
+                name="pricing",
+                connect_timeout=2,
+                reconnect_time_wait=0.25,
+                max_reconnect_attempts=-1,
+                allow_reconnect=True,
+                ping_interval=max(1, int(self.max_lag * 2)),
+                max_outstanding_pings=2,
+                disconnected_cb=self._disconnected,
+                reconnected_cb=self._reconnected,
+                error_cb=self._error,
+            )
+        except Exception as exc:
+            raise JournalError(f"cannot reach NATS at {','.join(self.servers)}: {exc}") from exc
+        self._connected = True
+        self._js = self._nc.jetstream(timeout=ATTEMPT_TIMEOUT)
+        try:
+            await self._ensure_stream()
+            await self._ensure_bucket()
+        except JournalError:
+            await self._nc.close()
+            raise
+        except Exception as exc:
+            await self._nc.close()
+            raise JournalError(f"cannot use JetStream at {self.location}: {exc}") from exc
+
+    def _expected_stream(self) -> api.StreamConfig:
+        return api.StreamConfig(
+            name=self.stream,
+            description="live-odds-pricing: every accepted event of every table",
+            subjects=[self.prefix + ">"],
+            retention=api.RetentionPolicy.LIMITS,
+            storage=api.StorageType.FILE,
+            num_replicas=self.replicas,
+            duplicate_window=DUPLICATE_WINDOW,
+            max_msgs_per_subject=-1,
+            max_age=0,
+            discard=api.DiscardPolicy.OLD,
+            allow_direct=True,
+        )
+
+    async def _ensure_stream(self) -> None:
+        expected = self._expected_stream()
+        try:
+            info = await self.js.stream_info(self.stream)
+        except nats.js.errors.NotFoundError:
+            await self.js.add_stream(expected)
+            log.info("created the JetStream stream %s (replicas %d)", self.stream, self.replicas)
+            return
+        have = info.config
+        wrong = _differences(
+            {
+                "subjects": (have.subjects, expected.subjects),
+                "storage": (have.storage, expected.storage),
+                "replicas": (have.num_replicas, expected.num_replicas),
+                "retention": (have.retention, expected.retention),
+                "max_msgs_per_subject": (have.max_msgs_per_subject or -1, -1),
+                "max_age": (have.max_age or 0, 0),
+                "max_msgs": (have.max_msgs or -1, -1),
+                "max_bytes": (have.max_bytes or -1, -1),
+            }
+        )
+        if wrong:
+            raise JournalError(
+                f"the JetStream stream {self.stream} exists with other settings ({wrong}): "
+                "fix it with the nats CLI, or point --journal at another cluster"
+            )
+
+    async def _ensure_bucket(self) -> None:
+        try:
+            info = await self.js.stream_info(f"KV_{self.bucket}")
+        except nats.js.errors.NotFoundError:
+            await self.js.create_key_value(
+                api.KeyValueConfig(
+                    bucket=self.bucket,
+                    description="live-odds-pricing: the newest image (snapshot) of each table",
+                    history=1,
+                    storage=api.StorageType.FILE,
+                    replicas=self.replicas,
+                )
+            )
+            return
+        have = info.config
+        wrong = _differences(
+            {
+                "storage": (have.storage, api.StorageType.FILE),
+                "replicas": (have.num_replicas, self.replicas),
+            }
+        )
+        if wrong:
+            raise JournalError(
+                f"the key-value bucket {self.bucket} exists with other settings ({wrong}): "
+                "fix it with the nats CLI, or point --journal at another cluster"
+            )
+
+    async def _disconnected(self) -> None:
+        if self._connected and self._js is not None:
+            log.warning("lost NATS (%s): not serving until it is back", self.location)
+        self._connected = False
+
+    async def _reconnected(self) -> None:
+        self._connected = True
+        url = self._nc.connected_url if self._nc is not None else None
+        log.info("NATS reconnected (%s)", url.netloc if url is not None else "?")
+
+    async def _error(self, exc: Exception) -> None:
+        log.debug("NATS: %s", exc)
+
+    # ---- health ----------------------------------------------------------------------------
+
+    def unavailable_reason(self) -> str | None:
+        if not self._connected:
+            return f"lost NATS ({self.location})"
+        if self._probe_failed is not None:
+            return self._probe_failed
+        if self._undelivered:
+            return f"{len(self._undelivered)} table(s) behind the stream, catching up"
+        if self._lag_seconds > self.max_lag:
+            return (
+                f"{self._lag_seconds:.1f} s behind the stream {self.stream} "
+                f"(--max-lag {self.max_lag:g} s)"
+            )
+        return None
+
+    async def _probe(self) -> None:
+        """Measure the lag; a failed probe (NATS lost, JetStream without a leader) makes the
+        replica unhealthy until one succeeds."""
+        try:
+            info = await self.js.stream_info(self.stream)
+            now = time.monotonic()
+            self._lag.seen(now, info.state.last_seq)
+            lag = self._lag.seconds(now, self._position)
+            if lag > self._probe_interval and not await self._anything_after(self._position):
+                # The messages behind the probe were purged (a table's retention ended):
+                # nothing is left to fold up to that sequence.
+                self._position = max(self._position, self._lag.oldest_unfolded())
+                lag = self._lag.seconds(now, self._position)
+        except Exception as exc:
+            self._probe_failed = (
+                f"cannot read the stream {self.stream}: {exc or type(exc).__name__}"
+            )
+            return
+        self._probe_failed = None
+        self._lag_seconds = lag
+        if self._replica_metrics is not None:
+            self._replica_metrics.journal_lagged(lag)
+
+    async def _anything_after(self, position: int) -> bool:
+        try:
+            await self.js.get_msg(
+                self.stream, seq=position + 1, subject=self.prefix + ">", next=True
+            )
+        except nats.js.errors.NotFoundError:
+            return False
+        return True
+
+    async def _probe_forever(self) -> None:
+        while True:
+            for record in list(self._undelivered.values()):
+                await self._hand_over(record)
+            await self._probe()
+            await asyncio.sleep(self._probe_interval)
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    async def _read(
+        self, stream: str, subject: str, start: int = 0, *, last_per_subject: bool = False
+    ) -> list[Msg]:
+        """Every message of ``stream`` on ``subject`` from sequence ``start`` (0: the first)
+        that is there now, in order, through an ephemeral pull consumer."""
+        if last_per_subject:
+            policy = api.DeliverPolicy.LAST_PER_SUBJECT
+        elif start > 1:
+            policy = api.DeliverPolicy.BY_START_SEQUENCE
+        else:
+            policy = api.DeliverPolicy.ALL
+        assert self._nc is not None
+        name = self._nc._nuid.next().decode()
+        config = api.ConsumerConfig(
+            name=name,
+            deliver_policy=policy,
+            opt_start_seq=start if policy is api.DeliverPolicy.BY_START_SEQUENCE else None,
+            ack_policy=api.AckPolicy.NONE,
+            filter_subject=subject,
+            inactive_threshold=30.0,
+            mem_storage=True,
+            num_replicas=1,
+        )
+        info = await self.js.add_consumer(stream, config)
+        pending = info.num_pending or 0
+        messages: list[Msg] = []
+        sub = await self.js.pull_subscribe_bind(stream=stream, name=name, durable=None)
+        try:
+            while len(messages) < pending:
+                messages += await sub.fetch(min(pending - len(messages), 512), timeout=10)
+        finally:
+            await sub.unsubscribe()
+            try:
+                await self.js.delete_consumer(stream, name)
+            except Exception:  # it goes by itself after its inactive threshold
+                log.debug("could not delete the reading consumer %s", name, exc_info=True)
+        return messages
+
+    def _record(self, msg: Msg) -> tuple[Record, int]:
+        """The record a stream message holds, and its stream sequence."""
+        headers = msg.headers or {}
+        try:
+            table_id = table_of_token(msg.subject[len(self.prefix) :])
+            entry = JournalEntry(
+                int(headers[_SEQ]),
+                int(headers[_VERSION]),
+                decode_event(headers[_KIND], msg.data),
+            )
+            return Record(table_id, entry, float(headers[_AT])), msg.metadata.sequence.stream
+        except (KeyError, ValueError) as exc:
+            raise JournalCorrupt(f"a message on {msg.subject} is not a table event: {exc}") from exc
+
+    def _remember(self, table_id: str, version: int, stream_seq: int) -> None:
+        if version == 1:  # opened (again, after its events were purged)
+            self._known[table_id] = {}
+        known = self._known.setdefault(table_id, {})
+        known[version] = stream_seq
+        known.pop(version - KNOWN_VERSIONS, None)
+
+    # ---- start-up --------------------------------------------------------------------------
+
+    def load(self) -> Iterator[TableLog]:
+        """Read the images, then the stream once (blocking: run in a thread; the reads run on
+        the event loop ``start`` ran on)."""
+        if self._loop is None:
+            raise JournalError("JetStreamJournal.load before start")
+        logs = asyncio.run_coroutine_threadsafe(self._load(), self._loop).result()
+        return iter(logs)
+
+    async def _load(self) -> list[TableLog]:
+        images: dict[str, tuple[int, float, bytes]] = {}
+        ignored: set[str] = set()
+        for msg in await self._read(
+            f"KV_{self.bucket}", f"$KV.{self.bucket}.>", last_per_subject=True
+        ):
+            if (msg.headers or {}).get("KV-Operation") in ("DEL", "PURGE"):
+                continue
+            token = msg.subject[len(f"$KV.{self.bucket}.") :]
+            try:
+                version, at, fmt, body = _image_of(msg.data)
+            except (ValueError, KeyError, struct.error) as exc:
+                log.warning("table key %r: image unreadable (%s), folding its events", token, exc)
+                continue
+            if not format_is_current(fmt):
+                ignored.add(table_of_token(token))  # of classes this build changed
+                continue
+            images[table_of_token(token)] = (version, at, body)
+        tables: dict[str, list[Record]] = {}
+        last_at: dict[str, float] = {}
+        last_version: dict[str, int] = {}
+        for msg in await self._read(self.stream, self.prefix + ">"):
+            table_id = table_of_token(msg.subject[len(self.prefix) :])
+            stream_seq = msg.metadata.sequence.stream
+            self._position = stream_seq
+            headers = msg.headers or {}
+            version = int(headers.get(_VERSION, "0"))
+            if version == 1:  # the table opened (again, after a purge): start over
+                tables[table_id] = []
+            records = tables.setdefault(table_id, [])
+            self._remember(table_id, version, stream_seq)
+            last_at[table_id] = float(headers.get(_AT, "0"))
+            last_version[table_id] = version
+            imaged = images.get(table_id)
+            if imaged is None or version > imaged[0]:
+                records.append(self._record(msg)[0])
+        logs = []
+        for table_id, newer in tables.items():
+            records = newer
+            image = None
+            imaged = images.get(table_id)
+            # An image newer than the stream's last version is of a table since purged.
+            if imaged is not None and imaged[0] <= last_version[table_id]:
+                try:
+                    image = decode_image(imaged[2])
+                except Exception as exc:  # a cache: fold the events instead
+                    log.warning("table %r: image unreadable (%s), folding events", table_id, exc)
+            if image is None and imaged is not None:  # the events it skipped are needed
+                records = await self.events(table_id)
+            logs.append(
+                TableLog(
+                    table_id,
+                    image,
+                    records,
+                    last_at.get(table_id, 0.0),
+                    image is None and (imaged is not None or table_id in ignored),
+                )
+            )
+        return logs
+
+    # ---- writes ----------------------------------------------------------------------------
+
+    async def append(self, record: Record, image: TableImage | None = None) -> None:
+        reason = self.unavailable_reason() if self._deliver is not None else None
+        if reason is not None:
+            raise JournalUnavailable(f"this replica is not serving writes: {reason}")
+        table_id, entry = record.table_id, record.entry
+        if entry.version == 1:
+            expected = 0  # the subject must be empty: no other replica opened it
+        else:
+            known = self._known.get(table_id, {}).get(entry.version - 1)
+            if known is None:
+                self._conflicted()
+                raise JournalConflict(f"table {table_id!r}: version {entry.version - 1} unseen")
+            expected = known
+        token = subject_token(table_id)
+        kind, body = encode_event(entry.event)
+        headers = {
+            _VERSION: str(entry.version),
+            _SEQ: str(entry.seq),
+            _AT: repr(record.accepted_at),
+            _KIND: kind,
+            "Nats-Expected-Last-Subject-Sequence": str(expected),
+            "Nats-Msg-Id": f"{token}/{entry.version}/{secrets.token_hex(8)}",
+        }
+        t0 = time.perf_counter()
+        ack = await self._publish(self.prefix + token, body, headers, table_id)
+        self._remember(table_id, entry.version, ack.seq)
+        if self._metrics is not None:
+            self._metrics.journal_committed(time.perf_counter() - t0, 1)
+        if image is not None:
+            self._spawn(self._put_image(image, record.accepted_at))
+
+    async def _publish(
+        self, subject: str, body: bytes, headers: dict[str, str], table_id: str
+    ) -> api.PubAck:
+        """Publish until JetStream acknowledges (the same ``Nats-Msg-Id`` each time, so a
+        resend of a stored message is answered as a duplicate and not stored again)."""
+        deadline = time.monotonic() + self.write_timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return await self.js.publish(
+                    subject,
+                    body,
+                    timeout=max(0.05, min(ATTEMPT_TIMEOUT, left)),
+                    stream=self.stream,
+                    headers=dict(headers),
+                )
+            except nats.js.errors.APIError as exc:
+                if exc.err_code == WRONG_LAST_SEQUENCE:
+                    self._conflicted()
+                    raise JournalConflict(
+                        f"table {table_id!r}: another replica wrote first"
+                    ) from exc
+                error: Exception = exc
+            except (TimeoutError, nats.errors.Error) as exc:
+                error = exc
+            if time.monotonic() >= deadline:
+                if self._metrics is not None:
+                    self._metrics.journal_failed("no acknowledgement")
+                raise JournalUnavailable(
+                    f"JetStream did not acknowledge the write within {self.write_timeout:g} s "
+                    f"({error or type(error).__name__}); retry it: if it was stored after all, "
+                    "the retry is answered as the repeat it is"
+                ) from error
+            await asyncio.sleep(0.1)
+
+    def _conflicted(self) -> None:
+        if self._replica_metrics is not None:
+            self._replica_metrics.journal_conflicted()
+
+    async def _put_image(self, image: TableImage, at: float) -> None:
+        try:
+            kv = await self.js.key_value(self.bucket)
+            await kv.put(subject_token(image.table_id), _image_value(image, at))
+        except Exception as exc:  # a cache: the events are safe, the next image replaces it
+            log.warning("table %r: could not store its image: %s", image.table_id, exc)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def save_images(self, images: Sequence[tuple[TableImage, float]]) -> None:
+        await asyncio.gather(*(self._put_image(image, at) for image, at in images))
+
+    async def forget(self, table_id: str) -> None:
+        token = subject_token(table_id)
+        try:
+            await self.js.purge_stream(self.stream, subject=self.prefix + token)
+            kv = await self.js.key_value(self.bucket)
+            await kv.purge(token)
+        except nats.errors.Error as exc:
+            raise JournalUnavailable(
+                f"cannot purge table {table_id!r} from JetStream: {exc}"
+            ) from exc
+        self._known.pop(table_id, None)
+
+    # ---- other replicas --------------------------------------------------------------------
+
+    async def events(self, table_id: str) -> list[Record]:
+        records = await self.catch_up(table_id, 0)
+        return records
+
+    async def catch_up(self, table_id: str, after: int) -> list[Record]:
+        start = self._known.get(table_id, {}).get(after, 0) + 1 if after else 0
+        try:
+            messages = await self._read(self.stream, self.prefix + subject_token(table_id), start)
+        except (TimeoutError, nats.errors.Error) as exc:
+            raise JournalUnavailable(
+                f"cannot read table {table_id!r} from JetStream: {exc or type(exc).__name__}"
+            ) from exc
+        records: list[Record] = []
+        for msg in messages:
+            record, stream_seq = self._record(msg)
+            if record.entry.version == 1:
+                records = []  # opened again after a purge: only this opening counts
+            self._remember(table_id, record.entry.version, stream_seq)
+            records.append(record)
+        return [r for r in records if r.entry.version > after]
+
+    async def follow(self, deliver: Callable[[Record], Awaitable[None]]) -> None:
+        """Deliver every message after the ones ``load`` read (an ordered consumer, which
+        JetStream restarts from the next sequence after any gap or reconnection)."""
+        self._deliver = deliver
+        self._follower = await self.js.subscribe(
+            self.prefix + ">",
+            stream=self.stream,
+            cb=self._on_message,
+            ordered_consumer=True,
+            idle_heartbeat=max(0.1, min(1.0, self.max_lag / 2)),
+            config=api.ConsumerConfig(
+                deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE,
+                opt_start_seq=self._position + 1,
+            ),
+        )
+        await self._probe()
+        self._prober = asyncio.create_task(self._probe_forever())
+
+    async def _on_message(self, msg: Msg) -> None:
+        try:
+            stream_seq = msg.metadata.sequence.stream
+            if stream_seq <= self._position:
+                return  # delivered again after the consumer restarted
+            record, _ = self._record(msg)
+            self._remember(record.table_id, record.entry.version, stream_seq)
+        except Exception:
+            log.exception("a message of %s (%s) is not a table event", self.stream, msg.subject)
+            return
+        self._position = stream_seq
+        await self._hand_over(record)
+
+    async def _hand_over(self, record: Record) -> None:
+        """Deliver ``record``; one the store could not take (NATS lost while it caught up) is
+        kept and delivered again by the prober, the replica unhealthy until then."""
+        assert self._deliver is not None
+        try:
+            await self._deliver(record)
+        except Exception as exc:
+            if record.table_id not in self._undelivered:
+                log.warning(
+                    "table %r: could not fold its newest events yet: %s", record.table_id, exc
+                )
+            self._undelivered[record.table_id] = record
+        else:
+            self._undelivered.pop(record.table_id, None)
+
+    async def close(self) -> None:
+        if self._prober is not None:
+            self._prober.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._follower is not None:
+            try:
+                await self._follower.unsubscribe()
+            except Exception:
+                log.debug("could not unsubscribe the follower", exc_info=True)
+        self._js = None
+        if self._nc is not None:
+            await self._nc.close()
+
+
+def _differences(settings: Mapping[str, tuple[object, object]]) -> str:
+    return ", ".join(
+        f"{name} is {have!r}, expected {want!r}"
+        for name, (have, want) in settings.items()
+        if have != want
+    )

@@ -395,7 +395,9 @@ def test_a_write_the_database_refuses_fails_alone_in_its_batch(tmp_path: Path) -
     run(main())
 
 
-@pytest.mark.parametrize("table_id", ["a/b", "../../escaped", "*", "H"])
+# "a/b" or "../../x" are not table ids at all (pricing.text.check_table_id); these are, and
+# mean something to a file system.
+@pytest.mark.parametrize("table_id", ["..", ".", "a:b", "-rf", "H"])
 def test_archive_files_stay_in_the_archive_and_export_finds_exactly_one_table(
     tmp_path: Path, table_id: str
 ) -> None:

@@ -98,9 +98,10 @@ def test_loopback_hosts(host: str, loopback: bool) -> None:
 
 
 def run_server(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``server.py`` with ``args``, on a journal that keeps nothing (never the repo's ./data)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}
     return subprocess.run(
-        [sys.executable, str(ROOT / "server.py"), *args],
+        [sys.executable, str(ROOT / "server.py"), "--data-dir=:memory:", *args],
         env=clean | env,
         capture_output=True,
         text=True,

@@ -90,6 +90,7 @@ def test_busy_port_is_an_error_not_a_hang() -> None:
                 str(ROOT / "server.py"),
                 f"--port={first.grpc_port}",
                 "--metrics-port=0",
+                "--data-dir=:memory:",
             ],
             capture_output=True,
             text=True,

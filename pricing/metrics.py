@@ -40,6 +40,7 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 
 from pricing.metrics_http import serve_metrics_http
+from pricing.metrics_tables import TableGauge
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "MetricsInterceptor", "serve_metrics"]
 
@@ -114,18 +115,18 @@ class Metrics:
             "them.",
             registry=r,
         )
-        self.side_bet_rtp = Gauge(
+        # Per-table series: rendered when they change, not at every scrape (metrics_tables).
+        self.side_bet_rtp = TableGauge(
             "pricing_side_bet_rtp",
             "Current RTP of each blackjack side bet at each table (1.0 = break-even).",
             ("table_id", "bet"),
-            registry=r,
         )
-        self.last_card = Gauge(
+        self.last_card = TableGauge(
             "pricing_table_last_card_timestamp_seconds",
             "Unix time of each open table's last exposed card (its opening, before the first).",
             ("table_id",),
-            registry=r,
         )
+        self.per_table = (self.side_bet_rtp, self.last_card)
         if r is not REGISTRY:  # the library's default registry has them already
             ProcessCollector(registry=r)
             PlatformCollector(registry=r)
@@ -190,7 +191,12 @@ class Metrics:
 def serve_metrics(metrics: Metrics, host: str, port: int) -> tuple[Any, int]:
     """Serve ``/metrics`` (only) over HTTP on ``host:port`` (port 0: any free port) in a
     daemon thread; return the server (``shutdown()`` stops it) and the bound port."""
-    return serve_metrics_http(metrics.registry, host, port)
+    return serve_metrics_http(
+        metrics.registry,
+        host,
+        port,
+        extra=lambda: "".join(g.text() for g in metrics.per_table).encode(),
+    )
 
 
 _Behaviour = Callable[[Any, Any], Any]

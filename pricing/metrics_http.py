@@ -13,6 +13,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -26,6 +27,12 @@ TIMEOUT_SECONDS: Final = 5.0
 MAX_CONNECTIONS: Final = 32
 SWITCH_INTERVAL: Final = 0.0005
 SLOW_RENDER_SECONDS: Final = 0.05
+#: A page this large (thousands of tables) is reused for at least ``LARGE_PAGE_SECONDS``: a
+#: scraper looping on it would otherwise keep a thread rendering and copying it, taking turns
+#: with the event loop; Prometheus scrapes every few seconds, so a second-old page costs it
+#: nothing.
+LARGE_PAGE_BYTES: Final = 256 * 1024
+LARGE_PAGE_SECONDS: Final = 1.0
 
 
 class _MetricsHandler(BaseHTTPRequestHandler):
@@ -57,8 +64,10 @@ class MetricsHTTPServer(ThreadingHTTPServer):
         registry: CollectorRegistry,
         *,
         max_connections: int = MAX_CONNECTIONS,
+        extra: Callable[[], bytes] = bytes,
     ) -> None:
         self.registry = registry
+        self._extra = extra  # families rendered outside the registry (pre-rendered lines)
         self._slots = threading.BoundedSemaphore(max_connections)
         self._render = threading.Lock()
         self._pages: dict[str, tuple[float, bytes]] = {}  # content type -> (fresh until, page)
@@ -78,9 +87,11 @@ class MetricsHTTPServer(ThreadingHTTPServer):
             cached = self._pages.get(content_type)
             if cached is not None and now < cached[0]:
                 return cached[1], content_type
-            body = encoder(self.registry)
+            body = _with_extra(encoder(self.registry), self._extra())
             took = time.monotonic() - now
             fresh = 2 * took if took > SLOW_RENDER_SECONDS else 0.0
+            if len(body) > LARGE_PAGE_BYTES:
+                fresh = max(fresh, LARGE_PAGE_SECONDS)
             self._pages[content_type] = (now + took + fresh, body)
             return body, content_type
 
@@ -101,8 +112,20 @@ class MetricsHTTPServer(ThreadingHTTPServer):
             self._slots.release()
 
 
+def _with_extra(page: bytes, extra: bytes) -> bytes:
+    """The registry's page with ``extra`` families added (before OpenMetrics' ``# EOF``)."""
+    eof = b"# EOF\n"
+    if page.endswith(eof):
+        return page[: -len(eof)] + extra + eof
+    return page + extra
+
+
 def serve_metrics_http(
-    registry: CollectorRegistry, host: str, port: int
+    registry: CollectorRegistry,
+    host: str,
+    port: int,
+    *,
+    extra: Callable[[], bytes] = bytes,
 ) -> tuple[MetricsHTTPServer, int]:
     """Serve ``registry`` on ``http://host:port/metrics`` from a daemon thread; the server
     (``shutdown()`` stops it) and the bound port (``port`` 0: any free port)."""
@@ -111,7 +134,7 @@ def serve_metrics_http(
     # a card's trip through the service takes several. 0.5 ms keeps the feed's latency close
     # to idle while a scrape runs (bench/reads_vs_feed.py).
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
-    httpd = MetricsHTTPServer((host.strip("[]"), port), registry)
+    httpd = MetricsHTTPServer((host.strip("[]"), port), registry, extra=extra)
     thread = threading.Thread(target=httpd.serve_forever, name="metrics-http", daemon=True)
     thread.start()
     return httpd, int(httpd.server_address[1])

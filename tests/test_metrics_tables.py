@@ -1,0 +1,43 @@
+"""The pre-rendered per-table gauges say exactly what prometheus_client's own Gauge would."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
+from prometheus_client.openmetrics.exposition import generate_latest as openmetrics
+
+from pricing.metrics_http import _with_extra
+from pricing.metrics_tables import TableGauge
+
+labels = st.text(min_size=1, max_size=12)
+values = st.one_of(st.floats(allow_nan=False), st.integers(-(2**40), 2**40).map(float))
+
+
+@given(st.dictionaries(st.tuples(labels, labels), values, max_size=20), st.data())
+def test_a_table_gauge_renders_as_the_library_gauge(
+    series: dict[tuple[str, str], float], data: st.DataObject
+) -> None:
+    registry = CollectorRegistry()
+    theirs = Gauge("g", "Doc.", ("table_id", "bet"), registry=registry)
+    ours = TableGauge("g", "Doc.", ("table_id", "bet"))
+    for (table, bet), value in series.items():
+        theirs.labels(table, bet).set(value)
+        ours.labels(table, bet).set(value)
+    gone = data.draw(st.lists(st.sampled_from(sorted(series)), unique=True)) if series else []
+    for table, bet in gone:
+        theirs.remove(table, bet)
+        ours.remove(table, bet)
+    expected = generate_latest(registry).decode()
+    if len(series) == len(gone):  # prometheus_client still prints the family's header
+        assert ours.text() == ""
+    else:
+        assert sorted(ours.text().splitlines()) == sorted(expected.splitlines())
+
+
+def test_extra_families_go_before_the_openmetrics_end() -> None:
+    registry = CollectorRegistry()
+    Gauge("a", "A.", registry=registry).set(1)
+    page = _with_extra(openmetrics(registry), b"b 2.0\n")
+    assert page.endswith(b"b 2.0\n# EOF\n")
+    assert _with_extra(b"a 1.0\n", b"b 2.0\n") == b"a 1.0\nb 2.0\n"

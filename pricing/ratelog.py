@@ -1,6 +1,6 @@
 """Log lines at a bounded rate: a flood of rejected requests must not become a flood of log.
 
->>> budget = LogBudget(per_second=2, clock=lambda: 0.0)
+>>> budget = LogBudget(lines=2, clock=lambda: 0.0)
 >>> [budget.take() for _ in range(4)]
 [0, 0, None, None]
 >>> budget.clock = lambda: 1.0
@@ -17,23 +17,33 @@ __all__ = ["LogBudget"]
 
 
 class LogBudget:
-    """At most ``per_second`` lines in each one-second window. ``take`` returns None when the
-    line must be left out, else how many lines were left out before it (to say so)."""
+    """At most ``lines`` lines in ``seconds``, the window starting at its first line. ``take``
+    returns None when the line must be left out, else how many lines were left out before it
+    (to say so); ``reset`` starts afresh (the next line is logged)."""
 
-    __slots__ = ("_left", "_suppressed", "_window", "clock", "per_second")
+    __slots__ = ("_left", "_start", "_suppressed", "clock", "lines", "seconds")
 
-    def __init__(self, per_second: int = 20, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_second = per_second
+    def __init__(
+        self,
+        lines: int = 20,
+        seconds: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.lines = lines
+        self.seconds = seconds
         self.clock = clock
-        self._window = -1
+        self.reset()
+
+    def reset(self) -> None:
+        self._start = -float("inf")
         self._left = 0
         self._suppressed = 0
 
     def take(self) -> int | None:
-        window = int(self.clock())
-        if window != self._window:
-            self._window = window
-            self._left = self.per_second
+        now = self.clock()
+        if now - self._start >= self.seconds:
+            self._start = now
+            self._left = self.lines
         if self._left == 0:
             self._suppressed += 1
             return None

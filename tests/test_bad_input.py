@@ -78,7 +78,7 @@ def test_colliding_option_names_are_refused() -> None:
 
 def test_log_budget_says_what_it_left_out() -> None:
     now = [0.0]
-    budget = LogBudget(per_second=3, clock=lambda: now[0])
+    budget = LogBudget(lines=3, clock=lambda: now[0])
     assert [budget.take() for _ in range(5)] == [0, 0, 0, None, None]
     now[0] = 1.5
     assert budget.take() == 2
@@ -299,4 +299,4 @@ def test_the_service_logs_rejected_feed_events_at_a_bounded_rate(
     with caplog.at_level(logging.INFO, logger="pricing.service"):
         for _ in range(500):
             call(service, "ExposeCard", request)
-    assert 1 <= len(caplog.records) <= 2 * LogBudget().per_second
+    assert 1 <= len(caplog.records) <= 2 * LogBudget().lines

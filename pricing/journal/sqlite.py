@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -39,6 +39,7 @@ from pricing.journal.codec import (
     encode_image,
     format_is_current,
 )
+from pricing.ratelog import LogBudget
 from pricing.tables import JournalEntry, TableImage
 
 __all__ = ["FILE_NAME", "SCHEMA_VERSION", "SqliteJournal", "connect_readonly", "read_records"]
@@ -158,30 +159,25 @@ class _Write:
     future: asyncio.Future[None]
 
 
-@dataclass(slots=True)
 class _Errors:
     """Logs a failing disk once per ``ERROR_LOG_INTERVAL``, not once per write."""
 
-    last_logged: float = -ERROR_LOG_INTERVAL
-    suppressed: int = 0
-    failing: bool = field(default=False)
+    def __init__(self) -> None:
+        self.budget = LogBudget(lines=1, seconds=ERROR_LOG_INTERVAL)
+        self.failing = False
 
     def failed(self, message: str) -> None:
-        now = time.monotonic()
         self.failing = True
-        if now - self.last_logged >= ERROR_LOG_INTERVAL:
-            more = f" ({self.suppressed} more failed commits since last logged)" * bool(
-                self.suppressed
-            )
+        suppressed = self.budget.take()
+        if suppressed is not None:
+            more = f" ({suppressed} more failed commits since last logged)" * bool(suppressed)
             log.error("journal writes are failing: %s%s", message, more)
-            self.last_logged, self.suppressed = now, 0
-        else:
-            self.suppressed += 1
 
     def succeeded(self, location: str) -> None:
         if self.failing:
             log.warning("journal writes succeed again (%s)", location)
-            self.failing, self.suppressed, self.last_logged = False, 0, -ERROR_LOG_INTERVAL
+            self.failing = False
+            self.budget.reset()
 
 
 class SqliteJournal(Journal):

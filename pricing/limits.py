@@ -60,6 +60,7 @@ def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
     above ``max_message_bytes``: up to it, the service decodes nothing over the limit and
     answers with its own message (naming the flag); beyond it, gRPC refuses the body itself."""
     ms = 1000
+    pending = limits.max_watchers + limits.max_concurrent_rpcs
     return [
         ("grpc.max_receive_message_length", max(16 * limits.max_message_bytes, 4096 * KIB)),
         # Ping an idle connection every keepalive_seconds; no answer within the timeout: the
@@ -70,6 +71,12 @@ def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
         ("grpc.http2.min_ping_interval_without_data_ms", 10 * ms),
         # A connection with no call for idle_seconds is closed (clients reconnect on demand).
         ("grpc.max_connection_idle_ms", int(limits.idle_seconds * ms)),
+        # Calls the server has received but not yet handed to a handler. Past gRPC's default
+        # hard limit (3,000) a burst of opens is CANCELLED before any handler sees it: no
+        # status of ours, no count, no log. Room for every call the limits can let in (and a
+        # handler's answer, RESOURCE_EXHAUSTED naming the limit, for the rest).
+        ("grpc.server.max_pending_requests", pending),
+        ("grpc.server.max_pending_requests_hard_limit", pending),
     ]
 
 

@@ -30,7 +30,9 @@ rejected request raises before anything is assigned, so a table is never half-ch
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -574,26 +576,26 @@ class Table:
         keep_journal: bool = True,
     ) -> None:
         check_table_id(table_id)
-        configured = adapter_for(config.game).configure(config)
+        fresh = _fresh(adapter_for(config.game).configure(config))
         self._setup(
             table_id,
-            configured,
+            fresh.config,
             seq_history=seq_history,
             price_history=price_history,
             round_history=round_history,
         )
         if keep_journal:
             self.journal = [self.opening]
-        self._state = self.adapter.new_state(configured)
+        self._state = fresh.state
         self.snapshot = Snapshot(
             table_id,
-            configured.game,
-            configured.decks,
+            fresh.config.game,
+            fresh.config.decks,
             version=1,
             last_seq=0,
-            view=self.adapter.view(self._state),
+            view=fresh.view,
         )
-        self._remember(self.snapshot)
+        self._remember(self.snapshot, fresh.point)
 
     def _setup(
         self,
@@ -760,17 +762,10 @@ class Table:
                 f"(version {self.history_from})"
             )
 
-    def _remember(self, snapshot: Snapshot) -> None:
+    def _remember(self, snapshot: Snapshot, point: _PricePoint | None = None) -> None:
+        """Keep what settlement needs of ``snapshot`` (``point``: its price point, if made)."""
         view = snapshot.view
-        self._prices.put(
-            snapshot.version,
-            _PricePoint(
-                view.round_id,
-                snapshot.phase is TablePhase.BETTING,
-                {b: p.payout_hundredths if p.open else None for b, p in view.prices.items()},
-                {sb.bet: sb.open for sb in view.side_bets},
-            ),
-        )
+        self._prices.put(snapshot.version, point or _price_point(snapshot))
         if view.ended is not None:
             self._rounds.put(view.ended.round_id, view.ended)
 
@@ -909,6 +904,52 @@ class Table:
                 f"{self._rounds.limit} rounds are kept"
             )
         return ended
+
+
+def _price_point(snapshot: Snapshot) -> _PricePoint:
+    view = snapshot.view
+    return _PricePoint(
+        view.round_id,
+        snapshot.phase is TablePhase.BETTING,
+        {b: p.payout_hundredths if p.open else None for b, p in view.prices.items()},
+        {sb.bet: sb.open for sb in view.side_bets},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Fresh:
+    """A freshly opened table of one configuration: its config (defaults filled in), the
+    engine's state, its view and its price point."""
+
+    config: TableConfig
+    state: GameState
+    view: GameView
+    point: _PricePoint
+
+
+#: The fresh tables of the newest configurations, by configuration. Every part is immutable
+#: (engine states, views and price points are), so the tables opened with one configuration
+#: share a single set of them, and an idle table holds no engine objects of its own.
+_FRESH: Final[_Bounded[TableConfig, _Fresh]] = _Bounded(64)
+_FRESH_LOCK: Final = threading.Lock()  # tables are also folded in threads (``replay``)
+
+
+def _fresh(config: TableConfig) -> _Fresh:
+    """The fresh table of ``config`` (configured), shared with the others opened with it."""
+    try:
+        with _FRESH_LOCK:
+            fresh = _FRESH.get(config)
+    except TypeError:  # rules that cannot be hashed: a table of its own
+        fresh = None
+    if fresh is None:
+        adapter = adapter_for(config.game)
+        state = adapter.new_state(config)
+        view = adapter.view(state)
+        point = _price_point(Snapshot("", config.game, config.decks, 1, 0, view))
+        fresh = _Fresh(config, state, view, point)
+        with contextlib.suppress(TypeError), _FRESH_LOCK:
+            _FRESH.put(config, fresh)
+    return fresh
 
 
 def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:

@@ -502,17 +502,39 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class _Bounded(OrderedDict[K, V], Generic[K, V]):
-    """An insertion-ordered map that forgets its oldest entries beyond ``limit``."""
+class _Bounded(Generic[K, V]):
+    """An insertion-ordered map that forgets its oldest entries beyond ``limit``. Most tables
+    are idle: until a second entry comes, the one entry is held as a pair, with no
+    ``OrderedDict`` (a few hundred bytes a table, three maps each)."""
+
+    __slots__ = ("_held", "limit")
 
     def __init__(self, limit: int) -> None:
-        super().__init__()
         self.limit = limit
+        self._held: OrderedDict[K, V] | tuple[K, V] | None = None
+
+    def __len__(self) -> int:
+        held = self._held
+        return 0 if held is None else 1 if isinstance(held, tuple) else len(held)
+
+    def get(self, key: K) -> V | None:
+        held = self._held
+        if held is None:
+            return None
+        if isinstance(held, tuple):
+            return held[1] if held[0] == key else None
+        return held.get(key)
 
     def put(self, key: K, value: V) -> None:
-        self[key] = value
-        while len(self) > self.limit:
-            self.popitem(last=False)
+        held = self._held
+        if held is None or (isinstance(held, tuple) and held[0] == key):
+            self._held = (key, value) if self.limit > 0 else None
+            return
+        if isinstance(held, tuple):
+            held = self._held = OrderedDict((held,))
+        held[key] = value
+        while len(held) > self.limit:
+            held.popitem(last=False)
 
 
 #: The largest stake ``Table.settle`` takes: 10**12 cents (ten billion in the table's currency).
@@ -563,6 +585,20 @@ class Table:
     tests, replays); a table store keeps them in its durable journal instead, so a long-lived
     table's memory stays bounded."""
 
+    __slots__ = (
+        "_by_seq",
+        "_prices",
+        "_rounds",
+        "_state",
+        "adapter",
+        "config",
+        "history_from",
+        "journal",
+        "seats",
+        "snapshot",
+        "table_id",
+    )
+
     journal: list[JournalEntry] | None
 
     def __init__(
@@ -611,7 +647,6 @@ class Table:
         self.config = config
         self.table_id = table_id
         self.seats = self.adapter.seats(config)
-        self.opening = JournalEntry(0, 1, OpenTable(table_id, config))
         self.journal = None
         self._by_seq: _Bounded[int, tuple[FeedEvent, Snapshot]] = _Bounded(seq_history)
         self._prices: _Bounded[int, _PricePoint] = _Bounded(price_history)
@@ -619,6 +654,11 @@ class Table:
         #: The first version whose retry answers and prices this object holds: 1 unless the
         #: table was rebuilt from an image (``from_image``).
         self.history_from = 1
+
+    @property
+    def opening(self) -> JournalEntry:
+        """The first entry of the table's journal."""
+        return JournalEntry(0, 1, OpenTable(self.table_id, self.config))
 
     @classmethod
     def from_image(

@@ -156,7 +156,7 @@ class TableStore:
         self.closed_retention = closed_retention
         self.archive_dir = archive_dir
         self._clock = clock
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, _TableLock] = {}  # the tables being written now
         self._imaged: dict[str, int] = {}  # table id → version of its newest stored image
         self._last_at: dict[str, float] = {}  # table id → when its last event was accepted
         #: Called right after each commit, under the table's lock (so in version order), with
@@ -206,26 +206,36 @@ class TableStore:
 
     # ---- writes ----------------------------------------------------------------------------
 
-    def _lock(self, table_id: str) -> asyncio.Lock:
-        lock = self._locks.get(table_id)
-        if lock is None:
-            lock = self._locks[table_id] = asyncio.Lock()
-        return lock
-
     @contextlib.asynccontextmanager
     async def _locked(self, table_id: str) -> AsyncIterator[None]:
         """Hold ``table_id``'s lock: the one in ``_locks`` once acquired (a sweep may have
-        dropped the lock this coroutine was waiting on)."""
+        dropped the lock this coroutine was waiting on). The lock leaves ``_locks`` when no
+        one holds it or waits for it, so an idle table keeps none."""
         while True:
-            lock = self._lock(table_id)
-            await lock.acquire()
-            if self._locks.get(table_id) is lock:
+            held = self._locks.get(table_id)
+            if held is None:
+                held = self._locks[table_id] = _TableLock()
+            held.users += 1
+            try:
+                await held.lock.acquire()
+            except BaseException:  # cancelled while waiting
+                self._unlocked(table_id, held)
+                raise
+            if self._locks.get(table_id) is held:
                 break
-            lock.release()
+            held.lock.release()
+            self._unlocked(table_id, held)
         try:
             yield
         finally:
-            lock.release()
+            held.lock.release()
+            self._unlocked(table_id, held)
+
+    def _unlocked(self, table_id: str, held: _TableLock) -> None:
+        """One user of ``held`` is done with it (released it, or gave up waiting)."""
+        held.users -= 1
+        if held.users == 0 and self._locks.get(table_id) is held:
+            del self._locks[table_id]
 
     async def _durably(
         self, record: Record, image: TableImage | None, commit: Callable[[], None]
@@ -508,6 +518,16 @@ class TableStore:
             os.fsync(folder)
         finally:
             os.close(folder)
+
+
+class _TableLock:
+    """A table's lock, and how many coroutines hold it or wait for it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
 
 
 def _ignore(*_: object) -> None:

@@ -376,6 +376,30 @@ def test_a_write_cancelled_mid_commit_keeps_memory_with_the_disk(tmp_path: Path)
     run(main())
 
 
+def test_writes_to_one_table_take_turns_and_leave_no_lock_behind(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path))
+        await store.open("h", TableConfig(Game.HILO))
+        assert store._locks == {}  # an idle table keeps no lock
+        # Sent at once: each waits for the one before (checked early, seq 2 would be a gap).
+        answers = await asyncio.gather(
+            *(store.apply("h", seq, ExposeCard(DECK[seq], CardRole.BURN)) for seq in (1, 2, 3))
+        )
+        assert [snapshot.last_seq for snapshot, _ in answers] == [1, 2, 3]
+        assert store._locks == {}
+        first = asyncio.create_task(store.apply("h", 4, ExposeCard(DECK[4], CardRole.BURN)))
+        gave_up = asyncio.create_task(store.apply("h", 5, ExposeCard(DECK[5], CardRole.BURN)))
+        await asyncio.sleep(0)
+        gave_up.cancel()  # while it waits for the lock
+        assert (await first)[0].last_seq == 4
+        with contextlib.suppress(asyncio.CancelledError):
+            await gave_up
+        assert store._locks == {}
+        await store.close()
+
+    run(main())
+
+
 def test_a_write_the_database_refuses_fails_alone_in_its_batch(tmp_path: Path) -> None:
     async def main() -> None:
         journal = SqliteJournal(tmp_path)

@@ -19,7 +19,7 @@ Cards know no game: points, categories and bets belong to the game modules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Final
 
@@ -134,6 +134,11 @@ class Card:
 
     rank: Rank
     suit: Suit
+    # The notation, made once: states list every card seen in the shoe at every version.
+    _name: str = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_name", self.rank.symbol + self.suit.symbol)
 
     @property
     def index(self) -> int:
@@ -149,7 +154,7 @@ class Card:
         return DECK[index]
 
     def __str__(self) -> str:
-        return self.rank.symbol + self.suit.symbol
+        return self._name
 
     def __reduce__(self) -> tuple[object, tuple[int]]:
         # Unpickled (a table image) as the one shared instance of its card: the kernels read

@@ -70,9 +70,14 @@ class TableGauge:
         return _Child(self, tuple(str(v) for v in values))
 
     def _set(self, key: tuple[str, ...], value: float) -> None:
-        pairs = sorted(zip(self._labelnames, key, strict=True))  # as prometheus_client orders
-        labels = ",".join(f'{n}="{_escape(v)}"' for n, v in pairs)
-        line = f"{{{labels}}} {_number(value)}\n"
+        held = self._lines.get(key)
+        if held is None:
+            pairs = sorted(zip(self._labelnames, key, strict=True))  # as prometheus_client orders
+            labels = ",".join(f'{n}="{_escape(v)}"' for n, v in pairs)
+            series = f"{{{labels}}} "
+        else:  # the series' labels as last rendered (a value has no space in it)
+            series = held[: held.rindex(" ") + 1]
+        line = f"{series}{_number(value)}\n"
         with self._lock:
             self._lines[key] = line
 

@@ -24,6 +24,11 @@ def test_a_table_gauge_renders_as_the_library_gauge(
     for (table, bet), value in series.items():
         theirs.labels(table, bet).set(value)
         ours.labels(table, bet).set(value)
+    again = data.draw(st.dictionaries(st.sampled_from(sorted(series)), values)) if series else {}
+    for (table, bet), value in again.items():  # a series set again: its line re-rendered
+        theirs.labels(table, bet).set(value)
+        ours.labels(table, bet).set(value)
+    series.update(again)
     gone = data.draw(st.lists(st.sampled_from(sorted(series)), unique=True)) if series else []
     for table, bet in gone:
         theirs.remove(table, bet)

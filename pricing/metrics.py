@@ -58,7 +58,12 @@ LATENCY_BUCKETS: Final[tuple[float, ...]] = (
 class Metrics:
     """The service's metrics, registered in ``registry`` (a fresh one by default)."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(
+        self, registry: CollectorRegistry | None = None, *, table_series: bool = True
+    ) -> None:
+        """``table_series`` False: no per-table series (``pricing_side_bet_rtp``,
+        ``pricing_table_last_card_timestamp_seconds``), for servers with so many tables that
+        their series would cost more than they tell."""
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         grpc_labels = ("grpc_service", "grpc_method", "grpc_type")
@@ -120,11 +125,13 @@ class Metrics:
             "pricing_side_bet_rtp",
             "Current RTP of each blackjack side bet at each table (1.0 = break-even).",
             ("table_id", "bet"),
+            enabled=table_series,
         )
         self.last_card = TableGauge(
             "pricing_table_last_card_timestamp_seconds",
             "Unix time of each open table's last exposed card (its opening, before the first).",
             ("table_id",),
+            enabled=table_series,
         )
         self.per_table = (self.side_bet_rtp, self.last_card)
         if r is not REGISTRY:  # the library's default registry has them already

@@ -57,8 +57,13 @@ class TableGauge:
     scrape by the join, and its value read back from the line: one string a series, since a
     server with many idle tables holds little else per table."""
 
-    def __init__(self, name: str, documentation: str, labelnames: Sequence[str]) -> None:
+    def __init__(
+        self, name: str, documentation: str, labelnames: Sequence[str], *, enabled: bool = True
+    ) -> None:
         self.name = name
+        #: False: every ``set`` is ignored and the family is never exported (a server asked for
+        #: no per-table series).
+        self.enabled = enabled
         self._labelnames = tuple(labelnames)
         self._header = f"# HELP {name} {documentation}\n# TYPE {name} gauge\n"
         self._lines: dict[tuple[str, ...], str] = {}
@@ -70,6 +75,8 @@ class TableGauge:
         return _Child(self, tuple(str(v) for v in values))
 
     def _set(self, key: tuple[str, ...], value: float) -> None:
+        if not self.enabled:
+            return
         held = self._lines.get(key)
         if held is None:
             pairs = sorted(zip(self._labelnames, key, strict=True))  # as prometheus_client orders

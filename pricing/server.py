@@ -223,6 +223,17 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         help="Prometheus /metrics HTTP port, 0 for any free port [PRICING_METRICS_PORT]",
     )
     p.add_argument(
+        "--no-table-metrics",
+        dest="table_metrics",
+        action="store_false",
+        help=(
+            "export no per-table series (pricing_side_bet_rtp, "
+            "pricing_table_last_card_timestamp_seconds): a server of tens of thousands of "
+            "tables saves their memory and megabytes of every scrape (per-table series on: "
+            "%(default)s)"
+        ),
+    )
+    p.add_argument(
         "--log-level",
         type=_log_level,
         default=_env("LOG_LEVEL", "INFO"),
@@ -379,14 +390,15 @@ async def serve(
     max_lag: float = 1.0,
     security: Security | None = None,
     stop: asyncio.Event | None = None,
+    table_metrics: bool = True,
 ) -> None:
     """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
     ``JournalError`` if the journal (JetStream on ``journal_servers``, or in ``data_dir``)
     cannot be used. ``security``: tokens, TLS and limits (default: none but ``dealer_token``,
-    if given)."""
+    if given). ``table_metrics`` False: no per-table metric series."""
     if security is None:
         security = Security(tokens=TokenStore(dealer_token=dealer_token))
-    metrics = Metrics()
+    metrics = Metrics(table_series=table_metrics)
     journal = open_journal(
         data_dir, metrics, servers=journal_servers, replicas=journal_replicas, max_lag=max_lag
     )
@@ -581,6 +593,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                     journal_replicas=args.journal_replicas,
                     max_lag=args.max_lag,
                     security=security,
+                    table_metrics=args.table_metrics,
                 )
             )
     except JournalError as exc:

@@ -17,7 +17,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import ROOT, ServerProcess, Watcher
+from tests.conftest import ROOT, ServerProcess, Watcher, start_server
 from tests.wire import Feed, metric
 
 DASHBOARD = ROOT / "deploy" / "grafana" / "pricing.json"
@@ -185,6 +185,17 @@ def test_last_card_gauge_follows_each_open_table(server: ServerProcess, table_id
         for s in f.samples
         if s.labels.get("table_id") == table_id
     }
+
+
+def test_no_table_metrics_exports_no_per_table_series_and_the_rest() -> None:
+    server = start_server("--no-table-metrics")
+    try:
+        drive(server, "quiet")
+        names = exported(server)
+        assert not names & {"pricing_side_bet_rtp", "pricing_table_last_card_timestamp_seconds"}
+        assert {"pricing_tables", "pricing_cards_total", "grpc_server_handled_total"} <= names
+    finally:
+        assert server.stop() == 0, server.log()
 
 
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool is not installed")

@@ -185,11 +185,14 @@ class TableStore:
 
     async def refresh_images(self) -> int:
         """After recovery: snapshot every table that had events past its image, so the next
-        start (after a crash, or after an upgrade that changed the classes) folds nothing."""
+        start (after a crash, or after an upgrade that changed the classes) folds nothing. A
+        table that never had an event needs none: its opening is all there is to fold, and
+        folded it shares its fresh state with the tables opened alike (unpickled, each
+        would hold a copy of its own)."""
         behind = [
             (table.image(), self._last_at.get(table.table_id, 0.0))
             for table in self.tables
-            if table.snapshot.version > self._imaged.get(table.table_id, 0)
+            if table.snapshot.version > max(self._imaged.get(table.table_id, 0), 1)
         ]
         for start in range(0, len(behind), 256):  # in slices: the feed's commits go between
             chunk = behind[start : start + 256]

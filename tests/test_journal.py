@@ -505,6 +505,27 @@ def test_a_clean_restart_answers_the_last_retry_without_folding(tmp_path: Path) 
     run(main())
 
 
+def test_idle_tables_share_their_fresh_state_and_keep_no_image_across_a_restart(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path))
+        for table_id in ("a", "b", "c"):
+            await store.open(table_id, TableConfig(Game.BLACKJACK))
+        await store.apply("c", 1, ExposeCard(DECK[0], CardRole.BURN))
+        a, b = store.tables.get("a"), store.tables.get("b")
+        assert a.image().state is b.image().state  # one fresh state for one configuration
+        await store.close()
+        again = TableStore(SqliteJournal(tmp_path))
+        recovery = again.recover()
+        assert (recovery.tables, recovery.images) == (3, 1)  # only "c" had an event
+        a, b = again.tables.get("a"), again.tables.get("b")
+        assert a.image().state is b.image().state and a.snapshot == store.tables.get("a").snapshot
+        await again.close()
+
+    run(main())
+
+
 def test_a_gap_in_journaled_versions_is_corrupt() -> None:
     table = Table("t", TableConfig(Game.HILO), keep_journal=False)
     gap = Record("t", JournalEntry(1, 3, ExposeCard(DECK[0], CardRole.BURN)), 0.0)

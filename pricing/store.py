@@ -157,7 +157,7 @@ class TableStore:
         self.archive_dir = archive_dir
         self._clock = clock
         self._locks: dict[str, _TableLock] = {}  # the tables being written now
-        self._imaged: dict[str, int] = {}  # table id → version of its newest stored image
+        self._imaged: dict[str, int] = {}  # table id → version of its newest image, if it has one
         self._last_at: dict[str, float] = {}  # table id → when its last event was accepted
         #: Called right after each commit, under the table's lock (so in version order), with
         #: the engine's time to fold the event (None for an opening).
@@ -178,7 +178,8 @@ class TableStore:
             folded += len(log_.records)
             self.tables.put(table)
             version = log_.image.snapshot.version if log_.image is not None else 0
-            self._imaged[table.table_id] = version
+            if version:
+                self._imaged[table.table_id] = version
             self._last_at[table.table_id] = log_.last_at
         seconds = time.perf_counter() - t0
         return Recovery(len(self.tables), images, folded, seconds, ignored)
@@ -277,7 +278,7 @@ class TableStore:
 
                 def commit(table: Table = table, now: float = now) -> None:
                     self.tables.put(table)
-                    self._imaged[table_id] = 0
+                    self._imaged.pop(table_id, None)  # no image yet
                     self._last_at[table_id] = now
                     self.on_commit(table, table.snapshot, None)
 
@@ -399,7 +400,7 @@ class TableStore:
                 return False
             table = Table(table_id, event.config, keep_journal=False)
             self.tables.put(table)
-            self._imaged[table_id] = 0
+            self._imaged.pop(table_id, None)  # no image yet
             self._last_at[table_id] = record.accepted_at
             self.on_commit(table, table.snapshot, None)
             return True

@@ -959,8 +959,9 @@ def _price_point(snapshot: Snapshot) -> _PricePoint:
 @dataclass(frozen=True, slots=True)
 class _Fresh:
     """A freshly opened table of one configuration: its config (defaults filled in), the
-    engine's state, its view and its price point."""
+    engine's state, its view and its price point, as the game's ``adapter`` made them."""
 
+    adapter: GameAdapter
     config: TableConfig
     state: GameState
     view: GameView
@@ -975,18 +976,19 @@ _FRESH_LOCK: Final = threading.Lock()  # tables are also folded in threads (``re
 
 
 def _fresh(config: TableConfig) -> _Fresh:
-    """The fresh table of ``config`` (configured), shared with the others opened with it."""
+    """The fresh table of ``config`` (configured), shared with the others opened with it (by
+    the same adapter: a game plugged in again makes its own)."""
+    adapter = adapter_for(config.game)
     try:
         with _FRESH_LOCK:
             fresh = _FRESH.get(config)
     except TypeError:  # rules that cannot be hashed: a table of its own
         fresh = None
-    if fresh is None:
-        adapter = adapter_for(config.game)
+    if fresh is None or fresh.adapter is not adapter:
         state = adapter.new_state(config)
         view = adapter.view(state)
         point = _price_point(Snapshot("", config.game, config.decks, 1, 0, view))
-        fresh = _Fresh(config, state, view, point)
+        fresh = _Fresh(adapter, config, state, view, point)
         with contextlib.suppress(TypeError), _FRESH_LOCK:
             _FRESH.put(config, fresh)
     return fresh

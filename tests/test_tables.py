@@ -394,6 +394,30 @@ def toy_game() -> Iterator[None]:
     tables_module._ADAPTERS.update(saved)
 
 
+def test_tables_opened_alike_share_one_fresh_state_from_their_own_adapter() -> None:
+    tables = Tables()
+    for table_id in ("a", "b"):
+        tables.open(table_id, TableConfig(Game.GOA_GAE))
+    a, b = tables.get("a"), tables.get("b")
+    assert a.image().state is b.image().state and a.config is b.config
+    tables.apply("a", 1, ExposeCard(parse_card("2S"), CardRole.PLAYER))
+    assert b.snapshot.view.exposed == ()  # a's event gave a a state of its own
+    real = a.config
+
+    class Replacement(_ToyAdapter):  # the same configuration, another engine
+        def configure(self, config: TableConfig) -> TableConfig:
+            return real
+
+    saved = dict(tables_module._ADAPTERS)
+    register_adapter(Replacement())
+    try:
+        tables.open("c", TableConfig(Game.GOA_GAE))
+        assert isinstance(tables.get("c").image().state, _ToyState)
+    finally:
+        tables_module._ADAPTERS.clear()
+        tables_module._ADAPTERS.update(saved)
+
+
 def test_a_new_game_plugs_in_with_one_adapter(toy_game: None) -> None:
     tables = Tables()
     tables.open("toy", TableConfig(Game.GOA_GAE))

@@ -683,12 +683,12 @@ def draw(fan: dict[tuple[str, str, str], Phase], labels: list[str], path: str) -
     one = [label for label in labels if label.endswith("on 1 table")]
     xs = [int(label.split()[0].replace(",", "")) for label in one]
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    styles = {"service": "-o", "bare": "--s"}
-    for mode in ("paced", "flat"):
-        for name in ("service", "bare"):
+    colours = {"service": "tab:blue", "bare": "tab:orange"}
+    for mode, style in (("paced", "--o"), ("flat", "-s")):
+        for name, colour in colours.items():
             ys = [fan[label, mode, name].p99 * 1e3 for label in one]
             label = f"{name if name == 'service' else 'bare grpc.aio'}, feed {mode}"
-            ax.plot(xs, ys, styles[name], label=label, alpha=1.0 if mode == "flat" else 0.6)
+            ax.plot(xs, ys, style, color=colour, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(xs, [f"{x:,}" for x in xs])

@@ -57,13 +57,17 @@ WATCH = "/pricing.v1.PricingService/WatchTable"
 KIB = 1024
 #: Seconds a phase waits for every watcher to hold the last version sent.
 DRAIN = 30.0
+PACED_EVENTS = 6
 
 
 @dataclass(frozen=True)
 class Sizes:
     fan: tuple[int, ...] = (100, 1000, 5000)  # watchers of one table
     multi: tuple[int, int] = (1000, 200)  # watchers over tables
-    pace: int = 10_000  # paced feed: deliveries a second it aims at (one table)
+    # Paced feed on one table: the deliveries a second it aims at, well below what this box
+    # delivers flat out (about 5,000-7,000/s), so both servers keep up and latency is not
+    # queueing; at least PACED_EVENTS events per phase.
+    pace: int = 3000
     paced_seconds: float = 4.0
     flat_seconds: float = 3.0
     realistic: tuple[int, int] = (200, 5000)  # tables fed at 1 card/s, their watchers
@@ -77,7 +81,7 @@ FULL = Sizes()
 QUICK = Sizes(
     fan=(50, 200, 1000),
     multi=(200, 40),
-    pace=3000,
+    pace=1500,
     paced_seconds=1.5,
     flat_seconds=1.0,
     realistic=(40, 1000),
@@ -218,6 +222,7 @@ class Phase:
     p50: float = float("nan")
     p99: float = float("nan")
     cpu_us: float = float("nan")
+    client_us: float = float("nan")  # the watcher processes' CPU per delivered message
     ack_p50: float = float("nan")
     ack_p99: float = float("nan")
     behind: int = 0
@@ -273,7 +278,9 @@ async def phase(
     watchers = server.watchers
     if watchers is not None:
         watchers.ask({"cmd": "mark"}, 30)
+    clients = [c.proc.pid for c in watchers.children] if watchers is not None else []
     cpu0 = cpu_seconds(server.pid)
+    client0 = sum(cpu_seconds(pid) for pid in clients)
     sent, acks = await run_feed(senders, mode, seconds, rate)
     result = Phase(sent=sum(len(v) for v in sent.values()))
     result.ack_p50, result.ack_p99 = quantile(acks, 0.5), quantile(acks, 0.99)
@@ -286,6 +293,7 @@ async def phase(
         drain_timeout + 60,
     )
     cpu1 = cpu_seconds(server.pid)
+    client1 = sum(cpu_seconds(pid) for pid in clients)
     latencies = [x for a in answers for x in a["latencies"]]
     result.deliveries = sum(a["deliveries"] for a in answers)
     result.expected = sum(len(sent[t]) * n for t, n in tables.items())
@@ -297,6 +305,7 @@ async def phase(
     if result.deliveries and end > first:
         result.rate = result.deliveries / (end - first)
         result.cpu_us = (cpu1 - cpu0) / result.deliveries * 1e6
+        result.client_us = (client1 - client0) / result.deliveries * 1e6
     result.p50, result.p99 = quantile(latencies, 0.5), quantile(latencies, 0.99)
     return result
 
@@ -459,8 +468,9 @@ async def fan_outs(
         # Events a second per table: one table at the delivered rate ``pace`` aims at (at most
         # 100); many tables at one a second each (the realistic pace).
         paced_rate = min(100.0, sizes.pace / watchers) if one else 1.0
-        # At least 8 events on one table while paced.
-        paced_seconds = max(sizes.paced_seconds, 8 / paced_rate) if one else sizes.paced_seconds
+        paced_seconds = (
+            max(sizes.paced_seconds, PACED_EVENTS / paced_rate) if one else sizes.paced_seconds
+        )
         for mode, seconds in (("paced", paced_seconds), ("flat", sizes.flat_seconds)):
             for server in servers:
                 print(f"fan-out {label}, {mode}, {server.name} ...", file=sys.stderr, flush=True)
@@ -549,22 +559,23 @@ def report_fan(
 ) -> list[str]:
     out = [
         "",
-        "Fan-out: delivered updates/s, card-to-watcher latency (feed send -> watcher arrival), "
-        "server CPU per delivered message; ratio = service / bare:",
+        "Fan-out: delivered updates/s, card-to-watcher latency (feed send -> watcher arrival) "
+        "and server CPU per delivered message, each as service / bare (ratio); the watcher "
+        "processes' CPU per message (service run) for scale:",
         "",
-        "| watchers | feed | events sent | delivered/s (ratio) | p50 (ratio) | p99 (ratio) "
-        "| CPU µs/msg (ratio) | bare delivered/s | bare p50 | bare p99 | bare CPU µs/msg |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| watchers | feed | events sent | delivered/s | p50 | p99 | server CPU µs/msg "
+        "| client CPU µs/msg |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for label in labels:
         for mode in ("paced", "flat"):
             s, b = fan[label, mode, "service"], fan[label, mode, "bare"]
             out.append(
-                f"| {label} | {mode} | {s.sent:,} / {b.sent:,} | {s.rate:,.0f} "
-                f"({s.rate / b.rate if b.rate else float('nan'):.2f}×) "
-                f"| {ms(s.p50)} ({s.p50 / b.p50:.2f}×) | {ms(s.p99)} ({s.p99 / b.p99:.2f}×) "
-                f"| {s.cpu_us:.1f} ({s.cpu_us / b.cpu_us:.2f}×) | {b.rate:,.0f} | {ms(b.p50)} "
-                f"| {ms(b.p99)} | {b.cpu_us:.1f} |"
+                f"| {label} | {mode} | {s.sent:,} / {b.sent:,} "
+                f"| {_pair(s.rate, b.rate, '{:,.0f}')} "
+                f"| {_pair(s.p50 * 1e3, b.p50 * 1e3, '{:.1f} ms')} "
+                f"| {_pair(s.p99 * 1e3, b.p99 * 1e3, '{:.1f} ms')} "
+                f"| {_pair(s.cpu_us, b.cpu_us, '{:.0f}')} | {s.client_us:.0f} |"
             )
             if mode == "flat":
                 ratio = s.rate / b.rate if b.rate else 0.0
@@ -668,6 +679,11 @@ def report_memory(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[s
         goals.check(f"RSS KiB per {game} table", per_table, per_table <= limit, f"≤ {limit}")
         goals.check(f"scrape ms, {game} tables", t["scrape"] * 1e3, t["scrape"] < 0.2, "< 200")
     return out
+
+
+def _pair(service: float, bare: float, form: str) -> str:
+    ratio = service / bare if bare else float("nan")
+    return f"{form.format(service)} / {form.format(bare)} ({ratio:.2f}×)"
 
 
 def _codes(counts: dict[str, int]) -> str:

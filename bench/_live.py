@@ -18,24 +18,28 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class Feed:
-    """One Hi-Lo table's dealer: 5 burns, then results, a new shoe when it runs out."""
+    """One Hi-Lo table's dealer: 5 burns, then results, a new shoe when it runs out. Each call
+    has a deadline of ``timeout`` seconds (a stalled server fails the call, not the run)."""
 
-    def __init__(self, stub: pb_grpc.DealerServiceStub, table_id: str, seed: int) -> None:
-        self.stub, self.table_id = stub, table_id
+    def __init__(
+        self, stub: pb_grpc.DealerServiceStub, table_id: str, seed: int, timeout: float = 30.0
+    ) -> None:
+        self.stub, self.table_id, self.timeout = stub, table_id, timeout
         self.rng = random.Random(seed)
         self.seq, self.phase, self.deck = 0, pb.OPENING, self.rng.sample(CARDS, len(CARDS))
 
     async def send(self) -> pb.TableState:
         self.seq += 1
         if self.phase == pb.SHOE_COMPLETE or not self.deck:
-            state = await self.stub.NewShoe(pb.NewShoeRequest(table_id=self.table_id, seq=self.seq))
+            request = pb.NewShoeRequest(table_id=self.table_id, seq=self.seq)
+            state = await self.stub.NewShoe(request, timeout=self.timeout)
             self.deck = self.rng.sample(CARDS, len(CARDS))
         else:
             role = pb.BURN if self.phase == pb.OPENING else pb.RESULT
             request = pb.ExposeCardRequest(
                 table_id=self.table_id, seq=self.seq, card=self.deck.pop(), role=role
             )
-            state = await self.stub.ExposeCard(request)
+            state = await self.stub.ExposeCard(request, timeout=self.timeout)
         self.phase = state.phase
         return state
 

@@ -58,6 +58,9 @@ KIB = 1024
 #: Seconds a phase waits for every watcher to hold the last version sent.
 DRAIN = 30.0
 PACED_EVENTS = 6
+#: The deadline of every unary call the benchmark makes, and of the whole run.
+CALL_TIMEOUT = 30.0
+RUN_TIMEOUT = 540.0
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,8 @@ def real_server(process: ServerProcess) -> Server:
     dealer = pb_grpc.DealerServiceStub(channel)
 
     async def open_table(table_id: str) -> None:
-        await dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+        request = pb.OpenTableRequest(table_id=table_id, game=pb.HILO)
+        await dealer.OpenTable(request, timeout=CALL_TIMEOUT)
 
     def sender(table_id: str, seed: int) -> Send:
         feed = Feed(dealer, table_id, seed)
@@ -161,14 +165,14 @@ def bare_server(child: Child, ready: dict[str, Any]) -> Server:
 
     async def open_table(table_id: str) -> None:
         versions[table_id] = 1
-        await post(hilo_state(table_id, 1).SerializeToString())
+        await post(hilo_state(table_id, 1).SerializeToString(), timeout=CALL_TIMEOUT)
 
     def sender(table_id: str, seed: int) -> Send:
         state = hilo_state(table_id, versions[table_id])
 
         async def send() -> int:
             versions[table_id] = state.version = versions[table_id] + 1
-            await post(state.SerializeToString())
+            await post(state.SerializeToString(), timeout=CALL_TIMEOUT)
             return versions[table_id]
 
         return send
@@ -227,17 +231,20 @@ class Phase:
     ack_p99: float = float("nan")
     behind: int = 0
     ended: Counter[str] = field(default_factory=Counter)
+    feed_errors: Counter[str] = field(default_factory=Counter)
 
 
 async def run_feed(
     senders: dict[str, Send], mode: str, seconds: float, per_table_rate: float
-) -> tuple[dict[str, dict[int, float]], list[float]]:
+) -> tuple[dict[str, dict[int, float]], list[float], Counter[str]]:
     """Feed every table for ``seconds``: ``flat`` (each table's next event as soon as the last
     is acknowledged), ``paced`` (each table at ``per_table_rate``, a random phase apart) or
     ``realistic`` (each at ``per_table_rate`` on average, every gap jittered +-50 %). The send
-    time of each (table, version) and every acknowledgement's latency."""
+    time of each (table, version), every acknowledgement's latency, and the failed calls by
+    code (a table whose call failed is fed no more this phase)."""
     sent: dict[str, dict[int, float]] = {t: {} for t in senders}
     acks: list[float] = []
+    errors: Counter[str] = Counter()
     clock = time.monotonic
     deadline = clock() + seconds
     rng = random.Random(len(senders))
@@ -253,7 +260,11 @@ async def run_feed(
             t0 = clock()
             if t0 >= deadline:
                 return
-            version = await send()
+            try:
+                version = await send()
+            except grpc.aio.AioRpcError as exc:
+                errors[exc.code().name] += 1
+                return
             t1 = clock()
             sent[table][version] = t0
             acks.append(t1 - t0)
@@ -261,7 +272,7 @@ async def run_feed(
             next_at = max(next_at + step, t1 - interval)
 
     await asyncio.gather(*(one(t, s) for t, s in senders.items()))
-    return sent, acks
+    return sent, acks, errors
 
 
 async def phase(
@@ -281,8 +292,10 @@ async def phase(
     clients = [c.proc.pid for c in watchers.children] if watchers is not None else []
     cpu0 = cpu_seconds(server.pid)
     client0 = sum(cpu_seconds(pid) for pid in clients)
-    sent, acks = await run_feed(senders, mode, seconds, rate)
-    result = Phase(sent=sum(len(v) for v in sent.values()))
+    sent, acks, errors = await asyncio.wait_for(
+        run_feed(senders, mode, seconds, rate), seconds + 2 * CALL_TIMEOUT
+    )
+    result = Phase(sent=sum(len(v) for v in sent.values()), feed_errors=errors)
     result.ack_p50, result.ack_p99 = quantile(acks, 0.5), quantile(acks, 0.99)
     if watchers is None:
         return result
@@ -333,9 +346,11 @@ async def unary(service: Server, bare: Server, calls: int) -> list[str]:
     quote_request = pb.QuoteRequest(game=pb.HILO, exposed=["7H", "KS", "2D", "9C", "QH"])
     get_request = pb.GetTableRequest(table_id="bench-unary")
     rows = {
-        "bare echo (baseline)": await timed(lambda: echo(b""), calls),
-        "GetTable": await timed(lambda: pricing.GetTable(get_request), calls),
-        "Quote (5 cards seen)": await timed(lambda: pricing.Quote(quote_request), calls),
+        "bare echo (baseline)": await timed(lambda: echo(b"", timeout=CALL_TIMEOUT), calls),
+        "GetTable": await timed(lambda: pricing.GetTable(get_request, timeout=CALL_TIMEOUT), calls),
+        "Quote (5 cards seen)": await timed(
+            lambda: pricing.Quote(quote_request, timeout=CALL_TIMEOUT), calls
+        ),
         "ExposeCard (0 watchers)": await timed(send, calls),
     }
     base = quantile(rows["bare echo (baseline)"], 0.5)
@@ -372,7 +387,10 @@ def idle_tables(game: int, count: int) -> dict[str, float]:
             async with grpc.aio.insecure_channel(process.target) as channel:
                 dealer = pb_grpc.DealerServiceStub(channel)
                 await gather_limited(
-                    dealer.OpenTable(pb.OpenTableRequest(table_id=f"{prefix}{i}", game=game))
+                    dealer.OpenTable(
+                        pb.OpenTableRequest(table_id=f"{prefix}{i}", game=game),
+                        timeout=CALL_TIMEOUT,
+                    )
                     for i in range(n)
                 )
 
@@ -596,6 +614,11 @@ def report_fan(
     behind = [f"{k[0]} {k[1]} {k[2]}: {p.behind}" for k, p in fan.items() if p.behind]
     if behind:
         out.append("Streams not caught up when a phase's drain timed out: " + "; ".join(behind))
+    failed = [
+        f"{k[0]} {k[1]} {k[2]}: {_codes(p.feed_errors)}" for k, p in fan.items() if p.feed_errors
+    ]
+    if failed:
+        out.append("Feed calls that failed (that table's feed stopped): " + "; ".join(failed))
     return out
 
 
@@ -641,6 +664,11 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         "Streams that ended or failed during the run (before the benchmark stopped them): "
         + ", ".join(f"{name}: {_codes(c)}" for name, c in ended.items()),
     ]
+    feed_errors = idle.feed_errors + busy.feed_errors
+    if feed_errors:
+        out.append(f"ExposeCard calls that failed at the realistic pace: {_codes(feed_errors)}")
+    dropped = sum(ended["service"].values())
+    goals.check("service streams ended or failed", dropped, dropped == 0, "0")
 
     return out
 
@@ -748,7 +776,7 @@ def main() -> int:
         f"load average {os.getloadavg()[0]:.1f}; {args.procs} watcher processes x "
         f"{args.channels} channels per server{' (--quick)' if args.quick else ''}"
     )
-    results = asyncio.run(scale(args, sizes))
+    results = asyncio.run(asyncio.wait_for(scale(args, sizes), RUN_TIMEOUT))
     print("idle tables ...", file=sys.stderr, flush=True)
     results["tables"] = {
         "Hi-Lo": idle_tables(pb.HILO, sizes.idle_tables),

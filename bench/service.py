@@ -227,6 +227,7 @@ class Phase:
     p99: float = float("nan")
     cpu_us: float = float("nan")
     client_us: float = float("nan")  # the watcher processes' CPU per delivered message
+    busy: float = float("nan")  # the server's CPU time over the phase's wall time (1 = a core)
     ack_p50: float = float("nan")
     ack_p99: float = float("nan")
     behind: int = 0
@@ -290,7 +291,7 @@ async def phase(
     if watchers is not None:
         watchers.ask({"cmd": "mark"}, 30)
     clients = [c.proc.pid for c in watchers.children] if watchers is not None else []
-    cpu0 = cpu_seconds(server.pid)
+    cpu0, wall0 = cpu_seconds(server.pid), time.monotonic()
     client0 = sum(cpu_seconds(pid) for pid in clients)
     sent, acks, errors = await asyncio.wait_for(
         run_feed(senders, mode, seconds, rate), seconds + 2 * CALL_TIMEOUT
@@ -298,6 +299,7 @@ async def phase(
     result = Phase(sent=sum(len(v) for v in sent.values()), feed_errors=errors)
     result.ack_p50, result.ack_p99 = quantile(acks, 0.5), quantile(acks, 0.99)
     if watchers is None:
+        result.busy = (cpu_seconds(server.pid) - cpu0) / (time.monotonic() - wall0)
         return result
     last = {t: max(v) for t, v in sent.items() if v}
     wire_sent = {t: {str(k): x for k, x in v.items()} for t, v in sent.items() if v}
@@ -305,7 +307,8 @@ async def phase(
         {"cmd": "drain", "last": last, "sent": wire_sent, "timeout": drain_timeout},
         drain_timeout + 60,
     )
-    cpu1 = cpu_seconds(server.pid)
+    cpu1, wall1 = cpu_seconds(server.pid), time.monotonic()
+    result.busy = (cpu1 - cpu0) / (wall1 - wall0)
     client1 = sum(cpu_seconds(pid) for pid in clients)
     latencies = [x for a in answers for x in a["latencies"]]
     result.deliveries = sum(a["deliveries"] for a in answers)
@@ -582,8 +585,8 @@ def report_fan(
         "processes' CPU per message (service run) for scale:",
         "",
         "| watchers | feed | events sent | delivered/s | p50 | p99 | server CPU µs/msg "
-        "| client CPU µs/msg |",
-        "|---|---|---|---|---|---|---|---|",
+        "| server CPU, cores | client CPU µs/msg |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for label in labels:
         for mode in ("paced", "flat"):
@@ -593,7 +596,8 @@ def report_fan(
                 f"| {_pair(s.rate, b.rate, '{:,.0f}')} "
                 f"| {_pair(s.p50 * 1e3, b.p50 * 1e3, '{:.1f} ms')} "
                 f"| {_pair(s.p99 * 1e3, b.p99 * 1e3, '{:.1f} ms')} "
-                f"| {_pair(s.cpu_us, b.cpu_us, '{:.0f}')} | {s.client_us:.0f} |"
+                f"| {_pair(s.cpu_us, b.cpu_us, '{:.0f}')} | {s.busy:.2f} / {b.busy:.2f} "
+                f"| {s.client_us:.0f} |"
             )
             if mode == "flat":
                 ratio = s.rate / b.rate if b.rate else 0.0
@@ -632,11 +636,11 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         f"ExposeCard acknowledgement at a realistic pace ({real_t} tables, one card a second "
         "each, jittered):",
         "",
-        "| watchers | events | p50 | p99 |",
-        "|---|---|---|---|",
-        f"| 0 | {idle.sent:,} | {ms(idle.ack_p50)} | {ms(idle.ack_p99)} |",
+        "| watchers | events | p50 | p99 | server CPU, cores |",
+        "|---|---|---|---|---|",
+        f"| 0 | {idle.sent:,} | {ms(idle.ack_p50)} | {ms(idle.ack_p99)} | {idle.busy:.2f} |",
         f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack_p50)} "
-        f"| {ms(busy.ack_p99)} |",
+        f"| {ms(busy.ack_p99)} | {busy.busy:.2f} |",
         "",
         f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.p50)}, p99 {ms(busy.p99)}, "
         f"{busy.deliveries:,} of {busy.expected:,} delivered)",

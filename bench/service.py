@@ -12,7 +12,8 @@ in this process. Then:
    p50/p99 (the feed's ``time.monotonic()`` at send, per (table, version), against each
    watcher's at arrival), server CPU per delivered message (/proc/PID/stat over the phase);
 3. ExposeCard acknowledgement latency at a realistic pace (200 tables, one card a second each,
-   with jitter) with no watchers and with 5,000 (25 per table);
+   with jitter) on 200 tables no one watches and on 200 with 5,000 watchers (25 per table), in
+   turns, so both see the same machine;
 4. a burst of 5,000 WatchTable opens at once: served, refused (by code) or lost;
 5. server memory: RSS per open idle watcher (bare: per stream), and per idle table (10,000
    Hi-Lo, 10,000 blackjack, each in a fresh server) with the first (uncached) metrics scrape.
@@ -57,7 +58,6 @@ WATCH = "/pricing.v1.PricingService/WatchTable"
 KIB = 1024
 #: Seconds a phase waits for every watcher to hold the last version sent.
 DRAIN = 30.0
-PACED_EVENTS = 6
 #: The deadline of every unary call the benchmark makes, and of the whole run.
 CALL_TIMEOUT = 30.0
 RUN_TIMEOUT = 540.0
@@ -69,12 +69,14 @@ class Sizes:
     multi: tuple[int, int] = (1000, 200)  # watchers over tables
     # Paced feed on one table: the deliveries a second it aims at, well below what this box
     # delivers flat out (about 5,000-7,000/s), so both servers keep up and latency is not
-    # queueing; at least PACED_EVENTS events per phase.
+    # queueing; at least ``paced_events`` events per phase.
     pace: int = 3000
+    paced_events: int = 10
     paced_seconds: float = 4.0
     flat_seconds: float = 3.0
     realistic: tuple[int, int] = (200, 5000)  # tables fed at 1 card/s, their watchers
-    realistic_seconds: float = 10.0
+    realistic_seconds: float = 5.0  # per turn
+    realistic_turns: int = 2
     burst: int = 5000
     idle_tables: int = 10_000
     calls: int = 2000  # unary round trips per row
@@ -85,10 +87,12 @@ QUICK = Sizes(
     fan=(50, 200, 1000),
     multi=(200, 40),
     pace=1500,
+    paced_events=5,
     paced_seconds=1.5,
     flat_seconds=1.0,
     realistic=(40, 1000),
-    realistic_seconds=4.0,
+    realistic_seconds=3.0,
+    realistic_turns=1,
     burst=1000,
     idle_tables=1000,
     calls=300,
@@ -219,20 +223,63 @@ class Goals:
 
 @dataclass
 class Phase:
+    """What one feed phase (or several merged) sent, delivered and cost."""
+
     sent: int = 0
     deliveries: int = 0
     expected: int = 0
-    rate: float = 0.0
-    p50: float = float("nan")
-    p99: float = float("nan")
-    cpu_us: float = float("nan")
-    client_us: float = float("nan")  # the watcher processes' CPU per delivered message
-    busy: float = float("nan")  # the server's CPU time over the phase's wall time (1 = a core)
-    ack_p50: float = float("nan")
-    ack_p99: float = float("nan")
+    window: float = 0.0  # first send -> last arrival, seconds
+    wall: float = 0.0
+    cpu: float = 0.0  # the server's CPU seconds over ``wall``
+    client_cpu: float = 0.0  # the watcher processes' CPU seconds
+    acks: list[float] = field(default_factory=list, repr=False)
+    latencies: list[float] = field(default_factory=list, repr=False)
     behind: int = 0
     ended: Counter[str] = field(default_factory=Counter)
     feed_errors: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: Phase) -> None:
+        """Merge ``other`` (another phase of the same kind) into this one."""
+        for name in ("sent", "deliveries", "expected", "window", "wall", "cpu", "client_cpu"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.acks += other.acks
+        self.latencies += other.latencies
+        self.behind += other.behind
+        self.ended += other.ended
+        self.feed_errors += other.feed_errors
+
+    @property
+    def rate(self) -> float:
+        return self.deliveries / self.window if self.window else 0.0
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu / self.deliveries * 1e6 if self.deliveries else float("nan")
+
+    @property
+    def client_us(self) -> float:
+        return self.client_cpu / self.deliveries * 1e6 if self.deliveries else float("nan")
+
+    @property
+    def busy(self) -> float:
+        """The server's CPU time over the wall time (1.0: one core all the time)."""
+        return self.cpu / self.wall if self.wall else float("nan")
+
+    @property
+    def p50(self) -> float:
+        return quantile(self.latencies, 0.5)
+
+    @property
+    def p99(self) -> float:
+        return quantile(self.latencies, 0.99)
+
+    @property
+    def ack_p50(self) -> float:
+        return quantile(self.acks, 0.5)
+
+    @property
+    def ack_p99(self) -> float:
+        return quantile(self.acks, 0.99)
 
 
 async def run_feed(
@@ -293,36 +340,31 @@ async def phase(
     clients = [c.proc.pid for c in watchers.children] if watchers is not None else []
     cpu0, wall0 = cpu_seconds(server.pid), time.monotonic()
     client0 = sum(cpu_seconds(pid) for pid in clients)
+
     sent, acks, errors = await asyncio.wait_for(
         run_feed(senders, mode, seconds, rate), seconds + 2 * CALL_TIMEOUT
     )
-    result = Phase(sent=sum(len(v) for v in sent.values()), feed_errors=errors)
-    result.ack_p50, result.ack_p99 = quantile(acks, 0.5), quantile(acks, 0.99)
-    if watchers is None:
-        result.busy = (cpu_seconds(server.pid) - cpu0) / (time.monotonic() - wall0)
-        return result
-    last = {t: max(v) for t, v in sent.items() if v}
-    wire_sent = {t: {str(k): x for k, x in v.items()} for t, v in sent.items() if v}
-    answers = watchers.ask(
-        {"cmd": "drain", "last": last, "sent": wire_sent, "timeout": drain_timeout},
-        drain_timeout + 60,
-    )
-    cpu1, wall1 = cpu_seconds(server.pid), time.monotonic()
-    result.busy = (cpu1 - cpu0) / (wall1 - wall0)
-    client1 = sum(cpu_seconds(pid) for pid in clients)
-    latencies = [x for a in answers for x in a["latencies"]]
+    result = Phase(sent=sum(len(v) for v in sent.values()), acks=acks, feed_errors=errors)
+    if watchers is not None:
+        last = {t: max(v) for t, v in sent.items() if v}
+        wire_sent = {t: {str(k): x for k, x in v.items()} for t, v in sent.items() if v}
+        answers = watchers.ask(
+            {"cmd": "drain", "last": last, "sent": wire_sent, "timeout": drain_timeout},
+            drain_timeout + 60,
+        )
+    else:
+        answers = []
+    result.cpu, result.wall = cpu_seconds(server.pid) - cpu0, time.monotonic() - wall0
+    result.client_cpu = sum(cpu_seconds(pid) for pid in clients) - client0
+    result.latencies = [x for a in answers for x in a["latencies"]]
     result.deliveries = sum(a["deliveries"] for a in answers)
-    result.expected = sum(len(sent[t]) * n for t, n in tables.items())
+    result.expected = sum(len(sent[t]) * n for t, n in tables.items()) if answers else 0
     result.behind = sum(a["behind"] for a in answers)
     for a in answers:
         result.ended.update(a["ended"])
-    first = min(min(v.values()) for v in sent.values() if v)
-    end = max(a["last_arrival"] for a in answers)
-    if result.deliveries and end > first:
-        result.rate = result.deliveries / (end - first)
-        result.cpu_us = (cpu1 - cpu0) / result.deliveries * 1e6
-        result.client_us = (client1 - client0) / result.deliveries * 1e6
-    result.p50, result.p99 = quantile(latencies, 0.5), quantile(latencies, 0.99)
+    if result.deliveries:
+        first = min(min(v.values()) for v in sent.values() if v)
+        result.window = max(a["last_arrival"] for a in answers) - first
     return result
 
 
@@ -442,6 +484,7 @@ class Shapes:
 
     fan: list[dict[str, int]]
     realistic: dict[str, int]
+    quiet: dict[str, int]  # as many tables, watched by none
 
     @classmethod
     def of(cls, sizes: Sizes) -> Shapes:
@@ -453,10 +496,12 @@ class Shapes:
                 {f"multi-{i}": multi_n // multi_t for i in range(multi_t)},
             ],
             realistic={f"real-{i}": real_n // real_t for i in range(real_t)},
+            quiet={f"quiet-{i}": 0 for i in range(real_t)},
         )
 
     def streams(self) -> list[tuple[str, int]]:
-        return [(t, n) for shape in (*self.fan, self.realistic) for t, n in shape.items()]
+        shapes = (*self.fan, self.realistic, self.quiet)
+        return [(t, n) for shape in shapes for t, n in shape.items()]
 
 
 def open_watchers(
@@ -490,7 +535,9 @@ async def fan_outs(
         # 100); many tables at one a second each (the realistic pace).
         paced_rate = min(100.0, sizes.pace / watchers) if one else 1.0
         paced_seconds = (
-            max(sizes.paced_seconds, PACED_EVENTS / paced_rate) if one else sizes.paced_seconds
+            max(sizes.paced_seconds, sizes.paced_events / paced_rate)
+            if one
+            else sizes.paced_seconds
         )
         for mode, seconds in (("paced", paced_seconds), ("flat", sizes.flat_seconds)):
             for server in servers:
@@ -499,6 +546,18 @@ async def fan_outs(
                     server, shape, mode, seconds, rate=paced_rate, drain_timeout=DRAIN
                 )
     return fan
+
+
+async def realistic(service: Server, shapes: Shapes, sizes: Sizes) -> tuple[Phase, Phase]:
+    """ExposeCard at one card a second on each of the tables no one watches, then on as many
+    tables with their watchers, in turns (so both see the same machine): the two merged."""
+    quiet, busy = Phase(), Phase()
+    for turn in range(sizes.realistic_turns):
+        for merged, tables in ((quiet, shapes.quiet), (busy, shapes.realistic)):
+            watched = sum(tables.values())
+            print(f"realistic pace, {watched:,} watchers, turn {turn + 1} ...", file=sys.stderr)
+            merged.add(await phase(service, tables, "realistic", sizes.realistic_seconds, rate=1.0))
+    return quiet, busy
 
 
 def burst(server: Server, count: int, args: argparse.Namespace, decoder: str) -> dict[str, Any]:
@@ -534,16 +593,9 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
             await gather_limited(server.open_table(t) for t, _ in shapes.streams())
             await server.open_table("burst")
 
-        print("realistic pace, no watchers ...", file=sys.stderr, flush=True)
-        seconds = sizes.realistic_seconds
-        idle = await phase(service, shapes.realistic, "realistic", seconds, rate=1.0)
         results["opened"] = open_watchers(servers, shapes, args, decoder)
         results["fan"] = await fan_outs(servers, shapes, sizes)
-        print("realistic pace, with watchers ...", file=sys.stderr, flush=True)
-        busy = await phase(
-            service, shapes.realistic, "realistic", seconds, rate=1.0, drain_timeout=DRAIN
-        )
-        results["realistic"] = (idle, busy)
+        results["realistic"] = await realistic(service, shapes, sizes)
         results["ended"] = {}
         for server in servers:
             assert server.watchers is not None
@@ -634,7 +686,8 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
     out += [
         "",
         f"ExposeCard acknowledgement at a realistic pace ({real_t} tables, one card a second "
-        "each, jittered):",
+        f"each, jittered; {sizes.realistic_turns} turns of {sizes.realistic_seconds:.0f} s on "
+        f"{real_t} unwatched tables, then on {real_t} watched ones):",
         "",
         "| watchers | events | p50 | p99 | server CPU, cores |",
         "|---|---|---|---|---|",

@@ -2,11 +2,11 @@
 game servers), over the live tables of ``pricing.tables``. No game rules here.
 
 The hot path, a card arriving: the table folds the event (engine work once), the new state is
-serialised once to bytes, and each watcher's slot is handed those same bytes. A slot holds only
-the newest state not yet sent (latest wins), so a slow watcher skips versions (counted in
-``pricing_conflated_total``) but never reorders them, never holds the feed up and never makes
-the server buffer more than one state per watcher. Every RPC that returns a ``TableState``
-sends pre-serialised bytes (``_raw`` serializer), so GetTable costs no serialisation at all.
+serialised once to bytes, and each watcher's slot is handed those same bytes (``pricing.fanout``).
+A slot holds only the newest state not yet sent (latest wins), so a slow watcher skips versions
+(counted in ``pricing_conflated_total``) but never reorders them, never holds the feed up and
+never makes the server buffer more than one state per watcher. Every RPC that returns a
+``TableState`` sends pre-serialised bytes (no serializer), so GetTable costs no serialisation.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from google.protobuf.message import DecodeError
 
 from pricing.analysis.wire import answer_analyze, answer_live, check_live_request
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
+from pricing.fanout import Hub, Published, Slot, Waker
 from pricing.journal import JournalUnavailable
 from pricing.journal.memory import MemoryJournal
 from pricing.limits import Limits, TokenBucket
@@ -62,7 +63,6 @@ __all__ = [
     "DEALER_SERVICE",
     "PRICING_SERVICE",
     "PricingService",
-    "Slot",
 ]
 
 log = logging.getLogger("pricing.service")
@@ -74,88 +74,6 @@ if TYPE_CHECKING:  # generic only in the type stubs
     Context = grpc.aio.ServicerContext[Any, Any]
 else:
     Context = grpc.aio.ServicerContext
-
-
-# ---------------------------------------------------------------------------------------------
-# Fan-out
-
-
-@dataclass(frozen=True, slots=True)
-class Published:
-    """One version of a table, serialised once."""
-
-    version: int
-    payload: bytes
-    final: bool  # the table closed with this version: the streams end after it
-
-
-class Slot:
-    """One watcher's mailbox: the newest state it has not been sent yet, or nothing."""
-
-    __slots__ = ("_wake", "ended", "from_version", "pending")
-
-    def __init__(self, from_version: int) -> None:
-        self.from_version = from_version
-        self.pending: Published | None = None
-        self.ended = False
-        self._wake = asyncio.Event()
-
-    def put(self, published: Published) -> bool:
-        """Hand over ``published``; True if it replaced a state the watcher had not read.
-
-        A state older than ``from_version`` is skipped, except a final one: nothing will ever
-        follow it, so the watcher gets it and its stream ends (docs/rules.md §5: closing a table
-        ends every stream on it with OK, whatever version the watcher asked to start from)."""
-        if published.version < self.from_version and not published.final:
-            return False
-        conflated = self.pending is not None
-        self.pending = published
-        self._wake.set()
-        return conflated
-
-    def end(self) -> None:
-        self.ended = True
-        self._wake.set()
-
-    async def take(self) -> Published | None:
-        """The next state to send; None once the stream must end (server shutting down),
-        after the state already in the slot has been taken."""
-        while self.pending is None:
-            if self.ended:
-                return None
-            self._wake.clear()
-            await self._wake.wait()
-        published, self.pending = self.pending, None
-        return published
-
-
-class Hub:
-    """A table's watchers and its latest published state."""
-
-    __slots__ = ("latest", "slots")
-
-    def __init__(self, latest: Published) -> None:
-        self.latest = latest
-        self.slots: set[Slot] = set()
-
-    def subscribe(self, from_version: int) -> Slot:
-        slot = Slot(from_version)
-        slot.put(self.latest)
-        if not self.latest.final:  # closed: the slot holds the final state, nothing follows
-            self.slots.add(slot)
-        return slot
-
-    def publish(self, published: Published) -> int:
-        """Give every watcher the new state; the number of unread states it replaced. A final
-        state is put in every slot whatever its ``from_version`` (``Slot.put``), so each
-        watcher dropped here sends it and ends."""
-        self.latest = published
-        conflated = 0
-        for slot in self.slots:
-            conflated += slot.put(published)
-        if published.final:
-            self.slots.clear()
-        return conflated
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,9 +179,9 @@ def _rpc(
     return wrapped
 
 
-def _raw(payload: bytes) -> bytes:
-    """The response serializer of pre-serialised ``TableState`` bytes."""
-    return payload
+#: The response serializer of pre-serialised ``TableState`` bytes: none, gRPC sends bytes as
+#: they are (one Python call less per message to every watcher).
+_raw: Final = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,6 +214,7 @@ class PricingService:
         # Every WatchTable stream in progress, whatever its table's state: what end_streams
         # must reach (a hub forgets its slots once its table has closed).
         self._watchers: set[Slot] = set()
+        self._waker = Waker()
         self._stopping = False
 
     # ---- wiring ----------------------------------------------------------------------------
@@ -482,7 +401,7 @@ class PricingService:
         published = Published(snapshot.version, payload, final=snapshot.closed)
         hub = self._hubs.get(table.table_id)
         if hub is None:
-            self._hubs[table.table_id] = Hub(published)
+            self._hubs[table.table_id] = Hub(published, self._waker)
             if not snapshot.closed:
                 self.metrics.tables.inc()
                 # Opened, or recovered at start-up: the idle clock starts now.

@@ -497,16 +497,3 @@ def test_another_programs_database_is_not_taken_for_a_journal(tmp_path: Path) ->
     conn.close()
     with pytest.raises(JournalCorrupt, match="another program"):
         SqliteJournal(tmp_path)
-
-
-def test_a_stream_that_ends_sends_what_is_in_its_slot_first() -> None:
-    from pricing.service import Published, Slot  # noqa: PLC0415
-
-    async def main() -> None:
-        slot = Slot(0)
-        slot.put(Published(5, b"v5", final=False))
-        slot.end()
-        assert (await slot.take()) == Published(5, b"v5", final=False)
-        assert await slot.take() is None
-
-    run(main())

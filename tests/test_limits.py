@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import grpc
+import grpc.aio
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -148,6 +149,52 @@ def test_the_transport_settings_follow_the_limits() -> None:
     assert options["grpc.keepalive_time_ms"] == 30_000
     assert options["grpc.max_connection_idle_ms"] == 60_000
     assert options["grpc.max_receive_message_length"] > Limits().max_message_bytes
+    # Every call the limits let in can wait for a handler: none is cancelled unseen.
+    limits = Limits(max_watchers=70_000, max_concurrent_rpcs=500)
+    options = dict(grpc_options(limits))
+    assert options["grpc.server.max_pending_requests_hard_limit"] == 70_500
+
+
+def test_a_burst_of_opens_beyond_grpcs_default_pending_limit_is_served_or_refused() -> None:
+    """5,000 WatchTable streams opened at once (gRPC cancels calls past 3,000 waiting for a
+    handler by default, unseen by the service): every one gets its first state or
+    RESOURCE_EXHAUSTED from --max-watchers, counted; none is lost (CANCELLED or anything else)."""
+    server = start_server("--max-watchers=4000")
+    try:
+        Feed(server, "burst").open()
+        outcomes = asyncio.run(_open_at_once(server.target, "burst", 5000))
+        assert outcomes == {"served": 4000, "RESOURCE_EXHAUSTED": 1000}
+        assert rejections(server, "max-watchers") == 1000 and serving(server)
+    finally:
+        assert server.stop() == 0
+
+
+async def _open_at_once(target: str, table_id: str, streams: int) -> dict[str, int]:
+    """Each stream's outcome: its first state ('served') or its status code's name. The
+    served streams stay open until every stream has its outcome."""
+    outcomes: dict[str, int] = {}
+    done = asyncio.Event()
+    async with grpc.aio.insecure_channel(target) as channel:
+        watch = channel.unary_stream(
+            "/pricing.v1.PricingService/WatchTable",
+            request_serializer=pb.WatchTableRequest.SerializeToString,
+        )
+
+        async def one() -> None:
+            call = watch(pb.WatchTableRequest(table_id=table_id), timeout=60)
+            try:
+                await call.read()
+                outcome = "served"
+            except grpc.aio.AioRpcError as exc:
+                outcome = exc.code().name
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            if sum(outcomes.values()) == streams:
+                done.set()
+            await done.wait()
+            call.cancel()
+
+        await asyncio.gather(*(one() for _ in range(streams)))
+    return outcomes
 
 
 def test_token_bucket_refills_at_its_rate() -> None:

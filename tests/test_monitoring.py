@@ -102,7 +102,9 @@ def test_the_kit_reads_what_it_should() -> None:
         "PricingExposeCardSlow",
         "PricingFeedEventsRejected",
         "PricingTableIdle",
+        "PricingReplicaLagging",
     }
+    assert metric_names(alerts["PricingReplicaLagging"]) == {"pricing_journal_lag_seconds"}
     assert metric_names(alerts["PricingTableIdle"]) == {"pricing_table_last_card_timestamp_seconds"}
 
 

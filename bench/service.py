@@ -50,6 +50,8 @@ from _harness import ROOT
 from _live import Feed, cpu_seconds, rss_bytes
 from _watchers import Child, Watchers, pb_version_of, version_of, watcher_main
 
+from pricing import eventloop
+from pricing.eventloop import LOOPS
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, start_server
@@ -581,7 +583,9 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
     out += lines
     process = start_server("--log-level=WARNING")
     payload = len(hilo_state("bench-unary", 9).SerializeToString())
-    bare_child = Child([sys.executable, __file__, f"--bare-server={payload}"])
+    bare_child = Child(
+        [sys.executable, __file__, f"--bare-server={payload}", f"--bare-loop={args.bare_loop}"]
+    )
     servers: list[Server] = []
     try:
         service = real_server(process)
@@ -815,11 +819,19 @@ def main() -> int:
         "--plot",
         help="where to draw the p99 plot (default: docs/fanout-latency.png, none with --quick)",
     )
+    parser.add_argument(
+        "--bare-loop",
+        choices=LOOPS,
+        default="asyncio",
+        help="the bare server's event loop (the service runs its default, uvloop if installed; "
+        "plain grpc.aio code runs asyncio's own)",
+    )
     parser.add_argument("--bare-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--watcher", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server is not None:
-        asyncio.run(serve_bare(args.bare_server))
+        with asyncio.Runner(loop_factory=eventloop.factory(args.bare_loop)) as runner:
+            runner.run(serve_bare(args.bare_server))
         return 0
     if args.watcher is not None:
         asyncio.run(watcher_main(json.loads(args.watcher)))
@@ -830,8 +842,9 @@ def main() -> int:
     t0 = time.monotonic()
     print(
         f"python {sys.version.split()[0]}, grpcio {grpc.__version__}, {os.cpu_count()} cores, "
-        f"load average {os.getloadavg()[0]:.1f}; {args.procs} watcher processes x "
-        f"{args.channels} channels per server{' (--quick)' if args.quick else ''}"
+        f"load average {os.getloadavg()[0]:.1f}; event loops: service {eventloop.default()}, "
+        f"bare {args.bare_loop}; {args.procs} watcher processes x {args.channels} channels per "
+        f"server{' (--quick)' if args.quick else ''}"
     )
     results = asyncio.run(asyncio.wait_for(scale(args, sizes), RUN_TIMEOUT))
     print("idle tables ...", file=sys.stderr, flush=True)

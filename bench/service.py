@@ -21,7 +21,7 @@ in this process. Then:
 Prints Markdown tables (for docs/BENCHMARKS.md), each goal ``ok`` or ``BELOW GOAL``, exits 1
 if one is missed; draws card-to-watcher p99 against watchers to docs/fanout-latency.png.
 
-Run: ``make bench``, ``.venv/bin/python bench/service.py`` (about 5 minutes on 2 cores) or
+Run: ``make bench``, ``.venv/bin/python bench/service.py`` (4-5 minutes on 2 cores) or
 ``--quick`` (smaller sizes, about a minute).
 """
 
@@ -267,21 +267,13 @@ class Phase:
         """The server's CPU time over the wall time (1.0: one core all the time)."""
         return self.cpu / self.wall if self.wall else float("nan")
 
-    @property
-    def p50(self) -> float:
-        return quantile(self.latencies, 0.5)
+    def latency(self, q: float) -> float:
+        """Card-to-watcher latency at quantile ``q``, seconds."""
+        return quantile(self.latencies, q)
 
-    @property
-    def p99(self) -> float:
-        return quantile(self.latencies, 0.99)
-
-    @property
-    def ack_p50(self) -> float:
-        return quantile(self.acks, 0.5)
-
-    @property
-    def ack_p99(self) -> float:
-        return quantile(self.acks, 0.99)
+    def ack(self, q: float) -> float:
+        """ExposeCard (or post) acknowledgement latency at quantile ``q``, seconds."""
+        return quantile(self.acks, q)
 
 
 async def run_feed(
@@ -650,15 +642,15 @@ def report_fan(
             out.append(
                 f"| {label} | {mode} | {s.sent:,} / {b.sent:,} "
                 f"| {_pair(s.rate, b.rate, '{:,.0f}')} "
-                f"| {_pair(s.p50 * 1e3, b.p50 * 1e3, '{:.1f} ms')} "
-                f"| {_pair(s.p99 * 1e3, b.p99 * 1e3, '{:.1f} ms')} "
+                f"| {_pair(s.latency(0.5) * 1e3, b.latency(0.5) * 1e3, '{:.1f} ms')} "
+                f"| {_pair(s.latency(0.99) * 1e3, b.latency(0.99) * 1e3, '{:.1f} ms')} "
                 f"| {_pair(s.cpu_us, b.cpu_us, '{:.0f}')} | {s.busy:.2f} / {b.busy:.2f} "
                 f"| {s.client_us:.0f} |"
             )
             if mode == "flat":
                 ratio = s.rate / b.rate if b.rate else 0.0
                 goals.check(f"delivered/s, {label}, flat out / bare", ratio, ratio >= 1.0, "≥ 1.0×")
-            ratio = s.p99 / b.p99
+            ratio = s.latency(0.99) / b.latency(0.99)
             goals.check(f"p99, {label}, {mode} / bare", ratio, ratio <= 1.0, "≤ 1.0×")
     skipped = [
         f"{label} {mode} {name}: {p.expected - p.deliveries:,} of {p.expected:,}"
@@ -695,14 +687,15 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         "",
         "| watchers | events | p50 | p99 | server CPU, cores |",
         "|---|---|---|---|---|",
-        f"| 0 | {idle.sent:,} | {ms(idle.ack_p50)} | {ms(idle.ack_p99)} | {idle.busy:.2f} |",
-        f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack_p50)} "
-        f"| {ms(busy.ack_p99)} | {busy.busy:.2f} |",
+        f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} | {idle.busy:.2f} |",
+        f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack(0.5))} "
+        f"| {ms(busy.ack(0.99))} | {busy.busy:.2f} |",
         "",
-        f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.p50)}, p99 {ms(busy.p99)}, "
+        f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.latency(0.5))}, "
+        f"p99 {ms(busy.latency(0.99))}, "
         f"{busy.deliveries:,} of {busy.expected:,} delivered)",
     ]
-    ratio = busy.ack_p99 / idle.ack_p99
+    ratio = busy.ack(0.99) / idle.ack(0.99)
     goals.check(f"ExposeCard p99, {real_n:,} watchers / none", ratio, ratio <= 3.0, "≤ 3×")
 
     out += ["", f"Burst of {sizes.burst:,} WatchTable opens at once:", ""]
@@ -791,7 +784,7 @@ def draw(fan: dict[tuple[str, str, str], Phase], labels: list[str], path: str) -
     colours = {"service": "tab:blue", "bare": "tab:orange"}
     for mode, style in (("paced", "--o"), ("flat", "-s")):
         for name, colour in colours.items():
-            ys = [fan[label, mode, name].p99 * 1e3 for label in one]
+            ys = [fan[label, mode, name].latency(0.99) * 1e3 for label in one]
             label = f"{name if name == 'service' else 'bare grpc.aio'}, feed {mode}"
             ax.plot(xs, ys, style, color=colour, label=label)
     ax.set_xscale("log")

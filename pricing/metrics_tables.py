@@ -52,13 +52,16 @@ class _Child:
 
 
 class TableGauge:
-    """A gauge of many labelled series, each rendered when it is set."""
+    """A gauge of many labelled series, each rendered when it is set. A series is held as its
+    line without the metric's name (``{table_id="t1"} 0.95``), the name put back at each
+    scrape by the join, and its value read back from the line: one string a series, since a
+    server with many idle tables holds little else per table."""
 
     def __init__(self, name: str, documentation: str, labelnames: Sequence[str]) -> None:
         self.name = name
         self._labelnames = tuple(labelnames)
         self._header = f"# HELP {name} {documentation}\n# TYPE {name} gauge\n"
-        self._lines: dict[tuple[str, ...], tuple[float, str]] = {}
+        self._lines: dict[tuple[str, ...], str] = {}
         self._lock = threading.Lock()  # the scrape thread reads while the event loop writes
 
     def labels(self, *values: str) -> _Child:
@@ -69,20 +72,20 @@ class TableGauge:
     def _set(self, key: tuple[str, ...], value: float) -> None:
         pairs = sorted(zip(self._labelnames, key, strict=True))  # as prometheus_client orders
         labels = ",".join(f'{n}="{_escape(v)}"' for n, v in pairs)
-        line = f"{self.name}{{{labels}}} {_number(value)}\n"
+        line = f"{{{labels}}} {_number(value)}\n"
         with self._lock:
-            self._lines[key] = (value, line)
+            self._lines[key] = line
 
     def remove(self, *values: str) -> None:
         with self._lock:
             self._lines.pop(tuple(str(v) for v in values), None)
 
     def value(self, *values: str) -> float | None:
-        held = self._lines.get(tuple(str(v) for v in values))
-        return None if held is None else held[0]
+        line = self._lines.get(tuple(str(v) for v in values))
+        return None if line is None else float(line[line.rindex(" ") + 1 :])
 
     def text(self) -> str:
         """The family in the text exposition format (the same lines in OpenMetrics)."""
         with self._lock:
-            lines = [line for _, line in self._lines.values()]
-        return self._header + "".join(lines) if lines else ""
+            lines = list(self._lines.values())
+        return self._header + self.name + self.name.join(lines) if lines else ""

@@ -28,6 +28,8 @@ def test_a_table_gauge_renders_as_the_library_gauge(
     for table, bet in gone:
         theirs.remove(table, bet)
         ours.remove(table, bet)
+    for key, value in series.items():  # each value read back from its rendered line
+        assert ours.value(*key) == (None if key in gone else value)
     expected = generate_latest(registry).decode()
     if len(series) == len(gone):  # prometheus_client still prints the family's header
         assert ours.text() == ""

@@ -131,6 +131,7 @@ class _RecordingPickler(pickle.Pickler):
         return NotImplemented  # pickle it as usual
 
 
+@functools.cache  # a class's layout does not change while the process runs
 def _layout(cls: type) -> str:
     if dataclasses.is_dataclass(cls):
         return ",".join(f.name for f in dataclasses.fields(cls))

@@ -366,8 +366,13 @@ class SqliteJournal(Journal):
             self._errors.succeeded(self.location)
             if self._metrics is not None:
                 self._metrics.journal_committed(time.perf_counter() - t0, records)
+        # One wake-up of each event loop for the whole batch (a write to its self-pipe each),
+        # not one per write.
+        settled: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
         for n, (write, _) in enumerate(encoded):
-            write.loop.call_soon_threadsafe(_settle, write.future, outcome.get(n))
+            settled.setdefault(write.loop, []).append((write.future, outcome.get(n)))
+        for loop, outcomes in settled.items():
+            loop.call_soon_threadsafe(_settle, outcomes)
 
     def _rollback(self) -> None:
         try:
@@ -432,10 +437,14 @@ def _encode(write: _Write) -> _Rows:
     return _Rows(events, images, [(table_id,) for table_id in write.forget])
 
 
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
-    if future.done():  # the caller gave up (cancelled): the write is durable all the same
-        return
-    if error is None:
-        future.set_result(None)
-    else:
-        future.set_exception(error)
+_Outcome = tuple["asyncio.Future[None]", BaseException | None]
+
+
+def _settle(outcomes: list[_Outcome]) -> None:
+    for future, error in outcomes:
+        if future.done():  # the caller gave up (cancelled): the write is durable all the same
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)

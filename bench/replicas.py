@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import statistics
 import subprocess
 import sys
@@ -32,37 +31,14 @@ import grpc.aio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pricing.cards import DECK  # noqa: E402
+from _live import Feed  # noqa: E402  (beside this script)
+
 from pricing.v1 import pricing_pb2 as pb  # noqa: E402
 from pricing.v1 import pricing_pb2_grpc as pb_grpc  # noqa: E402
 from tests.conftest import ServerProcess, start_server  # noqa: E402
 from tests.natsserver import NatsServer  # noqa: E402
 
-CARDS = [str(card) for card in DECK]
 WATCH = "/pricing.v1.PricingService/WatchTable"
-
-
-class Feed:
-    """One Hi-Lo table's dealer: 5 burns, then results, a new shoe when it runs out."""
-
-    def __init__(self, stub: pb_grpc.DealerServiceStub, table_id: str, seed: int) -> None:
-        self.stub, self.table_id = stub, table_id
-        self.rng = random.Random(seed)
-        self.seq, self.phase, self.deck = 0, pb.OPENING, self.rng.sample(CARDS, len(CARDS))
-
-    async def send(self) -> pb.TableState:
-        self.seq += 1
-        if self.phase == pb.SHOE_COMPLETE or not self.deck:
-            state = await self.stub.NewShoe(pb.NewShoeRequest(table_id=self.table_id, seq=self.seq))
-            self.deck = self.rng.sample(CARDS, len(CARDS))
-        else:
-            role = pb.BURN if self.phase == pb.OPENING else pb.RESULT
-            request = pb.ExposeCardRequest(
-                table_id=self.table_id, seq=self.seq, card=self.deck.pop(), role=role
-            )
-            state = await self.stub.ExposeCard(request)
-        self.phase = state.phase
-        return state
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:

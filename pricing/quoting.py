@@ -9,8 +9,11 @@ request goes over as bytes and the answer comes back as bytes, sent as they are.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
@@ -23,7 +26,19 @@ __all__ = ["QUOTE_NICENESS", "QuoteWorker"]
 QUOTE_NICENESS: Final = 10
 
 
-def _lower_priority() -> None:
+#: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: Linux ends the worker when the server dies, however it
+#: dies. A server killed with ``kill -9`` runs no clean-up, and its worker (and with it
+#: multiprocessing's resource tracker) would otherwise live on, one more per restart.
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def _start_worker(server_pid: int) -> None:
+    """The worker process's set-up: it dies with the server, and runs after the feed."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != server_pid:  # the server died before the line above took effect
+        os._exit(1)
     # When the machine is busy the kernel runs the event loop (the feed) first, quotes after.
     os.nice(QUOTE_NICENESS)
 
@@ -44,7 +59,10 @@ class QuoteWorker:
             # in whatever state they are in.
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=context, initializer=_lower_priority
+                max_workers=1,
+                mp_context=context,
+                initializer=_start_worker,
+                initargs=(os.getpid(),),
             )
             self._pool.submit(int).result()  # the worker is up (imports done) before serving
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import grpc
 import pytest
@@ -121,3 +122,41 @@ def test_help_explains_flags_and_environment() -> None:
         "ready",
     ):
         assert text in result.stdout
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended while we looked
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its parent's wait is missing
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_quote_worker_dies_with_a_killed_server() -> None:
+    """kill -9 runs no clean-up in the server: its quote worker process must end by itself,
+    or every crash would leave one behind."""
+    server = start_server()
+    stub = pb_grpc.PricingServiceStub(server.channel())
+    stub.Quote(pb.QuoteRequest(game=pb.HILO, decks=1, exposed=["AS"]), timeout=10)
+    workers = _children(server.proc.pid)
+    assert workers, "the server has no worker process"
+    server.proc.kill()
+    server.proc.wait(10)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, f"worker(s) {sorted(workers)} outlived the server"
+        time.sleep(0.05)

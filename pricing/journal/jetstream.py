@@ -213,6 +213,7 @@ class JetStreamJournal(Journal):
         self._lag = _Lag()
         self._lag_seconds = 0.0
         self._probe_failed: str | None = "not following the stream yet"
+        self._rejoin_at: int | None = None  # the stream sequence to fold up to before serving
         self._connected = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._prober: asyncio.Task[None] | None = None
@@ -329,6 +330,9 @@ class JetStreamJournal(Journal):
         if self._connected and self._js is not None:
             log.warning("lost NATS (%s): not serving until it is back", self.location)
         self._connected = False
+        # Back, it serves only once it has folded what it missed (the next probes see to it).
+        self._probe_failed = f"lost NATS ({self.location}), catching up"
+        self._rejoin_at = None
 
     async def _reconnected(self) -> None:
         self._connected = True
@@ -356,7 +360,7 @@ class JetStreamJournal(Journal):
 
     async def _probe(self) -> None:
         """Measure the lag; a failed probe (NATS lost, JetStream without a leader) makes the
-        replica unhealthy until one succeeds."""
+        replica unhealthy until one succeeds and it has folded what was appended meanwhile."""
         try:
             info = await self.js.stream_info(self.stream)
             now = time.monotonic()
@@ -367,12 +371,25 @@ class JetStreamJournal(Journal):
                 # nothing is left to fold up to that sequence.
                 self._position = max(self._position, self._lag.oldest_unfolded())
                 lag = self._lag.seconds(now, self._position)
+            if self._probe_failed is not None:
+                # Unhealthy until now: the lag, measured from this probe on, would call the
+                # replica "just behind" while it may miss events appended meanwhile. It serves
+                # again once it has folded up to where the stream ended at this first probe.
+                if self._rejoin_at is None:
+                    self._rejoin_at = info.state.last_seq
+                if self._position < self._rejoin_at and await self._anything_after(self._position):
+                    self._probe_failed = (
+                        f"catching up with the stream {self.stream}: folded up to sequence "
+                        f"{self._position} of {self._rejoin_at}"
+                    )
+                else:
+                    self._probe_failed = self._rejoin_at = None
         except Exception as exc:
             self._probe_failed = (
                 f"cannot read the stream {self.stream}: {exc or type(exc).__name__}"
             )
+            self._rejoin_at = None
             return
-        self._probe_failed = None
         self._lag_seconds = lag
         if self._replica_metrics is not None:
             self._replica_metrics.journal_lagged(lag)

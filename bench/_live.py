@@ -1,0 +1,58 @@
+"""Pieces the live-service benchmarks share: a Hi-Lo dealer feed, and a process's CPU time and
+resident memory read from /proc (Linux)."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+from _harness import ROOT  # noqa: F401  (puts the repository on sys.path)
+
+from pricing.cards import DECK
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1 import pricing_pb2_grpc as pb_grpc
+
+CARDS = [str(card) for card in DECK]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Feed:
+    """One Hi-Lo table's dealer: 5 burns, then results, a new shoe when it runs out. Each call
+    has a deadline of ``timeout`` seconds (a stalled server fails the call, not the run)."""
+
+    def __init__(
+        self, stub: pb_grpc.DealerServiceStub, table_id: str, seed: int, timeout: float = 30.0
+    ) -> None:
+        self.stub, self.table_id, self.timeout = stub, table_id, timeout
+        self.rng = random.Random(seed)
+        self.seq, self.phase, self.deck = 0, pb.OPENING, self.rng.sample(CARDS, len(CARDS))
+
+    async def send(self) -> pb.TableState:
+        self.seq += 1
+        if self.phase == pb.SHOE_COMPLETE or not self.deck:
+            request = pb.NewShoeRequest(table_id=self.table_id, seq=self.seq)
+            state = await self.stub.NewShoe(request, timeout=self.timeout)
+            self.deck = self.rng.sample(CARDS, len(CARDS))
+        else:
+            role = pb.BURN if self.phase == pb.OPENING else pb.RESULT
+            request = pb.ExposeCardRequest(
+                table_id=self.table_id, seq=self.seq, card=self.deck.pop(), role=role
+            )
+            state = await self.stub.ExposeCard(request, timeout=self.timeout)
+        self.phase = state.phase
+        return state
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time ``pid`` has used so far (its threads included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: fields 14 and 15
+
+
+def rss_bytes(pid: int) -> int:
+    """``pid``'s resident set size now."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")

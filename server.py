@@ -1,12 +1,17 @@
 """Entry point of the pricing service: ``python server.py --help``.
 
 The code lives in ``pricing.server`` so that the installed console script (``pricing serve``)
-and this file run the same thing.
+and this file run the same thing. gRPC's experiments are set first (``pricing.grpc_experiments``):
+gRPC reads them when it is imported.
 """
 
 import sys
 
-from pricing.server import main
+from pricing import grpc_experiments
+
+grpc_experiments.enable()
+
+from pricing.server import main  # noqa: E402 - after the gRPC experiments are set
 
 if __name__ == "__main__":
     sys.exit(main(prog="python server.py"))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as openmetrics
 
-from pricing.metrics_http import _with_extra
+from pricing import metrics_http
+from pricing.metrics_http import MetricsHTTPServer, _with_extra
 from pricing.metrics_tables import TableGauge
 
 labels = st.text(min_size=1, max_size=12)
@@ -48,3 +50,51 @@ def test_extra_families_go_before_the_openmetrics_end() -> None:
     page = _with_extra(openmetrics(registry), b"b 2.0\n")
     assert page.endswith(b"b 2.0\n# EOF\n")
     assert _with_extra(b"a 1.0\n", b"b 2.0\n") == b"a 1.0\nb 2.0\n"
+
+
+class _Clock:
+    """time.monotonic for pricing.metrics_http: each render "takes" ``render`` seconds."""
+
+    def __init__(self, render: float) -> None:
+        self.now, self.render, self.reads = 100.0, render, 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        if self.reads % 2 == 0:  # the read after rendering
+            self.now += self.render
+        return self.now
+
+
+def _page_server(series: int) -> tuple[MetricsHTTPServer, list[int]]:
+    registry = CollectorRegistry()
+    gauge = Gauge("g", "Doc.", ("table_id",), registry=registry)
+    for i in range(series):
+        gauge.labels(f"table-{i:06d}").set(i)
+    renders: list[int] = []
+    server = MetricsHTTPServer(("127.0.0.1", 0), registry, extra=lambda: renders.append(1) or b"")
+    return server, renders
+
+
+@pytest.mark.parametrize(
+    ("series", "render", "renders"),
+    [
+        (10, 0.2, 2),  # small and slow (a busy machine): fresh at every scrape
+        (10, 0.0, 2),  # small and fast
+        (3_000, 0.2, 1),  # 64 KiB and more, slow: reused for twice its render time
+        (10_000, 0.0, 1),  # over 256 KiB: reused for a second however fast
+    ],
+)
+def test_a_page_is_reused_only_when_large_or_slow_for_its_size(
+    monkeypatch: pytest.MonkeyPatch, series: int, render: float, renders: int
+) -> None:
+    clock = _Clock(render)
+    monkeypatch.setattr(metrics_http.time, "monotonic", clock)
+    server, done = _page_server(series)
+    try:
+        first, _ = server.page("")
+        clock.now += 0.1  # the next scrape, a tenth of a second later
+        second, _ = server.page("")
+        assert len(done) == renders, f"{len(first):,} B page rendered {len(done)} times"
+        assert second == first
+    finally:
+        server.server_close()

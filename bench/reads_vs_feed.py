@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -25,13 +25,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import ROOT
 
 sys.path.insert(0, str(ROOT))
-from bench.service import percentiles, start, timed
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from tests.conftest import start_server
 
 GOAL = 3.0
 MIB = 1024 * 1024
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    s = sorted(samples)
+    return {"p50": s[len(s) // 2], "p90": s[len(s) * 9 // 10], "p99": s[len(s) * 99 // 100]}
+
+
+def timed(call: Callable[[], object], n: int) -> list[float]:
+    """Seconds each of ``n`` calls took, after a warm-up."""
+    for _ in range(min(200, n)):
+        call()
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        call()
+        out.append(time.perf_counter() - t0)
+    return out
 
 
 def largest_quote() -> pb.QuoteRequest:
@@ -108,10 +125,8 @@ def main() -> int:
     p.add_argument("--scrapers", type=int, default=1)
     args = p.parse_args()
     data_dir = tempfile.mkdtemp(prefix="reads-vs-feed-")  # a real journal: writes are durable
-    command = [sys.executable, "server.py", "--port=0", "--metrics-port=0", "--log-level=WARNING",
-               f"--data-dir={data_dir}", "--max-tables=20000"]  # fmt: skip
-    proc, ready = start(command)
-    target = f"127.0.0.1:{ready['grpc_port']}"
+    server = start_server("--log-level=WARNING", f"--data-dir={data_dir}", "--max-tables=20000")
+    proc, target, metrics_port = server.proc, server.target, server.metrics_port
     try:
         dealer = pb_grpc.DealerServiceStub(grpc.insecure_channel(target))
         t0 = time.perf_counter()
@@ -119,7 +134,7 @@ def main() -> int:
             dealer.OpenTable(pb.OpenTableRequest(table_id=f"t{i}", game=pb.BLACKJACK))
         feed = Feed(target, "feed")
         opened = time.perf_counter() - t0
-        url = f"http://127.0.0.1:{ready['metrics_port']}/metrics"
+        url = f"http://127.0.0.1:{metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=60) as response:
             page = len(response.read())
         print(f"{args.tables} tables opened in {opened:.1f} s; metrics page {page / 1024:.0f} KiB")
@@ -130,7 +145,7 @@ def main() -> int:
         workers = [
             multiprocessing.Process(target=quoter, args=(target, stop)) for _ in range(args.quoters)
         ] + [
-            multiprocessing.Process(target=scraper, args=(ready["metrics_port"], stop))
+            multiprocessing.Process(target=scraper, args=(metrics_port, stop))
             for _ in range(args.scrapers)
         ]
         for w in workers:
@@ -158,11 +173,7 @@ def main() -> int:
         print(f"RSS after 100 rejected 3.6 MB Quotes: {grown:+.1f} MiB (goal within 50 MiB)")
         return 0 if ratio <= GOAL and grown < 50 else 1
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        server.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 

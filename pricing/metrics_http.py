@@ -30,14 +30,12 @@ SLOW_RENDER_SECONDS: Final = 0.05
 #: A page this large (thousands of tables) is reused for at least ``LARGE_PAGE_SECONDS``: a
 #: scraper looping on it would otherwise keep a thread rendering and copying it, taking turns
 #: with the event loop; Prometheus scrapes every few seconds, so a second-old page costs it
-#: nothing.
-LARGE_PAGE_BYTES: Final = 256 * 1024
-LARGE_PAGE_SECONDS: Final = 1.0
-#: A page under this size is rendered afresh for every scrape, however long it took: a few
-#: hundred series cannot be slow to render by themselves, only on a machine busy with other
+#: nothing. A smaller page is rendered afresh for every scrape, however long it took: a few
+#: thousand series cannot be slow to render by themselves, only on a machine busy with other
 #: work, and reusing it then would serve a state older than the scrape (a table closed, still
 #: listed).
-SMALL_PAGE_BYTES: Final = 64 * 1024
+LARGE_PAGE_BYTES: Final = 256 * 1024
+LARGE_PAGE_SECONDS: Final = 1.0
 
 
 class _MetricsHandler(BaseHTTPRequestHandler):
@@ -85,7 +83,7 @@ class MetricsHTTPServer(ThreadingHTTPServer):
         holding the GIL, so one page is rendered at a time, and a page that took longer than
         ``SLOW_RENDER_SECONDS`` is reused for twice as long as it took: however many clients
         scrape, rendering then takes at most a third of one core, and the event loop the rest.
-        A small page (``SMALL_PAGE_BYTES``) is rendered afresh for every scrape."""
+        A page under ``LARGE_PAGE_BYTES`` is rendered afresh for every scrape."""
         encoder, content_type = choose_encoder(accept)
         with self._render:
             now = time.monotonic()
@@ -94,10 +92,10 @@ class MetricsHTTPServer(ThreadingHTTPServer):
                 return cached[1], content_type
             body = _with_extra(encoder(self.registry), self._extra())
             took = time.monotonic() - now
-            slow = took > SLOW_RENDER_SECONDS and len(body) > SMALL_PAGE_BYTES
-            fresh = 2 * took if slow else 0.0
-            if len(body) > LARGE_PAGE_BYTES:
-                fresh = max(fresh, LARGE_PAGE_SECONDS)
+            fresh = 0.0
+            if len(body) >= LARGE_PAGE_BYTES:
+                slow = took > SLOW_RENDER_SECONDS
+                fresh = max(2 * took if slow else 0.0, LARGE_PAGE_SECONDS)
             self._pages[content_type] = (now + took + fresh, body)
             return body, content_type
 

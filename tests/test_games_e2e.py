@@ -18,7 +18,7 @@ from pricing import blackjack, goagae
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher
-from tests.wire import Feed, engine_prices, expect_error, metric, wire_prices
+from tests.wire import Feed, engine_prices, expect_error, metric, scraped, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -354,16 +354,19 @@ def test_side_bet_rtp_gauge_follows_each_blackjack_table(
                 return float(line[len(prefix) :])
         return None
 
-    assert gauge("ROYAL_MATCH") == blackjack.side_bets([], 1)["ROYAL_MATCH"].rtp
+    fresh = blackjack.side_bets([], 1)["ROYAL_MATCH"].rtp
+    assert scraped(lambda: gauge("ROYAL_MATCH"), lambda v: v == fresh) == fresh
     exposed = ["QS", "KS", "QH"]
     for card in exposed:
         feed.expose(card, PLAYER)
     odds = blackjack.side_bets(exposed, 1)
-    assert gauge("ROYAL_MATCH") == pytest.approx(odds["ROYAL_MATCH"].rtp, rel=1e-15)
+    royal = pytest.approx(odds["ROYAL_MATCH"].rtp, rel=1e-15)
+    assert scraped(lambda: gauge("ROYAL_MATCH"), lambda v: v == royal) == royal
     assert gauge("PAIRS") == pytest.approx(odds["PAIRS"].rtp, rel=1e-15)
     assert metric(server, "pricing_cards_total", {"game": "BLACKJACK", "role": "PLAYER"}) >= 3
     feed.close()
-    assert gauge("ROYAL_MATCH") is None and gauge("PAIRS") is None
+    assert scraped(lambda: gauge("ROYAL_MATCH"), lambda v: v is None) is None
+    assert gauge("PAIRS") is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -80,8 +80,9 @@ def _page_server(series: int) -> tuple[MetricsHTTPServer, list[int]]:
     [
         (10, 0.2, 2),  # small and slow (a busy machine): fresh at every scrape
         (10, 0.0, 2),  # small and fast
-        (3_000, 0.2, 1),  # 64 KiB and more, slow: reused for twice its render time
+        (3_000, 0.2, 2),  # under 256 KiB, slow: fresh at every scrape all the same
         (10_000, 0.0, 1),  # over 256 KiB: reused for a second however fast
+        (10_000, 3.0, 1),  # over 256 KiB and slow: reused for twice its render time
     ],
 )
 def test_a_page_is_reused_only_when_large_or_slow_for_its_size(

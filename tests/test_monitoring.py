@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, ServerProcess, Watcher, start_server
-from tests.wire import Feed, metric
+from tests.wire import Feed, metric, scraped
 
 DASHBOARD = ROOT / "deploy" / "grafana" / "pricing.json"
 ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yml"
@@ -174,17 +174,27 @@ def test_last_card_gauge_follows_each_open_table(server: ServerProcess, table_id
     t0 = time.time()
     feed = Feed(server, table_id)
     feed.open()
-    opened = metric(server, "pricing_table_last_card_timestamp_seconds", labels)
+
+    def last_card() -> float:
+        return metric(server, "pricing_table_last_card_timestamp_seconds", labels)
+
+    opened = scraped(last_card, lambda v: v > 0)
     assert t0 - 1 <= opened <= time.time() + 1
     feed.expose("2S")
-    assert metric(server, "pricing_table_last_card_timestamp_seconds", labels) >= opened
+    assert last_card() >= opened
+
+    def series() -> set[str]:
+        return {
+            s.name
+            for f in text_string_to_metric_families(server.metrics_text())
+            for s in f.samples
+            if s.labels.get("table_id") == table_id
+        }
+
     feed.close()
-    assert "pricing_table_last_card_timestamp_seconds" not in {
-        s.name
-        for f in text_string_to_metric_families(server.metrics_text())
-        for s in f.samples
-        if s.labels.get("table_id") == table_id
-    }
+    assert "pricing_table_last_card_timestamp_seconds" not in scraped(
+        series, lambda names: "pricing_table_last_card_timestamp_seconds" not in names
+    )
 
 
 def test_no_table_metrics_exports_no_per_table_series_and_the_rest() -> None:

@@ -3,8 +3,9 @@ prices in one comparable form."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -13,6 +14,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from pricing.payout import BetPrice
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess
+
+T = TypeVar("T")
 
 
 class Feed:
@@ -93,3 +96,16 @@ def metric(server: ServerProcess, name: str, labels: dict[str, str] | None = Non
             ):
                 return float(sample.value)
     return 0.0
+
+
+def scraped(read: Callable[[], T], until: Callable[[T], bool], timeout: float = 5.0) -> T:
+    """``read()`` (a value from the metrics page) once ``until`` holds of it, or the last value
+    read after ``timeout`` seconds. A large page, or one slow to render, is reused for up to
+    twice its render time (pricing.metrics_http), so a scrape right after a change may show
+    the state before it, as Prometheus would at worst."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if until(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)

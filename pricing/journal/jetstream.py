@@ -92,6 +92,8 @@ DUPLICATE_WINDOW: Final = 120.0
 WRITE_TIMEOUT: Final = 10.0
 #: Wait for one acknowledgement before resending.
 ATTEMPT_TIMEOUT: Final = 2.0
+#: How long a start waits for JetStream to take the stream and bucket (a forming cluster).
+START_SECONDS: Final = 20.0
 #: JetStream's error code for a failed ``Nats-Expected-Last-Subject-Sequence``.
 WRONG_LAST_SEQUENCE: Final = 10071
 #: Stream sequences remembered per table (version -> sequence): a replica is never that many
@@ -247,15 +249,28 @@ class JetStreamJournal(Journal):
             raise JournalError(f"cannot reach NATS at {','.join(self.servers)}: {exc}") from exc
         self._connected = True
         self._js = self._nc.jetstream(timeout=ATTEMPT_TIMEOUT)
-        try:
-            await self._ensure_stream()
-            await self._ensure_bucket()
-        except JournalError:
-            await self._nc.close()
-            raise
-        except Exception as exc:
-            await self._nc.close()
-            raise JournalError(f"cannot use JetStream at {self.location}: {exc}") from exc
+        # A cluster that is still forming (replicas started with it) answers "no suitable
+        # peers" or times out for a while: retried until START_SECONDS, said once in the log.
+        deadline = time.monotonic() + START_SECONDS
+        waiting = False
+        while True:
+            try:
+                await self._ensure_stream()
+                await self._ensure_bucket()
+                break
+            except JournalError:  # the stream or bucket has other settings: no retry helps
+                await self._nc.close()
+                raise
+            except Exception as exc:
+                if time.monotonic() >= deadline:
+                    await self._nc.close()
+                    raise JournalError(f"cannot use JetStream at {self.location}: {exc}") from exc
+                if not waiting:
+                    log.warning("JetStream at %s not ready (%s): retrying", self.location, exc)
+                    waiting = True
+                await asyncio.sleep(0.25)
+        if waiting:
+            log.info("JetStream at %s ready", self.location)
 
     def _expected_stream(self) -> api.StreamConfig:
         return api.StreamConfig(

@@ -42,7 +42,7 @@ import struct
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol, runtime_checkable
+from typing import Final, Protocol, TypeVar, runtime_checkable
 
 import nats
 import nats.errors
@@ -81,6 +81,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("pricing.journal")
+
+T = TypeVar("T")
 
 STREAM: Final = "PRICING_TABLES"
 SUBJECT_PREFIX: Final = "pricing.tables."
@@ -249,28 +251,36 @@ class JetStreamJournal(Journal):
             raise JournalError(f"cannot reach NATS at {','.join(self.servers)}: {exc}") from exc
         self._connected = True
         self._js = self._nc.jetstream(timeout=ATTEMPT_TIMEOUT)
-        # A cluster that is still forming (replicas started with it) answers "no suitable
-        # peers" or times out for a while: retried until START_SECONDS, said once in the log.
+        try:
+            await self._while_forming(self._ensure_stream)
+            await self._while_forming(self._ensure_bucket)
+        except JournalError:
+            await self._nc.close()
+            raise
+
+    async def _while_forming(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """``attempt()``, again while JetStream is not ready: a cluster that is still forming
+        (replicas started with it) answers "no suitable peers", "service unavailable" or times
+        out for a while. Retried until ``START_SECONDS`` from the first failure, said once in
+        the log; a ``JournalError`` (settings that no retry mends) is not retried."""
         deadline = time.monotonic() + START_SECONDS
         waiting = False
         while True:
             try:
-                await self._ensure_stream()
-                await self._ensure_bucket()
-                break
-            except JournalError:  # the stream or bucket has other settings: no retry helps
-                await self._nc.close()
+                result = await attempt()
+            except JournalError:
                 raise
             except Exception as exc:
                 if time.monotonic() >= deadline:
-                    await self._nc.close()
                     raise JournalError(f"cannot use JetStream at {self.location}: {exc}") from exc
                 if not waiting:
                     log.warning("JetStream at %s not ready (%s): retrying", self.location, exc)
                     waiting = True
                 await asyncio.sleep(0.25)
-        if waiting:
-            log.info("JetStream at %s ready", self.location)
+            else:
+                if waiting:
+                    log.info("JetStream at %s ready", self.location)
+                return result
 
     def _expected_stream(self) -> api.StreamConfig:
         return api.StreamConfig(
@@ -499,9 +509,10 @@ class JetStreamJournal(Journal):
     async def _load(self) -> list[TableLog]:
         images: dict[str, tuple[int, float, bytes]] = {}
         ignored: set[str] = set()
-        for msg in await self._read(
-            f"KV_{self.bucket}", f"$KV.{self.bucket}.>", last_per_subject=True
-        ):
+        kv_messages = await self._while_forming(
+            lambda: self._read(f"KV_{self.bucket}", f"$KV.{self.bucket}.>", last_per_subject=True)
+        )
+        for msg in kv_messages:
             if (msg.headers or {}).get("KV-Operation") in ("DEL", "PURGE"):
                 continue
             token = msg.subject[len(f"$KV.{self.bucket}.") :]
@@ -517,7 +528,7 @@ class JetStreamJournal(Journal):
         tables: dict[str, list[Record]] = {}
         last_at: dict[str, float] = {}
         last_version: dict[str, int] = {}
-        for msg in await self._read(self.stream, self.prefix + ">"):
+        for msg in await self._while_forming(lambda: self._read(self.stream, self.prefix + ">")):
             table_id = table_of_token(msg.subject[len(self.prefix) :])
             stream_seq = msg.metadata.sequence.stream
             self._position = stream_seq

@@ -29,7 +29,7 @@ from pricing.journal.codec import (
     record_from_json,
     record_to_json,
 )
-from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal
+from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal, _Write
 from pricing.payout import PayRule
 from pricing.store import TableStore, apply_record
 from pricing.tables import (
@@ -42,6 +42,7 @@ from pricing.tables import (
     SeqConflict,
     Table,
     TableConfig,
+    TableImage,
     adapter_for,
 )
 
@@ -417,6 +418,58 @@ def test_a_write_the_database_refuses_fails_alone_in_its_batch(tmp_path: Path) -
         await journal.close()
 
     run(main())
+
+
+def _one_batch(
+    journal: SqliteJournal, *writes: tuple[list[Record], list[tuple[TableImage, float]], list[str]]
+) -> list[BaseException | None]:
+    """Commit ``writes`` (records, images, forgets) as one batch, as the writer thread would
+    (it is idle meanwhile): each write's outcome."""
+    loop = asyncio.new_event_loop()
+    try:
+        batch = [_Write(r, i, f, loop, loop.create_future()) for r, i, f in writes]
+        journal._commit(batch)
+        loop.run_until_complete(asyncio.sleep(0))  # the outcomes are settled on the loop
+        return [w.future.exception() for w in batch]
+    finally:
+        loop.close()
+
+
+def test_a_batch_stores_its_writes_together_and_a_refused_one_fails_alone(
+    tmp_path: Path,
+) -> None:
+    journal = SqliteJournal(tmp_path)
+    opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+    burn = ExposeCard(DECK[0], CardRole.BURN)
+    t1, t2 = (
+        Record("t", JournalEntry(0, 1, opening), 0.0),
+        Record("t", JournalEntry(1, 2, burn), 1.0),
+    )
+    u1 = Record("u", JournalEntry(0, 1, opening), 2.0)
+    assert _one_batch(journal, ([t1], [], []), ([t2], [], []), ([u1], [], [])) == [None] * 3
+    assert [r.entry.version for r in run(journal.events("t"))] == [1, 2]  # type: ignore[attr-defined]
+    v1 = Record("v", JournalEntry(0, 1, opening), 3.0)
+    outcomes = _one_batch(
+        journal, ([v1], [], []), ([t2], [], []), ([Record("w", u1.entry, 4.0)], [], [])
+    )
+    assert outcomes[0] is None and outcomes[2] is None, outcomes
+    assert isinstance(outcomes[1], JournalUnavailable) and "refused" in str(outcomes[1])
+    assert {log.table_id for log in journal.load()} == {"t", "u", "v", "w"}
+    run(journal.close())
+
+
+def test_a_batch_that_forgets_a_table_keeps_the_order_of_its_writes(tmp_path: Path) -> None:
+    journal = SqliteJournal(tmp_path)
+    old = Table("t", TableConfig(Game.HILO))
+    burn = Record("t", JournalEntry(1, 2, ExposeCard(DECK[0], CardRole.BURN)), 1.0)
+    assert _one_batch(journal, ([Record("t", old.opening, 0.0), burn], [], [])) == [None]
+    new = Table("t", TableConfig(Game.BLACKJACK))  # the id used again after retention
+    forget, image = ([], [], ["t"]), ([], [(new.image(), 5.0)], [])
+    assert _one_batch(journal, forget, image) == [None, None]
+    with sqlite3.connect(tmp_path / FILE_NAME) as conn:  # stored after the forget: kept
+        assert conn.execute("SELECT table_id, version FROM images").fetchall() == [("t", 1)]
+        assert conn.execute("SELECT count(*) FROM events").fetchone() == (0,)
+    run(journal.close())
 
 
 # "a/b" or "../../x" are not table ids at all (pricing.text.check_table_id); these are, and

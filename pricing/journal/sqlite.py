@@ -313,9 +313,10 @@ class SqliteJournal(Journal):
             self._commit(batch)
 
     def _commit(self, batch: list[_Write]) -> None:
-        """One transaction for the batch, a savepoint for each write in it: a write the
-        database refuses (a constraint) fails alone; a disk that cannot be written fails the
-        whole batch, and nothing of it is stored."""
+        """One transaction for the batch. Its rows go in together (one statement of each
+        kind for the whole batch); if the database refuses one (a constraint), the batch is
+        stored again write by write, a savepoint each, so the refused write fails alone. A
+        disk that cannot be written fails the whole batch, and nothing of it is stored."""
         encoded: list[tuple[_Write, _Rows | BaseException]] = []
         for write in batch:  # encoding is CPU work: here, off the event loop
             try:
@@ -325,28 +326,9 @@ class SqliteJournal(Journal):
                 encoded.append((write, exc))
         outcome: dict[int, BaseException | None] = {}
         t0 = time.perf_counter()
-        records = 0
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-            for n, (_, rows) in enumerate(encoded):
-                if isinstance(rows, BaseException):
-                    outcome[n] = rows
-                    continue
-                self._conn.execute("SAVEPOINT write")
-                try:
-                    rows.store(self._conn)
-                except sqlite3.IntegrityError as exc:
-                    self._conn.execute("ROLLBACK TO write")
-                    outcome[n] = JournalUnavailable(
-                        f"the journal refused the write ({exc}): nothing of it was stored"
-                    )
-                    log.error("journal refused a write: %s", exc)
-                    if self._metrics is not None:
-                        self._metrics.journal_failed("refused")
-                else:
-                    outcome[n] = None
-                    records += len(rows.events)
-                self._conn.execute("RELEASE write")
+            outcome = self._store(encoded)
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
@@ -365,6 +347,11 @@ class SqliteJournal(Journal):
         else:
             self._errors.succeeded(self.location)
             if self._metrics is not None:
+                records = sum(
+                    len(rows.events)
+                    for n, (_, rows) in enumerate(encoded)
+                    if isinstance(rows, _Rows) and outcome[n] is None
+                )
                 self._metrics.journal_committed(time.perf_counter() - t0, records)
         # One wake-up of each event loop for the whole batch (a write to its self-pipe each),
         # not one per write.
@@ -373,6 +360,48 @@ class SqliteJournal(Journal):
             settled.setdefault(write.loop, []).append((write.future, outcome.get(n)))
         for loop, outcomes in settled.items():
             loop.call_soon_threadsafe(_settle, outcomes)
+
+    def _store(
+        self, encoded: list[tuple[_Write, _Rows | BaseException]]
+    ) -> dict[int, BaseException | None]:
+        """Store the batch's rows in the open transaction: each write's outcome by its place.
+
+        The rows of every write go in together, a statement of each kind for all of them: a
+        thousand tables' events cost a few statements, not a few thousand (each one a trip
+        into SQLite and back for the GIL, which the event loop is waiting for). A batch that
+        forgets a table keeps to the order of its writes instead (a forget, then a new table
+        of the same id), and so does one the database refused, retried here write by write."""
+        outcome: dict[int, BaseException | None] = {}
+        good: list[tuple[int, _Rows]] = []
+        for n, (_, rows) in enumerate(encoded):
+            if isinstance(rows, BaseException):
+                outcome[n] = rows
+            else:
+                good.append((n, rows))
+        if not any(rows.forget for _, rows in good):
+            try:
+                _Rows.joined([rows for _, rows in good]).store(self._conn)
+            except sqlite3.IntegrityError:
+                self._conn.execute("ROLLBACK")
+                self._conn.execute("BEGIN IMMEDIATE")
+            else:
+                return outcome | dict.fromkeys((n for n, _ in good), None)
+        for n, rows in good:
+            self._conn.execute("SAVEPOINT write")
+            try:
+                rows.store(self._conn)
+            except sqlite3.IntegrityError as exc:
+                self._conn.execute("ROLLBACK TO write")
+                outcome[n] = JournalUnavailable(
+                    f"the journal refused the write ({exc}): nothing of it was stored"
+                )
+                log.error("journal refused a write: %s", exc)
+                if self._metrics is not None:
+                    self._metrics.journal_failed("refused")
+            else:
+                outcome[n] = None
+            self._conn.execute("RELEASE write")
+        return outcome
 
     def _rollback(self) -> None:
         try:
@@ -410,17 +439,34 @@ class _Rows:
     images: list[tuple[str, int, float, str, bytes]]
     forget: list[tuple[str]]
 
-    def store(self, conn: sqlite3.Connection) -> None:
-        opened = [(row[0],) for row in self.events if row[1] == 1]  # a table's first version
-        conn.executemany("INSERT INTO tables VALUES (?)", opened)
-        conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", self.events)
-        conn.executemany(  # never an older image over a newer one
-            "INSERT INTO images VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
-            "version = excluded.version, accepted_at = excluded.accepted_at, "
-            "format = excluded.format, body = excluded.body "
-            "WHERE excluded.version >= images.version",
-            self.images,
+    @classmethod
+    def joined(cls, writes: list[_Rows]) -> _Rows:
+        """The rows of ``writes``, in their order, as one write."""
+        if len(writes) == 1:
+            return writes[0]
+        return cls(
+            [e for w in writes for e in w.events],
+            [i for w in writes for i in w.images],
+            [f for w in writes for f in w.forget],
         )
+
+    def store(self, conn: sqlite3.Connection) -> None:
+        """Insert the rows; a kind of row this write has none of costs no statement."""
+        opened = [(row[0],) for row in self.events if row[1] == 1]  # a table's first version
+        if opened:
+            conn.executemany("INSERT INTO tables VALUES (?)", opened)
+        if self.events:
+            conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", self.events)
+        if self.images:
+            conn.executemany(  # never an older image over a newer one
+                "INSERT INTO images VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE "
+                "SET version = excluded.version, accepted_at = excluded.accepted_at, "
+                "format = excluded.format, body = excluded.body "
+                "WHERE excluded.version >= images.version",
+                self.images,
+            )
+        if not self.forget:
+            return
         for table in ("tables", "events", "images"):
             conn.executemany(f"DELETE FROM {table} WHERE table_id = ?", self.forget)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import signal
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from pricing.auth import TokenError, TokenStore, read_tokens
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, start_server
+from tests.wire import wait_for
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -195,13 +195,6 @@ def test_tokens_rotate_on_sighup_and_a_bad_file_keeps_the_old_ones(tmp_path: Pat
     finally:
         assert server.stop() == 0
     assert fresh not in server.log() and DEALER not in server.log()
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 def test_no_reflection_switches_reflection_off() -> None:

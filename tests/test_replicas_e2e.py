@@ -9,9 +9,8 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -25,7 +24,7 @@ from tests.conftest import ROOT, ServerProcess, Watcher, start_server
 from tests.natsserver import NatsServer, cluster, kill_all
 from tests.proxy import CuttableProxy
 from tests.test_durability_e2e import CARDS, HiLoFeed
-from tests.wire import engine_prices, expect_error, metric, wire_prices
+from tests.wire import engine_prices, expect_error, metric, wait_for, wire_prices
 
 MAX_LAG = 0.5
 
@@ -58,16 +57,6 @@ def pair(nats: NatsServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
 def health(server: ServerProcess) -> int:
     stub = health_pb2_grpc.HealthStub(server.channel())
     return int(stub.Check(health_pb2.HealthCheckRequest(), timeout=5).status)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 15.0, what: str = "") -> float:
-    """Poll ``condition`` until it holds; the seconds it took."""
-    t0 = time.monotonic()
-    while not condition():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.01)
-    return time.monotonic() - t0
 
 
 def state_of(server: ServerProcess, table_id: str) -> pb.TableState:

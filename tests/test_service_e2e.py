@@ -28,7 +28,7 @@ from pricing.tables import Game, OpenTable, Table, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher
-from tests.wire import Feed, engine_prices, expect_error, metric, wire_prices
+from tests.wire import Feed, engine_prices, expect_error, metric, wait_for, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -257,14 +257,6 @@ def test_settling_a_bet_that_was_closed_is_refused(server: ServerProcess, table_
 
 # ---------------------------------------------------------------------------------------------
 # Slow and fast watchers
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
 
 
 def play_decks(feed: Feed, decks: int, seed: int) -> list[Callable[[], pb.TableState]]:

@@ -8,8 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -21,6 +19,7 @@ from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.certs import CA
 from tests.conftest import ROOT, ServerProcess, start_server
+from tests.wire import wait_for
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -87,13 +86,6 @@ def test_an_mtls_server_refuses_a_client_without_a_certificate(tmp_path: Path) -
         assert "mutual TLS" in server.log()
     finally:
         assert server.stop() == 0
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
 
 
 def test_sighup_switches_certificates_without_dropping_the_server(tmp_path: Path) -> None:

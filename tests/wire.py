@@ -109,3 +109,14 @@ def scraped(read: Callable[[], T], until: Callable[[T], bool], timeout: float = 
         if until(value) or time.monotonic() > deadline:
             return value
         time.sleep(0.05)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 15.0, what: str = "") -> float:
+    """Poll ``condition`` until it holds (a server's log line, a metric, a replica catching
+    up); the seconds it took. Fails naming ``what`` after ``timeout`` seconds."""
+    t0 = time.monotonic()
+    while not condition():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"not within {timeout} s: {what or 'condition'}")
+        time.sleep(0.02)
+    return time.monotonic() - t0

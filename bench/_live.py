@@ -50,6 +50,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: fields 14 and 15
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far, in clock ticks: (stolen, all). Steal is time the VM's
+    virtual CPUs were ready to run but the host ran something else: on a busy host it
+    stretches every latency, whoever is measured."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    # user nice system idle iowait irq softirq steal (guest time is already in user)
+    return fields[7], sum(fields[:8])
+
+
 def rss_bytes(pid: int) -> int:
     """``pid``'s resident set size now."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -10,7 +10,9 @@ in this process. Then:
 2. fan-out to N watchers of one table (N = 100, 1,000, 5,000) and 1,000 watchers over 200
    tables, the feed at a fixed pace and flat out: delivered updates/s, card-to-watcher latency
    p50/p99 (the feed's ``time.monotonic()`` at send, per (table, version), against each
-   watcher's at arrival), server CPU per delivered message (/proc/PID/stat over the phase);
+   watcher's at arrival), server CPU per delivered message (/proc/PID/stat over the phase),
+   each phase in halves run service, bare, bare, service and merged per server, with the
+   share of the machine's CPU its host took meanwhile (steal, /proc/stat);
 3. ExposeCard acknowledgement latency at a realistic pace (200 tables, one card a second each,
    with jitter) on 200 tables no one watches and on 200 with 5,000 watchers (25 per table), in
    turns, so both see the same machine;
@@ -47,7 +49,7 @@ from _bare import ECHO, POST, QUEUE
 from _bare import WATCH as BARE_WATCH
 from _bare import serve as serve_bare
 from _harness import ROOT
-from _live import Feed, cpu_seconds, rss_bytes
+from _live import Feed, cpu_seconds, cpu_ticks, rss_bytes
 from _watchers import Child, Watchers, pb_version_of, version_of, watcher_main
 
 from pricing import eventloop
@@ -237,12 +239,17 @@ class Phase:
     acks: list[float] = field(default_factory=list, repr=False)
     latencies: list[float] = field(default_factory=list, repr=False)
     behind: int = 0
+    stolen_ticks: int = 0  # the machine's CPU ticks stolen by its host over ``wall``
+    all_ticks: int = 0
     ended: Counter[str] = field(default_factory=Counter)
     feed_errors: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Phase) -> None:
         """Merge ``other`` (another phase of the same kind) into this one."""
-        for name in ("sent", "deliveries", "expected", "window", "wall", "cpu", "client_cpu"):
+        for name in (
+            "sent", "deliveries", "expected", "window", "wall", "cpu", "client_cpu",
+            "stolen_ticks", "all_ticks",
+        ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.acks += other.acks
         self.latencies += other.latencies
@@ -261,6 +268,11 @@ class Phase:
     @property
     def client_us(self) -> float:
         return self.client_cpu / self.deliveries * 1e6 if self.deliveries else float("nan")
+
+    @property
+    def steal(self) -> float:
+        """The share of the machine's CPU time its host took over the phase (0 to 1)."""
+        return self.stolen_ticks / self.all_ticks if self.all_ticks else float("nan")
 
     @property
     def busy(self) -> float:
@@ -334,6 +346,7 @@ async def phase(
     clients = [c.proc.pid for c in watchers.children] if watchers is not None else []
     cpu0, wall0 = cpu_seconds(server.pid), time.monotonic()
     client0 = sum(cpu_seconds(pid) for pid in clients)
+    stolen0, ticks0 = cpu_ticks()
 
     sent, acks, errors = await asyncio.wait_for(
         run_feed(senders, mode, seconds, rate), seconds + 2 * CALL_TIMEOUT
@@ -350,6 +363,8 @@ async def phase(
         answers = []
     result.cpu, result.wall = cpu_seconds(server.pid) - cpu0, time.monotonic() - wall0
     result.client_cpu = sum(cpu_seconds(pid) for pid in clients) - client0
+    stolen1, ticks1 = cpu_ticks()
+    result.stolen_ticks, result.all_ticks = stolen1 - stolen0, ticks1 - ticks0
     result.latencies = [x for a in answers for x in a["latencies"]]
     result.deliveries = sum(a["deliveries"] for a in answers)
     result.expected = sum(len(sent[t]) * n for t, n in tables.items()) if answers else 0
@@ -365,43 +380,60 @@ async def phase(
 # ---- unary round trips ---------------------------------------------------------------------
 
 
-async def timed(call: Callable[[], Awaitable[object]], n: int) -> list[float]:
+async def timed(
+    call: Callable[[], Awaitable[object]], n: int, pid: int
+) -> tuple[list[float], float]:
+    """``n`` sequential round trips after a warm-up: their latencies, and the server's (``pid``)
+    CPU seconds per call."""
     for _ in range(min(200, n)):  # warm-up
         await call()
     out = []
+    cpu0 = cpu_seconds(pid)
     for _ in range(n):
         t0 = time.perf_counter()
         await call()
         out.append(time.perf_counter() - t0)
-    return out
+    return out, (cpu_seconds(pid) - cpu0) / n
 
 
-async def unary(service: Server, bare: Server, calls: int) -> list[str]:
-    """Sequential round trips of one asyncio client, bare Echo first."""
+async def unary(service: Server, bare: Server, memory: Server, calls: int) -> list[str]:
+    """Sequential round trips of one asyncio client, bare Echo first; ExposeCard also on a
+    server whose journal keeps nothing (``memory``), to show what the disk adds."""
     pricing = pb_grpc.PricingServiceStub(service.channel)
     echo = bare.channel.unary_unary(ECHO, request_serializer=None, response_deserializer=None)
     await service.open_table("bench-unary")
-    send = service.feed("bench-unary")
+    await memory.open_table("bench-unary")
     quote_request = pb.QuoteRequest(game=pb.HILO, exposed=["7H", "KS", "2D", "9C", "QH"])
     get_request = pb.GetTableRequest(table_id="bench-unary")
     rows = {
-        "bare echo (baseline)": await timed(lambda: echo(b"", timeout=CALL_TIMEOUT), calls),
-        "GetTable": await timed(lambda: pricing.GetTable(get_request, timeout=CALL_TIMEOUT), calls),
-        "Quote (5 cards seen)": await timed(
-            lambda: pricing.Quote(quote_request, timeout=CALL_TIMEOUT), calls
+        "bare echo (baseline)": await timed(
+            lambda: echo(b"", timeout=CALL_TIMEOUT), calls, bare.pid
         ),
-        "ExposeCard (0 watchers)": await timed(send, calls),
+        "GetTable": await timed(
+            lambda: pricing.GetTable(get_request, timeout=CALL_TIMEOUT), calls, service.pid
+        ),
+        "Quote (5 cards seen)": await timed(
+            lambda: pricing.Quote(quote_request, timeout=CALL_TIMEOUT), calls, service.pid
+        ),
+        "ExposeCard (0 watchers)": await timed(service.feed("bench-unary"), calls, service.pid),
+        "ExposeCard (0 watchers), journal `:memory:`": await timed(
+            memory.feed("bench-unary"), calls, memory.pid
+        ),
     }
-    base = quantile(rows["bare echo (baseline)"], 0.5)
+    base, base_cpu = quantile(rows["bare echo (baseline)"][0], 0.5), rows["bare echo (baseline)"][1]
     out = [
-        f"Unary round trips, sequential, {calls} calls each:",
+        f"Unary round trips, sequential, {calls} calls each, and the server's CPU per call (a "
+        "Quote's worker process not counted):",
         "",
-        "| call | p50 | p99 | p50 / bare |",
-        "|---|---|---|---|",
+        "| call | p50 | p99 | p50 / bare | server CPU µs/call | CPU / bare |",
+        "|---|---|---|---|---|---|",
     ]
-    for name, samples in rows.items():
+    for name, (samples, cpu) in rows.items():
         p50, p99 = quantile(samples, 0.5), quantile(samples, 0.99)
-        out.append(f"| {name} | {ms(p50)} | {ms(p99)} | {p50 / base:.2f}× |")
+        out.append(
+            f"| {name} | {ms(p50)} | {ms(p99)} | {p50 / base:.2f}× | {cpu * 1e6:,.0f} "
+            f"| {cpu / base_cpu:.2f}× |"
+        )
     return out
 
 
@@ -519,7 +551,10 @@ def open_watchers(
 async def fan_outs(
     servers: list[Server], shapes: Shapes, sizes: Sizes
 ) -> dict[tuple[str, str, str], Phase]:
-    """Each shape, paced then flat out, the service then the bare server."""
+    """Each shape, paced then flat out, in two halves a server: the service, the bare server,
+    the bare server again, the service again (ABBA), each server's halves merged. A host that
+    takes the VM's CPU in bursts (steal) then weighs on both servers alike, not on whichever
+    ran in the bad minute."""
     fan: dict[tuple[str, str, str], Phase] = {}
     for shape in shapes.fan:
         watchers = sum(shape.values())
@@ -534,20 +569,29 @@ async def fan_outs(
             else sizes.paced_seconds
         )
         for mode, seconds in (("paced", paced_seconds), ("flat", sizes.flat_seconds)):
-            for server in servers:
-                print(f"fan-out {label}, {mode}, {server.name} ...", file=sys.stderr, flush=True)
-                fan[label, mode, server.name] = await phase(
-                    server, shape, mode, seconds, rate=paced_rate, drain_timeout=DRAIN
+            for half, server in enumerate((*servers, *reversed(servers))):
+                print(
+                    f"fan-out {label}, {mode}, {server.name} ({half // 2 + 1} of 2) ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                merged = fan.setdefault((label, mode, server.name), Phase())
+                merged.add(
+                    await phase(
+                        server, shape, mode, seconds / 2, rate=paced_rate, drain_timeout=DRAIN
+                    )
                 )
     return fan
 
 
 async def realistic(service: Server, shapes: Shapes, sizes: Sizes) -> tuple[Phase, Phase]:
-    """ExposeCard at one card a second on each of the tables no one watches, then on as many
-    tables with their watchers, in turns (so both see the same machine): the two merged."""
+    """ExposeCard at one card a second on each of the tables no one watches and on as many
+    tables with their watchers, in turns (unwatched first, then watched first, and so on, so
+    both see the same machine): the turns of each merged."""
     quiet, busy = Phase(), Phase()
     for turn in range(sizes.realistic_turns):
-        for merged, tables in ((quiet, shapes.quiet), (busy, shapes.realistic)):
+        order = ((quiet, shapes.quiet), (busy, shapes.realistic))
+        for merged, tables in order if turn % 2 == 0 else reversed(order):
             watched = sum(tables.values())
             print(f"realistic pace, {watched:,} watchers, turn {turn + 1} ...", file=sys.stderr)
             merged.add(await phase(service, tables, "realistic", sizes.realistic_seconds, rate=1.0))
@@ -574,6 +618,7 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
     decoder, lines = choose_decoder()
     out += lines
     process = start_server("--log-level=WARNING")
+    memory_process = start_server("--log-level=WARNING", "--data-dir=:memory:")
     payload = len(hilo_state("bench-unary", 9).SerializeToString())
     bare_child = Child(
         [sys.executable, __file__, f"--bare-server={payload}", f"--bare-loop={args.bare_loop}"]
@@ -583,7 +628,12 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
         service = real_server(process)
         servers = [service, bare_server(bare_child, bare_child.reply(30))]
         print("unary round trips ...", file=sys.stderr, flush=True)
-        out += ["", *await unary(service, servers[1], sizes.calls)]
+        memory = real_server(memory_process)
+        try:
+            out += ["", *await unary(service, servers[1], memory, sizes.calls)]
+        finally:
+            await memory.channel.close()
+            memory_process.stop()
         shapes = Shapes.of(sizes)
         for server in servers:
             await gather_limited(server.open_table(t) for t, _ in shapes.streams())
@@ -604,6 +654,7 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
                 server.watchers.stop()
             await server.channel.close()
         process.stop()
+        memory_process.stop()
         bare_child.stop()
     return results
 
@@ -630,11 +681,12 @@ def report_fan(
         "",
         "Fan-out: delivered updates/s, card-to-watcher latency (feed send -> watcher arrival) "
         "and server CPU per delivered message, each as service / bare (ratio); the watcher "
-        "processes' CPU per message (service run) for scale:",
+        "processes' CPU per message (service run) for scale; steal: the share of the VM's CPU "
+        "time its host took during the service's / the bare server's halves:",
         "",
         "| watchers | feed | events sent | delivered/s | p50 | p99 | server CPU µs/msg "
-        "| server CPU, cores | client CPU µs/msg |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| server CPU, cores | client CPU µs/msg | steal |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for label in labels:
         for mode in ("paced", "flat"):
@@ -645,7 +697,7 @@ def report_fan(
                 f"| {_pair(s.latency(0.5) * 1e3, b.latency(0.5) * 1e3, '{:.1f} ms')} "
                 f"| {_pair(s.latency(0.99) * 1e3, b.latency(0.99) * 1e3, '{:.1f} ms')} "
                 f"| {_pair(s.cpu_us, b.cpu_us, '{:.0f}')} | {s.busy:.2f} / {b.busy:.2f} "
-                f"| {s.client_us:.0f} |"
+                f"| {s.client_us:.0f} | {s.steal:.0%} / {b.steal:.0%} |"
             )
             if mode == "flat":
                 ratio = s.rate / b.rate if b.rate else 0.0
@@ -685,11 +737,12 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         f"each, jittered; {sizes.realistic_turns} turns of {sizes.realistic_seconds:.0f} s on "
         f"{real_t} unwatched tables, then on {real_t} watched ones):",
         "",
-        "| watchers | events | p50 | p99 | server CPU, cores |",
-        "|---|---|---|---|---|",
-        f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} | {idle.busy:.2f} |",
+        "| watchers | events | p50 | p99 | server CPU, cores | steal |",
+        "|---|---|---|---|---|---|",
+        f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} | {idle.busy:.2f} "
+        f"| {idle.steal:.0%} |",
         f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack(0.5))} "
-        f"| {ms(busy.ack(0.99))} | {busy.busy:.2f} |",
+        f"| {ms(busy.ack(0.99))} | {busy.busy:.2f} | {busy.steal:.0%} |",
         "",
         f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.latency(0.5))}, "
         f"p99 {ms(busy.latency(0.99))}, "

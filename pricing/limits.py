@@ -153,6 +153,9 @@ class ConcurrencyInterceptor(ServerInterceptor):
         self.in_flight = 0
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._on_reject = on_reject
+        # Per method: the handler given last and its counting wrapper, built once, so the
+        # interceptors outside this one (the metrics') get the same handler every call too.
+        self._counted: dict[str, tuple[Handler, Handler]] = {}
 
     async def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
@@ -170,6 +173,14 @@ class ConcurrencyInterceptor(ServerInterceptor):
                 "max-concurrent-rpcs", self.limit, "too many calls in progress; retry later"
             )
             return refusing_handler(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        cached = self._counted.get(handler_call_details.method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        counted = self._count(handler)
+        self._counted[handler_call_details.method] = (handler, counted)
+        return counted
+
+    def _count(self, handler: Handler) -> Handler:
         behaviour: Any = handler.unary_unary
 
         async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:

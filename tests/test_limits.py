@@ -237,10 +237,12 @@ def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None
 
     async def run() -> None:
         method = "/pricing.v1.PricingService/Quote"
-        calls = []
+        calls, calls_handlers = [], []
         for _ in range(2):
             wrapped = await limiter.intercept_service(continuation, _Details(method))  # type: ignore[arg-type]
+            calls_handlers.append(wrapped)
             calls.append(asyncio.ensure_future(wrapped.unary_unary(None, _Context())))
+        assert calls_handlers[0] is calls_handlers[1]
         await asyncio.sleep(0)
         third = await limiter.intercept_service(continuation, _Details(method))  # type: ignore[arg-type]
         context = _Context()
@@ -257,6 +259,9 @@ def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None
         assert await asyncio.gather(*calls) == ["done", "done"]
         fourth = await limiter.intercept_service(continuation, _Details(method))  # type: ignore[arg-type]
         assert await fourth.unary_unary(None, _Context()) == "done"
+        # An accepted call gets the counting handler built for its method the first time, so
+        # the metrics interceptor outside meets the same handler and keeps its own wrapper.
+        assert fourth is calls_handlers[0] and third is not fourth
 
     asyncio.run(run())
     assert refused == ["max-concurrent-rpcs"]

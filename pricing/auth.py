@@ -29,7 +29,13 @@ from typing import Final
 
 import grpc
 
-from pricing.limits import Continuation, Handler, ServerInterceptor, refusing_handler
+from pricing.limits import (
+    BuiltHandlers,
+    Continuation,
+    Handler,
+    ServerInterceptor,
+    refusing_handler,
+)
 
 __all__ = [
     "MIN_TOKEN_LENGTH",
@@ -180,6 +186,7 @@ class AuthInterceptor(ServerInterceptor):
         self.tokens = tokens
         self._dealer = f"/{dealer_service}/"
         self._reader = f"/{reader_service}/"
+        self._built = BuiltHandlers()  # each refusal's handler, built once per method
 
     def _refusal(self, method: str, token: str | None) -> tuple[grpc.StatusCode, str] | None:
         if method.startswith(self._dealer):
@@ -212,7 +219,11 @@ class AuthInterceptor(ServerInterceptor):
         if handler is None:  # no such method: gRPC answers UNIMPLEMENTED
             return handler
         token = bearer_token(handler_call_details.invocation_metadata)
-        refusal = self._refusal(handler_call_details.method, token)
+        method = handler_call_details.method
+        refusal = self._refusal(method, token)
         if refusal is None:
             return handler
-        return refusing_handler(handler, *refusal)
+        code, details = refusal
+        return self._built.get(
+            (method, code, details), handler, lambda h: refusing_handler(h, code, details)
+        )

@@ -28,6 +28,7 @@ import grpc.aio
 from pricing.errors import LimitExceeded
 
 __all__ = [
+    "BuiltHandlers",
     "ConcurrencyInterceptor",
     "LimitExceeded",
     "Limits",
@@ -123,9 +124,37 @@ else:
 Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[Handler]]
 
 
+class BuiltHandlers:
+    """Handlers an interceptor builds around others, each built once and then reused.
+
+    A wrapper built per call costs its closures, and hands the interceptor outside a new
+    handler every call, so that one cannot reuse what it built either. ``get(key, inner,
+    build)`` returns the handler built from ``inner`` under ``key`` while ``inner`` is the very
+    handler it was built from (each is held here, so no other object can take its id).
+    Bounded: should some path hand over a new inner handler every call, the cache starts
+    afresh at ``limit`` entries rather than grow."""
+
+    __slots__ = ("_built", "_limit")
+
+    def __init__(self, limit: int = 4096) -> None:
+        self._built: dict[object, tuple[Handler, Handler]] = {}
+        self._limit = limit
+
+    def get(self, key: object, inner: Handler, build: Callable[[Handler], Handler]) -> Handler:
+        cached = self._built.get(key)
+        if cached is not None and cached[0] is inner:
+            return cached[1]
+        if len(self._built) >= self._limit:
+            self._built.clear()
+        built = build(inner)
+        self._built[key] = (inner, built)
+        return built
+
+
 def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> Handler:
     """A handler of ``handler``'s kind that ends the call at once with ``code``, before the
-    request is even decoded (a stream: on its first message)."""
+    request is even decoded (a stream: on its first message). Interceptors keep the ones they
+    build (``BuiltHandlers``, keyed by method, code and details)."""
 
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         await context.abort(code, details)
@@ -153,9 +182,12 @@ class ConcurrencyInterceptor(ServerInterceptor):
         self.in_flight = 0
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._on_reject = on_reject
-        # Per method: the handler given last and its counting wrapper, built once, so the
-        # interceptors outside this one (the metrics') get the same handler every call too.
-        self._counted: dict[str, tuple[Handler, Handler]] = {}
+        # Each method's counting handler, and its refusing one, built once: the metrics
+        # interceptor outside then meets the same handlers every call and keeps its own.
+        self._built = BuiltHandlers()
+        self._refused = str(
+            LimitExceeded("max-concurrent-rpcs", limit, "too many calls in progress; retry later")
+        )
 
     async def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
@@ -167,18 +199,14 @@ class ConcurrencyInterceptor(ServerInterceptor):
             or not handler_call_details.method.startswith(self._prefixes)
         ):
             return handler
+        method = handler_call_details.method
         if self.in_flight >= self.limit:
             self._on_reject("max-concurrent-rpcs")
-            error = LimitExceeded(
-                "max-concurrent-rpcs", self.limit, "too many calls in progress; retry later"
-            )
-            return refusing_handler(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
-        cached = self._counted.get(handler_call_details.method)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        counted = self._count(handler)
-        self._counted[handler_call_details.method] = (handler, counted)
-        return counted
+            return self._built.get((method, "refused"), handler, self._refuse)
+        return self._built.get(method, handler, self._count)
+
+    def _refuse(self, handler: Handler) -> Handler:
+        return refusing_handler(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, self._refused)
 
     def _count(self, handler: Handler) -> Handler:
         behaviour: Any = handler.unary_unary

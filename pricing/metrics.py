@@ -39,6 +39,7 @@ from prometheus_client import (
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 
+from pricing.limits import BuiltHandlers
 from pricing.metrics_http import serve_metrics_http
 from pricing.metrics_tables import TableGauge
 
@@ -232,10 +233,10 @@ class MetricsInterceptor(_Interceptor):
 
     def __init__(self, metrics: Metrics) -> None:
         self._m = metrics
-        # Per method: the handler the inner interceptors gave last, and its metered wrapper.
-        # An accepted call gets the same inner handler each time, so its wrapper is built
-        # once, not per call (about 1 KiB held by every open stream, and four label lookups).
-        self._wrapped: dict[str, tuple[Any, grpc.RpcMethodHandler[Any, Any]]] = {}
+        # Per method and inner handler (accepted, or refused for one reason): its metered
+        # wrapper, built once, not per call (about 1 KiB held by every open stream, and four
+        # label lookups). The inner interceptors hand over the same handlers every call.
+        self._built = BuiltHandlers()
 
     async def intercept_service(
         self,
@@ -248,12 +249,9 @@ class MetricsInterceptor(_Interceptor):
         if handler is None:
             return handler
         full_name = handler_call_details.method
-        cached = self._wrapped.get(full_name)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(handler, full_name)
-        self._wrapped[full_name] = (handler, wrapped)
-        return wrapped
+        return self._built.get(
+            (full_name, id(handler)), handler, lambda h: self._wrap(h, full_name)
+        )
 
     def _wrap(
         self, handler: grpc.RpcMethodHandler[Any, Any], full_name: str

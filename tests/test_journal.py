@@ -29,7 +29,7 @@ from pricing.journal.codec import (
     record_from_json,
     record_to_json,
 )
-from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal, _Write
+from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal, _Rows, _Write
 from pricing.payout import PayRule
 from pricing.store import TableStore, apply_record
 from pricing.tables import (
@@ -455,7 +455,38 @@ def test_a_batch_stores_its_writes_together_and_a_refused_one_fails_alone(
     assert outcomes[0] is None and outcomes[2] is None, outcomes
     assert isinstance(outcomes[1], JournalUnavailable) and "refused" in str(outcomes[1])
     assert {log.table_id for log in journal.load()} == {"t", "u", "v", "w"}
+    unencodable = Record("x", JournalEntry(0, 1, object()), 5.0)  # type: ignore[arg-type]
+    y1 = Record("y", JournalEntry(0, 1, opening), 6.0)
+    outcomes = _one_batch(journal, ([unencodable], [], []), ([y1], [], []))
+    assert outcomes[0] is not None and outcomes[1] is None, outcomes  # it fails alone
+    assert {log.table_id for log in journal.load()} == {"t", "u", "v", "w", "y"}
     run(journal.close())
+
+
+def test_a_batch_that_breaks_the_writer_fails_and_the_writer_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not an SQLite error (a bug, a value SQLite cannot bind): the batch fails with
+    JournalUnavailable, nothing of it is stored, and the next write is stored as usual. A
+    writer thread that died of it would leave every later write waiting for ever."""
+    journal = SqliteJournal(tmp_path)
+    opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+
+    def broken(self: object, conn: sqlite3.Connection) -> None:
+        raise TypeError("not a value SQLite can bind")
+
+    async def main() -> None:
+        with monkeypatch.context() as patch:
+            patch.setattr(_Rows, "store", broken)
+            with pytest.raises(JournalUnavailable, match="not a value SQLite can bind"):
+                await asyncio.wait_for(
+                    journal.append(Record("t", JournalEntry(0, 1, opening), 0.0)), 5
+                )
+        await asyncio.wait_for(journal.append(Record("u", JournalEntry(0, 1, opening), 1.0)), 5)
+        assert [log.table_id for log in journal.load()] == ["u"]
+        await journal.close()
+
+    run(main())
 
 
 def test_a_batch_that_forgets_a_table_keeps_the_order_of_its_writes(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -13,8 +14,10 @@ import grpc.aio
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from pricing.auth import AuthInterceptor, TokenStore
 from pricing.cards import DECK
 from pricing.limits import ConcurrencyInterceptor, Limits, TokenBucket, grpc_options
+from pricing.metrics import Metrics
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher, start_server
 from tests.wire import Feed, expect_error, metric
@@ -261,7 +264,70 @@ def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None
         assert await fourth.unary_unary(None, _Context()) == "done"
         # An accepted call gets the counting handler built for its method the first time, so
         # the metrics interceptor outside meets the same handler and keeps its own wrapper.
-        assert fourth is calls_handlers[0] and third is not fourth
+        assert fourth is calls_handlers[0]
 
     asyncio.run(run())
     assert refused == ["max-concurrent-rpcs"]
+
+
+def test_the_interceptors_build_each_handler_once_for_the_metrics_to_keep(
+    tmp_path: Path,
+) -> None:
+    """Metrics, then roles, then the concurrent-call limit, as the server chains them: over
+    many calls, accepted and refused (each refusal for its own reason) in turn, the metrics
+    interceptor meters each distinct handler once. If an inner interceptor handed over a new
+    handler per call, the metrics would build a wrapper (closures, label lookups) per call."""
+    (tmp_path / "dealer").write_text("d" * 32 + "\n")
+    tokens = TokenStore(dealer_file=tmp_path / "dealer")
+    metrics = Metrics()
+    outer = metrics.interceptor()
+    built: list[str] = []
+    wrap = outer._wrap
+
+    def counting_wrap(handler: Any, full_name: str) -> Any:
+        built.append(full_name)
+        return wrap(handler, full_name)
+
+    outer._wrap = counting_wrap  # type: ignore[method-assign]
+    auth = AuthInterceptor(
+        tokens,
+        dealer_service="pricing.v1.DealerService",
+        reader_service="pricing.v1.PricingService",
+    )
+    limiter = ConcurrencyInterceptor(1, ("pricing.v1.DealerService",), lambda _: None)
+
+    async def answer(request: Any, context: Any) -> str:
+        return "done"
+
+    handler = grpc.unary_unary_rpc_method_handler(answer)
+
+    async def innermost(details: Any) -> Any:
+        return handler
+
+    async def chain(details: Any) -> Any:
+        async def through_limit(d: Any) -> Any:
+            return await limiter.intercept_service(innermost, d)
+
+        async def through_auth(d: Any) -> Any:
+            return await auth.intercept_service(through_limit, d)
+
+        return await outer.intercept_service(through_auth, details)
+
+    method = "/pricing.v1.DealerService/ExposeCard"
+    dealer = _Details(method)
+    dealer.invocation_metadata = (("authorization", "Bearer " + "d" * 32),)  # type: ignore[assignment]
+    nobody, stranger = _Details(method), _Details(method)
+    stranger.invocation_metadata = (("authorization", "Bearer " + "x" * 32),)  # type: ignore[assignment]
+
+    async def run() -> None:
+        seen = set()
+        for _ in range(5):
+            for details in (dealer, nobody, stranger):
+                seen.add(id(await chain(details)))
+            limiter.in_flight = 1  # the limit is reached: the next one is refused
+            seen.add(id(await chain(dealer)))
+            limiter.in_flight = 0
+        assert len(seen) == 4, seen  # accepted, no token, a bad token, over the limit
+
+    asyncio.run(run())
+    assert built == [method] * 4

@@ -330,9 +330,13 @@ class SqliteJournal(Journal):
             self._conn.execute("BEGIN IMMEDIATE")
             outcome = self._store(encoded)
             self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except Exception as exc:  # the disk (sqlite3.Error), or a bug: never the writer's end
             self._rollback()
-            reason = _reason(exc)
+            if isinstance(exc, sqlite3.Error):
+                reason = _reason(exc)
+            else:  # a writer thread that died would leave every later write waiting for ever
+                reason = "error"
+                log.exception("journal: cannot store a batch")
             message = f"{reason} ({exc}) writing {self.path}"
             self._errors.failed(message)
             if self._metrics is not None:
@@ -379,12 +383,14 @@ class SqliteJournal(Journal):
             else:
                 good.append((n, rows))
         if not any(rows.forget for _, rows in good):
+            self._conn.execute("SAVEPOINT batch")
             try:
                 _Rows.joined([rows for _, rows in good]).store(self._conn)
-            except sqlite3.IntegrityError:
-                self._conn.execute("ROLLBACK")
-                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.IntegrityError:  # undone; the transaction and its lock are kept
+                self._conn.execute("ROLLBACK TO batch")
+                self._conn.execute("RELEASE batch")
             else:
+                self._conn.execute("RELEASE batch")
                 return outcome | dict.fromkeys((n for n, _ in good), None)
         for n, rows in good:
             self._conn.execute("SAVEPOINT write")

@@ -6,7 +6,9 @@ subscribers, the post a TableState-sized unary call), each a process of its own 
 Watchers live in client processes (``bench/_watchers.py``), several channels each; the feed runs
 in this process. Then:
 
-1. unary round trips, sequential: bare echo vs GetTable, Quote, ExposeCard (0 watchers);
+1. unary round trips, sequential: bare echo vs GetTable, Quote, ExposeCard (0 watchers), and
+   ExposeCard on a second server whose journal keeps nothing (``--data-dir :memory:``), with
+   the server's CPU per call, the rows in order then in reverse;
 2. fan-out to N watchers of one table (N = 100, 1,000, 5,000) and 1,000 watchers over 200
    tables, the feed at a fixed pace and flat out: delivered updates/s, card-to-watcher latency
    p50/p99 (the feed's ``time.monotonic()`` at send, per (table, version), against each
@@ -15,7 +17,7 @@ in this process. Then:
    share of the machine's CPU its host took meanwhile (steal, /proc/stat);
 3. ExposeCard acknowledgement latency at a realistic pace (200 tables, one card a second each,
    with jitter) on 200 tables no one watches and on 200 with 5,000 watchers (25 per table), in
-   turns, so both see the same machine;
+   turns (which goes first alternates), so both see the same machine;
 4. a burst of 5,000 WatchTable opens at once: served, refused (by code) or lost;
 5. server memory: RSS per open idle watcher (bare: per stream), and per idle table (10,000
    Hi-Lo, 10,000 blackjack, each in a fresh server) with the first (uncached) metrics scrape.
@@ -380,59 +382,79 @@ async def phase(
 # ---- unary round trips ---------------------------------------------------------------------
 
 
-async def timed(
-    call: Callable[[], Awaitable[object]], n: int, pid: int
-) -> tuple[list[float], float]:
-    """``n`` sequential round trips after a warm-up: their latencies, and the server's (``pid``)
-    CPU seconds per call."""
-    for _ in range(min(200, n)):  # warm-up
+@dataclass
+class Timed:
+    """Sequential round trips of one kind of call: latencies, the server's CPU, the steal."""
+
+    samples: list[float] = field(default_factory=list)
+    cpu: float = 0.0  # the server's CPU seconds over the calls
+    stolen_ticks: int = 0
+    all_ticks: int = 0
+
+    @property
+    def cpu_per_call(self) -> float:
+        return self.cpu / len(self.samples) if self.samples else float("nan")
+
+    @property
+    def steal(self) -> float:
+        return self.stolen_ticks / self.all_ticks if self.all_ticks else float("nan")
+
+
+async def timed(call: Callable[[], Awaitable[object]], n: int, pid: int, into: Timed) -> None:
+    """``n`` sequential round trips after a warm-up, added to ``into`` (the server: ``pid``)."""
+    for _ in range(min(100, n)):  # warm-up
         await call()
-    out = []
     cpu0 = cpu_seconds(pid)
+    stolen0, ticks0 = cpu_ticks()
     for _ in range(n):
         t0 = time.perf_counter()
         await call()
-        out.append(time.perf_counter() - t0)
-    return out, (cpu_seconds(pid) - cpu0) / n
+        into.samples.append(time.perf_counter() - t0)
+    stolen1, ticks1 = cpu_ticks()
+    into.cpu += cpu_seconds(pid) - cpu0
+    into.stolen_ticks += stolen1 - stolen0
+    into.all_ticks += ticks1 - ticks0
 
 
 async def unary(service: Server, bare: Server, memory: Server, calls: int) -> list[str]:
-    """Sequential round trips of one asyncio client, bare Echo first; ExposeCard also on a
-    server whose journal keeps nothing (``memory``), to show what the disk adds."""
+    """Sequential round trips of one asyncio client: bare Echo, GetTable, Quote, ExposeCard,
+    and ExposeCard on a server whose journal keeps nothing (``memory``), to show what the
+    disk adds. Each row in two halves, the rows in order then in reverse (ABBA)."""
     pricing = pb_grpc.PricingServiceStub(service.channel)
     echo = bare.channel.unary_unary(ECHO, request_serializer=None, response_deserializer=None)
     await service.open_table("bench-unary")
     await memory.open_table("bench-unary")
     quote_request = pb.QuoteRequest(game=pb.HILO, exposed=["7H", "KS", "2D", "9C", "QH"])
     get_request = pb.GetTableRequest(table_id="bench-unary")
-    rows = {
-        "bare echo (baseline)": await timed(
-            lambda: echo(b"", timeout=CALL_TIMEOUT), calls, bare.pid
+    calls_of: dict[str, tuple[Callable[[], Awaitable[object]], int]] = {
+        "bare echo (baseline)": (lambda: echo(b"", timeout=CALL_TIMEOUT), bare.pid),
+        "GetTable": (lambda: pricing.GetTable(get_request, timeout=CALL_TIMEOUT), service.pid),
+        "Quote (5 cards seen)": (
+            lambda: pricing.Quote(quote_request, timeout=CALL_TIMEOUT),
+            service.pid,
         ),
-        "GetTable": await timed(
-            lambda: pricing.GetTable(get_request, timeout=CALL_TIMEOUT), calls, service.pid
-        ),
-        "Quote (5 cards seen)": await timed(
-            lambda: pricing.Quote(quote_request, timeout=CALL_TIMEOUT), calls, service.pid
-        ),
-        "ExposeCard (0 watchers)": await timed(service.feed("bench-unary"), calls, service.pid),
-        "ExposeCard (0 watchers), journal `:memory:`": await timed(
-            memory.feed("bench-unary"), calls, memory.pid
-        ),
+        "ExposeCard (0 watchers)": (service.feed("bench-unary"), service.pid),
+        "ExposeCard (0 watchers), journal `:memory:`": (memory.feed("bench-unary"), memory.pid),
     }
-    base, base_cpu = quantile(rows["bare echo (baseline)"][0], 0.5), rows["bare echo (baseline)"][1]
+    rows = {name: Timed() for name in calls_of}
+    for name in [*calls_of, *reversed(calls_of)]:
+        call, pid = calls_of[name]
+        await timed(call, max(1, calls // 2), pid, rows[name])
+    bare_row = rows["bare echo (baseline)"]
+    base, base_cpu = quantile(bare_row.samples, 0.5), bare_row.cpu_per_call
     out = [
-        f"Unary round trips, sequential, {calls} calls each, and the server's CPU per call (a "
-        "Quote's worker process not counted):",
+        f"Unary round trips, sequential, {calls} calls each (two halves, the rows in order then "
+        "in reverse), and the server's CPU per call (a Quote's worker process not counted):",
         "",
-        "| call | p50 | p99 | p50 / bare | server CPU µs/call | CPU / bare |",
-        "|---|---|---|---|---|---|",
+        "| call | p50 | p99 | p50 / bare | server CPU µs/call | CPU / bare | steal |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for name, (samples, cpu) in rows.items():
-        p50, p99 = quantile(samples, 0.5), quantile(samples, 0.99)
+    for name, row in rows.items():
+        p50, p99 = quantile(row.samples, 0.5), quantile(row.samples, 0.99)
+        cpu_ratio = f"{row.cpu_per_call / base_cpu:.2f}×" if base_cpu > 0 else "n/a"
         out.append(
-            f"| {name} | {ms(p50)} | {ms(p99)} | {p50 / base:.2f}× | {cpu * 1e6:,.0f} "
-            f"| {cpu / base_cpu:.2f}× |"
+            f"| {name} | {ms(p50)} | {ms(p99)} | {p50 / base:.2f}× "
+            f"| {row.cpu_per_call * 1e6:,.0f} | {cpu_ratio} | {row.steal:.0%} |"
         )
     return out
 
@@ -576,10 +598,11 @@ async def fan_outs(
                     flush=True,
                 )
                 merged = fan.setdefault((label, mode, server.name), Phase())
+                # Paced halves share the phase's events; flat ones each run the whole
+                # time, so a half's start and drain weigh on its rate as a whole phase's did.
+                length = seconds / 2 if mode == "paced" else seconds
                 merged.add(
-                    await phase(
-                        server, shape, mode, seconds / 2, rate=paced_rate, drain_timeout=DRAIN
-                    )
+                    await phase(server, shape, mode, length, rate=paced_rate, drain_timeout=DRAIN)
                 )
     return fan
 
@@ -735,7 +758,7 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         "",
         f"ExposeCard acknowledgement at a realistic pace ({real_t} tables, one card a second "
         f"each, jittered; {sizes.realistic_turns} turns of {sizes.realistic_seconds:.0f} s on "
-        f"{real_t} unwatched tables, then on {real_t} watched ones):",
+        f"{real_t} unwatched tables and on {real_t} watched ones, alternating which goes first):",
         "",
         "| watchers | events | p50 | p99 | server CPU, cores | steal |",
         "|---|---|---|---|---|---|",

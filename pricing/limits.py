@@ -173,7 +173,11 @@ def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> H
 
 class ConcurrencyInterceptor(ServerInterceptor):
     """At most ``limit`` unary calls of ``services`` in progress at once; the next one is
-    refused with RESOURCE_EXHAUSTED (counted by ``on_reject``)."""
+    refused with RESOURCE_EXHAUSTED (counted by ``on_reject``).
+
+    A call is counted, or refused, as its handler starts: interception comes earlier, before
+    the request has arrived, so a burst of calls intercepted in one turn of the event loop
+    would all find the count as it was and all be let in."""
 
     def __init__(
         self, limit: int, services: tuple[str, ...], on_reject: Callable[[str], None]
@@ -182,8 +186,8 @@ class ConcurrencyInterceptor(ServerInterceptor):
         self.in_flight = 0
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._on_reject = on_reject
-        # Each method's counting handler, and its refusing one, built once: the metrics
-        # interceptor outside then meets the same handlers every call and keeps its own.
+        # Each method's counting handler, built once: the metrics interceptor outside then
+        # meets the same handler every call and keeps its own.
         self._built = BuiltHandlers()
         self._refused = str(
             LimitExceeded("max-concurrent-rpcs", limit, "too many calls in progress; retry later")
@@ -199,19 +203,15 @@ class ConcurrencyInterceptor(ServerInterceptor):
             or not handler_call_details.method.startswith(self._prefixes)
         ):
             return handler
-        method = handler_call_details.method
-        if self.in_flight >= self.limit:
-            self._on_reject("max-concurrent-rpcs")
-            return self._built.get((method, "refused"), handler, self._refuse)
-        return self._built.get(method, handler, self._count)
-
-    def _refuse(self, handler: Handler) -> Handler:
-        return refusing_handler(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, self._refused)
+        return self._built.get(handler_call_details.method, handler, self._count)
 
     def _count(self, handler: Handler) -> Handler:
         behaviour: Any = handler.unary_unary
 
         async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            if self.in_flight >= self.limit:  # checked and counted with no await between
+                self._on_reject("max-concurrent-rpcs")
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, self._refused)
             self.in_flight += 1
             try:
                 return await behaviour(request, context)

@@ -324,10 +324,48 @@ def test_the_interceptors_build_each_handler_once_for_the_metrics_to_keep(
         for _ in range(5):
             for details in (dealer, nobody, stranger):
                 seen.add(id(await chain(details)))
-            limiter.in_flight = 1  # the limit is reached: the next one is refused
-            seen.add(id(await chain(dealer)))
-            limiter.in_flight = 0
-        assert len(seen) == 4, seen  # accepted, no token, a bad token, over the limit
+        assert len(seen) == 3, seen  # accepted (or over the limit), no token, a bad token
 
     asyncio.run(run())
-    assert built == [method] * 4
+    assert built == [method] * 3
+
+
+def test_a_burst_intercepted_at_once_gets_no_more_than_the_limit() -> None:
+    """Calls are intercepted before their requests arrive: ten intercepted in one turn of the
+    loop, then started together, must still see at most ``limit`` of them run at once."""
+    refused: list[str] = []
+    limiter = ConcurrencyInterceptor(3, ("pricing.v1.PricingService",), refused.append)
+    release = asyncio.Event()
+    running = 0
+
+    async def slow(request: Any, context: Any) -> str:
+        nonlocal running
+        running += 1
+        await release.wait()
+        return "done"
+
+    handler = grpc.unary_unary_rpc_method_handler(slow)
+
+    async def continuation(details: Any) -> Any:
+        return handler
+
+    async def run() -> list[object]:
+        details = _Details("/pricing.v1.PricingService/GetTable")
+        handlers = [await limiter.intercept_service(continuation, details) for _ in range(10)]  # type: ignore[arg-type]
+        contexts = [_Context() for _ in handlers]
+        calls = [
+            asyncio.ensure_future(h.unary_unary(None, c))
+            for h, c in zip(handlers, contexts, strict=True)
+        ]
+        await asyncio.sleep(0)
+        assert running == 3 and limiter.in_flight == 3
+        release.set()
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        codes = [c.aborted[0] for c in contexts if c.aborted is not None]
+        assert codes == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 7
+        assert limiter.in_flight == 0
+        return results
+
+    results = asyncio.run(run())
+    assert results.count("done") == 3
+    assert refused == ["max-concurrent-rpcs"] * 7

@@ -89,6 +89,8 @@ def test_a_feed_alternating_between_replicas_reaches_every_watcher_in_order(
     a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
     wait_for(lambda: bool(b.pricing().ListTables(pb.ListTablesRequest()).tables), what="open on B")
     watchers = [Watcher(a.pricing(), table), Watcher(b.pricing(), table)]
+    for watcher in watchers:  # subscribed before the feed starts: the opening is seen too
+        watcher.until(1)
     feed = HiLoFeed(table, random.Random(7), deck=random.Random(7).sample(CARDS, len(CARDS)))
     stubs = [a.dealer(), b.dealer()]
     for i in range(40):

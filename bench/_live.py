@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
 from _harness import ROOT  # noqa: F401  (puts the repository on sys.path)
@@ -57,6 +58,31 @@ def cpu_ticks() -> tuple[int, int]:
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     # user nice system idle iowait irq softirq steal (guest time is already in user)
     return fields[7], sum(fields[:8])
+
+
+@dataclass
+class Steal:
+    """The machine's CPU ticks its host stole over some spans of time, and all its ticks then;
+    spans add up (``+=``)."""
+
+    stolen: int = 0
+    ticks: int = 0
+
+    @classmethod
+    def since(cls, start: tuple[int, int]) -> Steal:
+        """From ``start`` (``cpu_ticks()`` then) until now."""
+        stolen, ticks = cpu_ticks()
+        return cls(stolen - start[0], ticks - start[1])
+
+    def __iadd__(self, other: Steal) -> Steal:
+        self.stolen += other.stolen
+        self.ticks += other.ticks
+        return self
+
+    @property
+    def share(self) -> float:
+        """The share of the CPU time the host took (0 to 1)."""
+        return self.stolen / self.ticks if self.ticks else float("nan")
 
 
 def rss_bytes(pid: int) -> int:

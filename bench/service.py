@@ -51,7 +51,7 @@ from _bare import ECHO, POST, QUEUE
 from _bare import WATCH as BARE_WATCH
 from _bare import serve as serve_bare
 from _harness import ROOT
-from _live import Feed, cpu_seconds, cpu_ticks, rss_bytes
+from _live import Feed, Steal, cpu_seconds, cpu_ticks, rss_bytes
 from _watchers import Child, Watchers, pb_version_of, version_of, watcher_main
 
 from pricing import eventloop
@@ -241,18 +241,15 @@ class Phase:
     acks: list[float] = field(default_factory=list, repr=False)
     latencies: list[float] = field(default_factory=list, repr=False)
     behind: int = 0
-    stolen_ticks: int = 0  # the machine's CPU ticks stolen by its host over ``wall``
-    all_ticks: int = 0
+    stolen: Steal = field(default_factory=Steal)  # the host's share of the machine over ``wall``
     ended: Counter[str] = field(default_factory=Counter)
     feed_errors: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Phase) -> None:
         """Merge ``other`` (another phase of the same kind) into this one."""
-        for name in (
-            "sent", "deliveries", "expected", "window", "wall", "cpu", "client_cpu",
-            "stolen_ticks", "all_ticks",
-        ):  # fmt: skip
+        for name in ("sent", "deliveries", "expected", "window", "wall", "cpu", "client_cpu"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.stolen += other.stolen
         self.acks += other.acks
         self.latencies += other.latencies
         self.behind += other.behind
@@ -270,11 +267,6 @@ class Phase:
     @property
     def client_us(self) -> float:
         return self.client_cpu / self.deliveries * 1e6 if self.deliveries else float("nan")
-
-    @property
-    def steal(self) -> float:
-        """The share of the machine's CPU time its host took over the phase (0 to 1)."""
-        return self.stolen_ticks / self.all_ticks if self.all_ticks else float("nan")
 
     @property
     def busy(self) -> float:
@@ -348,7 +340,7 @@ async def phase(
     clients = [c.proc.pid for c in watchers.children] if watchers is not None else []
     cpu0, wall0 = cpu_seconds(server.pid), time.monotonic()
     client0 = sum(cpu_seconds(pid) for pid in clients)
-    stolen0, ticks0 = cpu_ticks()
+    steal0 = cpu_ticks()
 
     sent, acks, errors = await asyncio.wait_for(
         run_feed(senders, mode, seconds, rate), seconds + 2 * CALL_TIMEOUT
@@ -365,8 +357,7 @@ async def phase(
         answers = []
     result.cpu, result.wall = cpu_seconds(server.pid) - cpu0, time.monotonic() - wall0
     result.client_cpu = sum(cpu_seconds(pid) for pid in clients) - client0
-    stolen1, ticks1 = cpu_ticks()
-    result.stolen_ticks, result.all_ticks = stolen1 - stolen0, ticks1 - ticks0
+    result.stolen = Steal.since(steal0)
     result.latencies = [x for a in answers for x in a["latencies"]]
     result.deliveries = sum(a["deliveries"] for a in answers)
     result.expected = sum(len(sent[t]) * n for t, n in tables.items()) if answers else 0
@@ -388,32 +379,24 @@ class Timed:
 
     samples: list[float] = field(default_factory=list)
     cpu: float = 0.0  # the server's CPU seconds over the calls
-    stolen_ticks: int = 0
-    all_ticks: int = 0
+    stolen: Steal = field(default_factory=Steal)
 
     @property
     def cpu_per_call(self) -> float:
         return self.cpu / len(self.samples) if self.samples else float("nan")
-
-    @property
-    def steal(self) -> float:
-        return self.stolen_ticks / self.all_ticks if self.all_ticks else float("nan")
 
 
 async def timed(call: Callable[[], Awaitable[object]], n: int, pid: int, into: Timed) -> None:
     """``n`` sequential round trips after a warm-up, added to ``into`` (the server: ``pid``)."""
     for _ in range(min(100, n)):  # warm-up
         await call()
-    cpu0 = cpu_seconds(pid)
-    stolen0, ticks0 = cpu_ticks()
+    cpu0, steal0 = cpu_seconds(pid), cpu_ticks()
     for _ in range(n):
         t0 = time.perf_counter()
         await call()
         into.samples.append(time.perf_counter() - t0)
-    stolen1, ticks1 = cpu_ticks()
     into.cpu += cpu_seconds(pid) - cpu0
-    into.stolen_ticks += stolen1 - stolen0
-    into.all_ticks += ticks1 - ticks0
+    into.stolen += Steal.since(steal0)
 
 
 async def unary(service: Server, bare: Server, memory: Server, calls: int) -> list[str]:
@@ -454,7 +437,7 @@ async def unary(service: Server, bare: Server, memory: Server, calls: int) -> li
         cpu_ratio = f"{row.cpu_per_call / base_cpu:.2f}×" if base_cpu > 0 else "n/a"
         out.append(
             f"| {name} | {ms(p50)} | {ms(p99)} | {p50 / base:.2f}× "
-            f"| {row.cpu_per_call * 1e6:,.0f} | {cpu_ratio} | {row.steal:.0%} |"
+            f"| {row.cpu_per_call * 1e6:,.0f} | {cpu_ratio} | {row.stolen.share:.0%} |"
         )
     return out
 
@@ -720,7 +703,7 @@ def report_fan(
                 f"| {_pair(s.latency(0.5) * 1e3, b.latency(0.5) * 1e3, '{:.1f} ms')} "
                 f"| {_pair(s.latency(0.99) * 1e3, b.latency(0.99) * 1e3, '{:.1f} ms')} "
                 f"| {_pair(s.cpu_us, b.cpu_us, '{:.0f}')} | {s.busy:.2f} / {b.busy:.2f} "
-                f"| {s.client_us:.0f} | {s.steal:.0%} / {b.steal:.0%} |"
+                f"| {s.client_us:.0f} | {s.stolen.share:.0%} / {b.stolen.share:.0%} |"
             )
             if mode == "flat":
                 ratio = s.rate / b.rate if b.rate else 0.0
@@ -763,9 +746,9 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         "| watchers | events | p50 | p99 | server CPU, cores | steal |",
         "|---|---|---|---|---|---|",
         f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} | {idle.busy:.2f} "
-        f"| {idle.steal:.0%} |",
+        f"| {idle.stolen.share:.0%} |",
         f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack(0.5))} "
-        f"| {ms(busy.ack(0.99))} | {busy.busy:.2f} | {busy.steal:.0%} |",
+        f"| {ms(busy.ack(0.99))} | {busy.busy:.2f} | {busy.stolen.share:.0%} |",
         "",
         f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.latency(0.5))}, "
         f"p99 {ms(busy.latency(0.99))}, "

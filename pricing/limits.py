@@ -153,8 +153,8 @@ class BuiltHandlers:
 
 def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> Handler:
     """A handler of ``handler``'s kind that ends the call at once with ``code``, before the
-    request is even decoded (a stream: on its first message). Interceptors keep the ones they
-    build (``BuiltHandlers``, keyed by method, code and details)."""
+    request is even decoded (a stream: on its first message). The roles' interceptor keeps the
+    ones it builds (``BuiltHandlers``, keyed by method, code and details)."""
 
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         await context.abort(code, details)

@@ -29,7 +29,14 @@ from pricing.journal.codec import (
     record_from_json,
     record_to_json,
 )
-from pricing.journal.sqlite import FILE_NAME, SCHEMA_VERSION, SqliteJournal, _Rows, _Write
+from pricing.journal.sqlite import (
+    FILE_NAME,
+    ROWS_PER_STATEMENT,
+    SCHEMA_VERSION,
+    SqliteJournal,
+    _Rows,
+    _Write,
+)
 from pricing.payout import PayRule
 from pricing.store import TableStore, apply_record
 from pricing.tables import (
@@ -460,6 +467,48 @@ def test_a_batch_stores_its_writes_together_and_a_refused_one_fails_alone(
     outcomes = _one_batch(journal, ([unencodable], [], []), ([y1], [], []))
     assert outcomes[0] is not None and outcomes[1] is None, outcomes  # it fails alone
     assert {log.table_id for log in journal.load()} == {"t", "u", "v", "w", "y"}
+    run(journal.close())
+
+
+def test_a_batch_of_events_is_one_statement_and_a_bigger_one_is_one_transaction(
+    tmp_path: Path,
+) -> None:
+    """Each statement gives up the GIL and waits to take it back (up to the switch interval
+    while the event loop is busy): the common batch, events of open tables, is one INSERT that
+    is its own transaction. One that does not fit in a statement is one transaction of
+    several; one the database refuses is stored again write by write, and only the refused
+    write fails."""
+    journal = SqliteJournal(tmp_path)
+    opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+    assert _one_batch(journal, ([Record("t", JournalEntry(0, 1, opening), 0.0)], [], [])) == [None]
+
+    def burn(version: int) -> Record:
+        event = ExposeCard(DECK[version % 52], CardRole.BURN)
+        return Record("t", JournalEntry(version - 1, version, event), float(version))
+
+    statements: list[str] = []
+    journal._conn.set_trace_callback(statements.append)
+    assert _one_batch(journal, *(([burn(v)], [], []) for v in range(2, 12))) == [None] * 10
+    assert len(statements) == 1 and statements[0].startswith("INSERT INTO events"), statements
+
+    statements.clear()
+    many = range(12, 12 + ROWS_PER_STATEMENT + 1)
+    assert _one_batch(journal, *(([burn(v)], [], []) for v in many)) == [None] * len(many)
+    inserts = [s for s in statements if s.startswith("INSERT INTO events")]
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT", statements
+    assert len(inserts) == 2, statements
+
+    statements.clear()
+    last = many[-1]
+    outcomes = _one_batch(
+        journal, ([burn(last + 1)], [], []), ([burn(5)], [], []), ([burn(last + 2)], [], [])
+    )
+    assert outcomes[0] is None and outcomes[2] is None, outcomes
+    assert isinstance(outcomes[1], JournalUnavailable) and "refused" in str(outcomes[1])
+    assert "SAVEPOINT batch" not in statements, statements  # refused together: not retried
+    journal._conn.set_trace_callback(None)
+    versions = [r.entry.version for r in run(journal.events("t"))]  # type: ignore[attr-defined]
+    assert versions == list(range(1, last + 3))
     run(journal.close())
 
 

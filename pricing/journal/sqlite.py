@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import functools
+import itertools
 import logging
 import sqlite3
 import threading
@@ -53,6 +55,14 @@ SCHEMA_VERSION: Final = 1
 APPLICATION_ID: Final = 0x5052434A
 #: A failing disk is logged at most once per this many seconds (with the count in between).
 ERROR_LOG_INTERVAL: Final = 60.0
+#: Rows of one kind in one INSERT statement. Every statement is a trip into SQLite that gives
+#: up the GIL and must wait to take it back: while the event loop is busy (a fan-out) each
+#: wait can last the interpreter's switch interval. A batch of up to this many events is one
+#: statement and its own transaction, so a commit waits for the GIL once, not five times
+#: (BEGIN, a savepoint, the rows, its release, COMMIT).
+ROWS_PER_STATEMENT: Final = 64
+#: Prepared statements kept by a connection: one per size of INSERT of each kind of row.
+CACHED_STATEMENTS: Final = 256
 
 _SCHEMA: Final = """
 CREATE TABLE tables (
@@ -79,7 +89,13 @@ CREATE TABLE images (
 
 def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}?mode=rwc"
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        uri,
+        uri=True,
+        isolation_level=None,
+        check_same_thread=False,
+        cached_statements=CACHED_STATEMENTS,
+    )
     conn.execute("PRAGMA busy_timeout = 5000")
     return conn
 
@@ -313,23 +329,36 @@ class SqliteJournal(Journal):
             self._commit(batch)
 
     def _commit(self, batch: list[_Write]) -> None:
-        """One transaction for the batch. Its rows go in together (one statement of each
-        kind for the whole batch); if the database refuses one (a constraint), the batch is
-        stored again write by write, a savepoint each, so the refused write fails alone. A
-        disk that cannot be written fails the whole batch, and nothing of it is stored."""
-        encoded: list[tuple[_Write, _Rows | BaseException]] = []
-        for write in batch:  # encoding is CPU work: here, off the event loop
+        """Store the batch: alone, as one statement that is its own transaction, when its rows
+        fit in one; otherwise in one transaction, its rows together (one statement of each
+        kind per ``ROWS_PER_STATEMENT`` rows). If the database refuses a row (a constraint),
+        the batch is stored again write by write, a savepoint each, so the refused write
+        fails alone. A disk that cannot be written fails the whole batch, and nothing of it
+        is stored."""
+        outcome: dict[int, BaseException | None] = {}
+        good: list[tuple[int, _Rows]] = []
+        for n, write in enumerate(batch):  # encoding is CPU work: here, off the event loop
             try:
-                encoded.append((write, _encode(write)))
+                good.append((n, _encode(write)))
             except Exception as exc:  # a bug, not the disk: fail this write, keep the writer
                 log.exception("journal: cannot encode a write")
-                encoded.append((write, exc))
-        outcome: dict[int, BaseException | None] = {}
+                outcome[n] = exc
         t0 = time.perf_counter()
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            outcome = self._store(encoded)
-            self._conn.execute("COMMIT")
+            together = not any(rows.forget for _, rows in good)
+            if together:
+                statements = _Rows.joined([rows for _, rows in good]).statements()
+                if len(statements) == 1:
+                    try:
+                        self._conn.execute(*statements[0])  # autocommit: one transaction
+                    except sqlite3.IntegrityError:  # nothing stored: find the refused write
+                        together = False
+                    else:
+                        outcome.update(dict.fromkeys((n for n, _ in good), None))
+            if len(outcome) < len(batch):
+                self._conn.execute("BEGIN IMMEDIATE")
+                outcome.update(self._store(good, together=together))
+                self._conn.execute("COMMIT")
         except Exception as exc:  # the disk (sqlite3.Error), or a bug: never the writer's end
             self._rollback()
             if isinstance(exc, sqlite3.Error):
@@ -347,42 +376,29 @@ class SqliteJournal(Journal):
                 f"the journal cannot be written: {message}; nothing was applied (not "
                 "acknowledged), retry once the disk can be written"
             )
-            outcome = dict.fromkeys(range(len(encoded)), failed)
+            outcome.update(dict.fromkeys((n for n, _ in good), failed))
         else:
             self._errors.succeeded(self.location)
             if self._metrics is not None:
-                records = sum(
-                    len(rows.events)
-                    for n, (_, rows) in enumerate(encoded)
-                    if isinstance(rows, _Rows) and outcome[n] is None
-                )
+                records = sum(len(rows.events) for n, rows in good if outcome[n] is None)
                 self._metrics.journal_committed(time.perf_counter() - t0, records)
         # One wake-up of each event loop for the whole batch (a write to its self-pipe each),
         # not one per write.
         settled: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
-        for n, (write, _) in enumerate(encoded):
+        for n, write in enumerate(batch):
             settled.setdefault(write.loop, []).append((write.future, outcome.get(n)))
         for loop, outcomes in settled.items():
             loop.call_soon_threadsafe(_settle, outcomes)
 
     def _store(
-        self, encoded: list[tuple[_Write, _Rows | BaseException]]
+        self, good: list[tuple[int, _Rows]], *, together: bool
     ) -> dict[int, BaseException | None]:
-        """Store the batch's rows in the open transaction: each write's outcome by its place.
+        """Store the writes' rows in the open transaction: each one's outcome by its place.
 
-        The rows of every write go in together, a statement of each kind for all of them: a
-        thousand tables' events cost a few statements, not a few thousand (each one a trip
-        into SQLite and back for the GIL, which the event loop is waiting for). A batch that
-        forgets a table keeps to the order of its writes instead (a forget, then a new table
-        of the same id), and so does one the database refused, retried here write by write."""
-        outcome: dict[int, BaseException | None] = {}
-        good: list[tuple[int, _Rows]] = []
-        for n, (_, rows) in enumerate(encoded):
-            if isinstance(rows, BaseException):
-                outcome[n] = rows
-            else:
-                good.append((n, rows))
-        if not any(rows.forget for _, rows in good):
+        The rows of every write go in together (``together``), unless a write forgets a table
+        (the order of its writes then matters: a forget, then a new table of the same id) or
+        the database refused them together: then write by write."""
+        if together:
             self._conn.execute("SAVEPOINT batch")
             try:
                 _Rows.joined([rows for _, rows in good]).store(self._conn)
@@ -391,7 +407,8 @@ class SqliteJournal(Journal):
                 self._conn.execute("RELEASE batch")
             else:
                 self._conn.execute("RELEASE batch")
-                return outcome | dict.fromkeys((n for n, _ in good), None)
+                return dict.fromkeys((n for n, _ in good), None)
+        outcome: dict[int, BaseException | None] = {}
         for n, rows in good:
             self._conn.execute("SAVEPOINT write")
             try:
@@ -456,25 +473,48 @@ class _Rows:
             [f for w in writes for f in w.forget],
         )
 
-    def store(self, conn: sqlite3.Connection) -> None:
-        """Insert the rows; a kind of row this write has none of costs no statement."""
+    def statements(self) -> list[tuple[str, tuple[object, ...]]]:
+        """The statements that store the rows, each with its parameters: an INSERT per kind
+        of row and ``ROWS_PER_STATEMENT`` rows; a kind of row this write has none of costs
+        no statement."""
         opened = [(row[0],) for row in self.events if row[1] == 1]  # a table's first version
-        if opened:
-            conn.executemany("INSERT INTO tables VALUES (?)", opened)
-        if self.events:
-            conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", self.events)
-        if self.images:
-            conn.executemany(  # never an older image over a newer one
-                "INSERT INTO images VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE "
-                "SET version = excluded.version, accepted_at = excluded.accepted_at, "
-                "format = excluded.format, body = excluded.body "
-                "WHERE excluded.version >= images.version",
-                self.images,
-            )
-        if not self.forget:
-            return
-        for table in ("tables", "events", "images"):
-            conn.executemany(f"DELETE FROM {table} WHERE table_id = ?", self.forget)
+        out: list[tuple[str, tuple[object, ...]]] = []
+        for into, rows, width, then in (
+            ("tables", opened, 1, ""),
+            ("events", self.events, 6, ""),
+            ("images", self.images, 5, _NEWER_IMAGE),
+        ):
+            for start in range(0, len(rows), ROWS_PER_STATEMENT):
+                chunk: Sequence[tuple[object, ...]] = rows[start : start + ROWS_PER_STATEMENT]
+                sql = _insert(into, width, len(chunk), then)
+                out.append((sql, tuple(itertools.chain.from_iterable(chunk))))
+        for table in ("tables", "events", "images") if self.forget else ():
+            for (table_id,) in self.forget:
+                out.append((f"DELETE FROM {table} WHERE table_id = ?", (table_id,)))
+        return out
+
+    def store(self, conn: sqlite3.Connection) -> None:
+        for sql, parameters in self.statements():
+            conn.execute(sql, parameters)
+
+
+#: An image is stored over an older one of its table, never over a newer one.
+_NEWER_IMAGE: Final = (
+    " ON CONFLICT (table_id) DO UPDATE SET version = excluded.version, "
+    "accepted_at = excluded.accepted_at, format = excluded.format, body = excluded.body "
+    "WHERE excluded.version >= images.version"
+)
+
+
+@functools.cache
+def _insert(table: str, width: int, rows: int, then: str) -> str:
+    """``INSERT INTO table VALUES (?, ...), ...`` for ``rows`` rows of ``width`` columns.
+
+    >>> _insert("tables", 1, 2, "")
+    'INSERT INTO tables VALUES (?), (?)'
+    """
+    row = "(" + ", ".join("?" * width) + ")"
+    return f"INSERT INTO {table} VALUES {', '.join([row] * rows)}{then}"
 
 
 def _encode(write: _Write) -> _Rows:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import sys
@@ -53,6 +54,7 @@ from _bare import serve as serve_bare
 from _harness import ROOT
 from _live import Feed, Steal, cpu_seconds, cpu_ticks, rss_bytes
 from _watchers import Child, Watchers, pb_version_of, version_of, watcher_main
+from prometheus_client.parser import text_string_to_metric_families
 
 from pricing import eventloop
 from pricing.eventloop import LOOPS
@@ -139,6 +141,7 @@ class Server:
     open_table: Callable[[str], Awaitable[None]]
     sender: Callable[[str, int], Send]
     watchers: Watchers | None = None
+    metrics_url: str = ""  # the real server's /metrics
     _senders: dict[str, Send] = field(default_factory=dict)
 
     def feed(self, table_id: str) -> Send:
@@ -164,7 +167,10 @@ def real_server(process: ServerProcess) -> Server:
 
         return send
 
-    return Server("service", process.target, process.proc.pid, WATCH, channel, open_table, sender)
+    return Server(
+        "service", process.target, process.proc.pid, WATCH, channel, open_table, sender,
+        metrics_url=f"http://127.0.0.1:{process.metrics_port}/metrics",
+    )  # fmt: skip
 
 
 def bare_server(child: Child, ready: dict[str, Any]) -> Server:
@@ -244,6 +250,9 @@ class Phase:
     stolen: Steal = field(default_factory=Steal)  # the host's share of the machine over ``wall``
     ended: Counter[str] = field(default_factory=Counter)
     feed_errors: Counter[str] = field(default_factory=Counter)
+    # The server's own histogram of ExposeCard's handling time over the phase: calls per
+    # bucket bound, cumulative (from /metrics; the real server only).
+    handled: Counter[float] = field(default_factory=Counter)
 
     def add(self, other: Phase) -> None:
         """Merge ``other`` (another phase of the same kind) into this one."""
@@ -255,6 +264,7 @@ class Phase:
         self.behind += other.behind
         self.ended += other.ended
         self.feed_errors += other.feed_errors
+        self.handled += other.handled
 
     @property
     def rate(self) -> float:
@@ -280,6 +290,37 @@ class Phase:
     def ack(self, q: float) -> float:
         """ExposeCard (or post) acknowledgement latency at quantile ``q``, seconds."""
         return quantile(self.acks, q)
+
+    def handling(self, q: float) -> float:
+        """The upper bound of the server's handling-time bucket that holds quantile ``q``."""
+        return bucket_quantile(self.handled, q)
+
+
+HANDLING = "grpc_server_handling_seconds"
+
+
+def handling_buckets(metrics_url: str, method: str) -> Counter[float]:
+    """The server's ``grpc_server_handling_seconds`` of ``method``, as it stands: calls per
+    bucket bound (cumulative, as Prometheus keeps them)."""
+    with urllib.request.urlopen(metrics_url, timeout=CALL_TIMEOUT) as response:
+        page = response.read().decode()
+    buckets: Counter[float] = Counter()
+    for family in text_string_to_metric_families(page):
+        if family.name == HANDLING:
+            for sample in family.samples:
+                if sample.name == f"{HANDLING}_bucket" and sample.labels["grpc_method"] == method:
+                    buckets[float(sample.labels["le"])] += int(sample.value)
+    return buckets
+
+
+def bucket_quantile(buckets: Counter[float], q: float) -> float:
+    """The smallest bucket bound with at least a share ``q`` of the calls at or under it.
+
+    >>> bucket_quantile(Counter({0.001: 50, 0.01: 99, math.inf: 100}), 0.99)
+    0.01
+    """
+    total = buckets.get(math.inf, 0)
+    return next((le for le in sorted(buckets) if buckets[le] >= q * total), math.nan)
 
 
 async def run_feed(
@@ -595,12 +636,18 @@ async def realistic(service: Server, shapes: Shapes, sizes: Sizes) -> tuple[Phas
     tables with their watchers, in turns (unwatched first, then watched first, and so on, so
     both see the same machine): the turns of each merged."""
     quiet, busy = Phase(), Phase()
+    # The server's histogram between phases, outside their CPU and time windows; a page of
+    # many tables is reused for a second, which each phase outlasts.
+    handled = handling_buckets(service.metrics_url, "ExposeCard")
     for turn in range(sizes.realistic_turns):
         order = ((quiet, shapes.quiet), (busy, shapes.realistic))
         for merged, tables in order if turn % 2 == 0 else reversed(order):
             watched = sum(tables.values())
             print(f"realistic pace, {watched:,} watchers, turn {turn + 1} ...", file=sys.stderr)
-            merged.add(await phase(service, tables, "realistic", sizes.realistic_seconds, rate=1.0))
+            one = await phase(service, tables, "realistic", sizes.realistic_seconds, rate=1.0)
+            before, handled = handled, handling_buckets(service.metrics_url, "ExposeCard")
+            one.handled = handled - before
+            merged.add(one)
     return quiet, busy
 
 
@@ -743,12 +790,18 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         f"each, jittered; {sizes.realistic_turns} turns of {sizes.realistic_seconds:.0f} s on "
         f"{real_t} unwatched tables and on {real_t} watched ones, alternating which goes first):",
         "",
-        "| watchers | events | p50 | p99 | server CPU, cores | steal |",
-        "|---|---|---|---|---|---|",
-        f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} | {idle.busy:.2f} "
-        f"| {idle.stolen.share:.0%} |",
+        "| watchers | events | p50 | p99 | in the handler: p50 / p99 | server CPU, cores | steal |",
+        "|---|---|---|---|---|---|---|",
+        f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} "
+        f"| {_handled(idle)} | {idle.busy:.2f} | {idle.stolen.share:.0%} |",
         f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack(0.5))} "
-        f"| {ms(busy.ack(0.99))} | {busy.busy:.2f} | {busy.stolen.share:.0%} |",
+        f"| {ms(busy.ack(0.99))} | {_handled(busy)} | {busy.busy:.2f} "
+        f"| {busy.stolen.share:.0%} |",
+        "",
+        "(in the handler: the server's own `grpc_server_handling_seconds` for ExposeCard over the "
+        "same calls, as bucket bounds, from the interceptors in to the answer out: the journal's "
+        "commit and the publish are in it; the rest of an acknowledgement is gRPC's way to the "
+        "handler and back through the event loop, and the client's)",
         "",
         f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.latency(0.5))}, "
         f"p99 {ms(busy.latency(0.99))}, "
@@ -825,6 +878,10 @@ def report_memory(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[s
 def _pair(service: float, bare: float, form: str) -> str:
     ratio = service / bare if bare else float("nan")
     return f"{form.format(service)} / {form.format(bare)} ({ratio:.2f}×)"
+
+
+def _handled(phase: Phase) -> str:
+    return f"≤ {ms(phase.handling(0.5))} / ≤ {ms(phase.handling(0.99))}"
 
 
 def _codes(counts: dict[str, int]) -> str:

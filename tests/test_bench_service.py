@@ -1,11 +1,13 @@
 """The scale benchmark's instrument (bench/service.py), on tiny sizes: its watchers count every
 delivery against what the feed sent, for the real server and the bare baseline alike, and read
-the version from raw bytes exactly as the generated TableState does."""
+the version from raw bytes exactly as the generated TableState does, and read the server's own
+handling-time histogram."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import math
 import subprocess
 import sys
 from collections import Counter
@@ -66,8 +68,15 @@ def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
                 )  # fmt: skip
                 opened = server.watchers.opened()
                 assert (opened["served"], opened["waiting"]) == (5, 0), opened
+                if server.metrics_url:
+                    before = bench.handling_buckets(server.metrics_url, "ExposeCard")
                 paced = await bench.phase(server, {"t": 5}, "paced", 0.5, rate=20.0)
                 assert paced.sent >= 5
+                if server.metrics_url:  # the server's own histogram saw every one of them
+                    handled = bench.handling_buckets(server.metrics_url, "ExposeCard") - before
+                    assert handled[math.inf] == paced.sent, handled
+                    median, tail = bench.bucket_quantile(handled, 0.5), max(handled)
+                    assert 0 < median <= bench.bucket_quantile(handled, 0.99) <= tail, handled
                 assert paced.deliveries == paced.expected == 5 * paced.sent, paced
                 assert 0 < paced.latency(0.5) <= paced.latency(0.99) < 5, paced
                 assert paced.rate > 0 and paced.cpu_us > 0

@@ -253,6 +253,7 @@ class Phase:
     # The server's own histogram of ExposeCard's handling time over the phase: calls per
     # bucket bound, cumulative (from /metrics; the real server only).
     handled: Counter[float] = field(default_factory=Counter)
+    handled_read: bool = True  # False: the histogram's counts were not the phase's calls
 
     def add(self, other: Phase) -> None:
         """Merge ``other`` (another phase of the same kind) into this one."""
@@ -265,6 +266,7 @@ class Phase:
         self.ended += other.ended
         self.feed_errors += other.feed_errors
         self.handled += other.handled
+        self.handled_read = self.handled_read and other.handled_read
 
     @property
     def rate(self) -> float:
@@ -293,7 +295,7 @@ class Phase:
 
     def handling(self, q: float) -> float:
         """The upper bound of the server's handling-time bucket that holds quantile ``q``."""
-        return bucket_quantile(self.handled, q)
+        return bucket_quantile(self.handled, q) if self.handled_read else math.nan
 
 
 HANDLING = "grpc_server_handling_seconds"
@@ -647,6 +649,10 @@ async def realistic(service: Server, shapes: Shapes, sizes: Sizes) -> tuple[Phas
             one = await phase(service, tables, "realistic", sizes.realistic_seconds, rate=1.0)
             before, handled = handled, handling_buckets(service.metrics_url, "ExposeCard")
             one.handled = handled - before
+            calls = one.sent + sum(one.feed_errors.values())
+            if one.handled.get(math.inf, 0) != calls:  # not the phase's calls: a stale page
+                print(f"handling histogram: {one.handled} for {calls} calls", file=sys.stderr)
+                one.handled_read = False
             merged.add(one)
     return quiet, busy
 
@@ -798,10 +804,11 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         f"| {ms(busy.ack(0.99))} | {_handled(busy)} | {busy.busy:.2f} "
         f"| {busy.stolen.share:.0%} |",
         "",
-        "(in the handler: the server's own `grpc_server_handling_seconds` for ExposeCard over the "
-        "same calls, as bucket bounds, from the interceptors in to the answer out: the journal's "
-        "commit and the publish are in it; the rest of an acknowledgement is gRPC's way to the "
-        "handler and back through the event loop, and the client's)",
+        "(in the handler: the server's own `grpc_server_handling_seconds` for the same ExposeCard "
+        "calls, as bucket bounds, from the handler's call to its return, its request already read "
+        "and decoded: the journal's commit and the publish are in it; the rest of an "
+        "acknowledgement is gRPC's way to the handler and back through the event loop, and the "
+        "client's)",
         "",
         f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.latency(0.5))}, "
         f"p99 {ms(busy.latency(0.99))}, "

@@ -512,6 +512,63 @@ def test_a_batch_of_events_is_one_statement_and_a_bigger_one_is_one_transaction(
     run(journal.close())
 
 
+def test_a_write_is_committed_even_after_a_rollback_left_a_transaction_open(
+    tmp_path: Path,
+) -> None:
+    """A one-statement batch is its own transaction only outside one: inside a transaction a
+    failed rollback left open it would be acknowledged without being committed."""
+    journal = SqliteJournal(tmp_path)
+    opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+    assert _one_batch(journal, ([Record("t", JournalEntry(0, 1, opening), 0.0)], [], [])) == [None]
+    journal._conn.execute("BEGIN")  # as a ROLLBACK that failed would leave it
+    burn = Record("t", JournalEntry(1, 2, ExposeCard(DECK[0], CardRole.BURN)), 1.0)
+    assert _one_batch(journal, ([burn], [], [])) == [None]
+    assert not journal._conn.in_transaction
+    with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as other:
+        assert other.execute("SELECT max(version) FROM events").fetchone() == (2,)
+    run(journal.close())
+
+
+def test_a_batch_the_database_cannot_store_whole_stores_nothing(tmp_path: Path) -> None:
+    """An error that is not a refused row (here SQLite's authorizer, standing in for a disk
+    that fails) on the last of a batch's statements: the earlier ones are undone too."""
+    journal = SqliteJournal(tmp_path)
+    table = Table("t", TableConfig(Game.HILO))
+    writes = ([Record("t", table.opening, 0.0)], [], []), ([], [(table.image(), 0.0)], [])
+
+    def no_images(action: int, what: str | None, *_: object) -> int:
+        denied = action == sqlite3.SQLITE_INSERT and what == "images"
+        return sqlite3.SQLITE_DENY if denied else sqlite3.SQLITE_OK
+
+    journal._conn.set_authorizer(no_images)
+    outcomes = _one_batch(journal, *writes)
+    assert all(isinstance(o, JournalUnavailable) for o in outcomes), outcomes
+    journal._conn.set_authorizer(None)
+    with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as other:
+        for kind in ("tables", "events", "images"):
+            assert other.execute(f"SELECT count(*) FROM {kind}").fetchone() == (0,), kind
+    assert _one_batch(journal, *writes) == [None, None]  # and the same batch, later, is stored
+    run(journal.close())
+
+
+def test_of_two_images_of_a_table_in_one_statement_the_newer_is_kept(tmp_path: Path) -> None:
+    journal = SqliteJournal(tmp_path)
+    table = Table("t", TableConfig(Game.HILO))
+    old = table.image()
+    table.apply(1, ExposeCard(DECK[0], CardRole.BURN))
+    new = table.image()
+    assert new.snapshot.version > old.snapshot.version
+    for first, second in ((old, new), (new, old)):
+        assert _one_batch(journal, ([], [(first, 1.0)], []), ([], [(second, 2.0)], [])) == [
+            None,
+            None,
+        ]
+        with contextlib.closing(sqlite3.connect(tmp_path / FILE_NAME)) as other:
+            stored = other.execute("SELECT version FROM images WHERE table_id = 't'").fetchall()
+        assert stored == [(new.snapshot.version,)], (first.snapshot.version, stored)
+    run(journal.close())
+
+
 def test_a_batch_that_breaks_the_writer_fails_and_the_writer_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -521,12 +578,12 @@ def test_a_batch_that_breaks_the_writer_fails_and_the_writer_goes_on(
     journal = SqliteJournal(tmp_path)
     opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
 
-    def broken(self: object, conn: sqlite3.Connection) -> None:
+    def broken(self: object) -> list[tuple[str, tuple[object, ...]]]:
         raise TypeError("not a value SQLite can bind")
 
     async def main() -> None:
         with monkeypatch.context() as patch:
-            patch.setattr(_Rows, "store", broken)
+            patch.setattr(_Rows, "statements", broken)  # both ways of storing use them
             with pytest.raises(JournalUnavailable, match="not a value SQLite can bind"):
                 await asyncio.wait_for(
                     journal.append(Record("t", JournalEntry(0, 1, opening), 0.0)), 5

@@ -57,12 +57,14 @@ APPLICATION_ID: Final = 0x5052434A
 ERROR_LOG_INTERVAL: Final = 60.0
 #: Rows of one kind in one INSERT statement. Every statement is a trip into SQLite that gives
 #: up the GIL and must wait to take it back: while the event loop is busy (a fan-out) each
-#: wait can last the interpreter's switch interval. A batch of up to this many events is one
-#: statement and its own transaction, so a commit waits for the GIL once, not five times
-#: (BEGIN, a savepoint, the rows, its release, COMMIT).
+#: wait can last the interpreter's switch interval. The usual batch, up to this many events
+#: of tables already open (or as many images), is one statement and its own transaction, so
+#: a commit waits for the GIL once, not five times (BEGIN, a savepoint, the rows, its
+#: release, COMMIT).
 ROWS_PER_STATEMENT: Final = 64
-#: Prepared statements kept by a connection: one per size of INSERT of each kind of row.
-CACHED_STATEMENTS: Final = 256
+#: Prepared statements kept by a connection: one per size of INSERT of each of the three
+#: kinds of row, and room for the rest.
+CACHED_STATEMENTS: Final = 3 * ROWS_PER_STATEMENT + 64
 
 _SCHEMA: Final = """
 CREATE TABLE tables (
@@ -329,9 +331,10 @@ class SqliteJournal(Journal):
             self._commit(batch)
 
     def _commit(self, batch: list[_Write]) -> None:
-        """Store the batch: alone, as one statement that is its own transaction, when its rows
-        fit in one; otherwise in one transaction, its rows together (one statement of each
-        kind per ``ROWS_PER_STATEMENT`` rows). If the database refuses a row (a constraint),
+        """Store the batch: as one statement that is its own transaction when its rows fit in
+        one (``ROWS_PER_STATEMENT`` rows of one kind: events of open tables, or images);
+        otherwise in one transaction, its rows together (a statement per kind of row and
+        ``ROWS_PER_STATEMENT`` rows). If the database refuses a row (a constraint),
         the batch is stored again write by write, a savepoint each, so the refused write
         fails alone. A disk that cannot be written fails the whole batch, and nothing of it
         is stored."""
@@ -345,19 +348,24 @@ class SqliteJournal(Journal):
                 outcome[n] = exc
         t0 = time.perf_counter()
         try:
-            together = not any(rows.forget for _, rows in good)
-            if together:
-                statements = _Rows.joined([rows for _, rows in good]).statements()
-                if len(statements) == 1:
+            if self._conn.in_transaction:  # left by a rollback that failed: undo it first
+                self._rollback()
+            # A forget keeps the order of the batch's writes: write by write. Otherwise the
+            # rows go in together, as one statement that is its own transaction if they fit
+            # in one (never inside a transaction left open, which would not commit them).
+            together: list[tuple[str, tuple[object, ...]]] | None = None
+            if not any(rows.forget for _, rows in good):
+                together = _Rows.joined([rows for _, rows in good]).statements()
+                if len(together) == 1 and not self._conn.in_transaction:
                     try:
-                        self._conn.execute(*statements[0])  # autocommit: one transaction
+                        self._conn.execute(*together[0])  # autocommit: one transaction
                     except sqlite3.IntegrityError:  # nothing stored: find the refused write
-                        together = False
+                        together = None
                     else:
                         outcome.update(dict.fromkeys((n for n, _ in good), None))
             if len(outcome) < len(batch):
                 self._conn.execute("BEGIN IMMEDIATE")
-                outcome.update(self._store(good, together=together))
+                outcome.update(self._store(good, together))
                 self._conn.execute("COMMIT")
         except Exception as exc:  # the disk (sqlite3.Error), or a bug: never the writer's end
             self._rollback()
@@ -386,22 +394,25 @@ class SqliteJournal(Journal):
         # not one per write.
         settled: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
         for n, write in enumerate(batch):
-            settled.setdefault(write.loop, []).append((write.future, outcome.get(n)))
+            settled.setdefault(write.loop, []).append((write.future, outcome[n]))
         for loop, outcomes in settled.items():
             loop.call_soon_threadsafe(_settle, outcomes)
 
     def _store(
-        self, good: list[tuple[int, _Rows]], *, together: bool
+        self,
+        good: list[tuple[int, _Rows]],
+        together: list[tuple[str, tuple[object, ...]]] | None,
     ) -> dict[int, BaseException | None]:
         """Store the writes' rows in the open transaction: each one's outcome by its place.
 
-        The rows of every write go in together (``together``), unless a write forgets a table
-        (the order of its writes then matters: a forget, then a new table of the same id) or
-        the database refused them together: then write by write."""
-        if together:
+        The rows of every write go in together, by the statements ``together``, unless it is
+        None (a write forgets a table, or the database refused them together): then write by
+        write, a savepoint each."""
+        if together is not None:
             self._conn.execute("SAVEPOINT batch")
             try:
-                _Rows.joined([rows for _, rows in good]).store(self._conn)
+                for sql, parameters in together:
+                    self._conn.execute(sql, parameters)
             except sqlite3.IntegrityError:  # undone; the transaction and its lock are kept
                 self._conn.execute("ROLLBACK TO batch")
                 self._conn.execute("RELEASE batch")

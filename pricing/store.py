@@ -246,21 +246,23 @@ class TableStore:
     ) -> None:
         """Append ``record`` and then ``commit`` it in memory, even if the caller is cancelled
         meanwhile (a client's deadline): the journal may have it on disk by then, and memory
-        must never fall behind the disk. The cancellation is passed on afterwards."""
-        task = asyncio.ensure_future(self.journal.append(record, image))
+        must never fall behind the disk. The cancellation is passed on afterwards (a
+        ``Durable`` write is not cancelled with its awaiter: the awaiter's CancelledError
+        comes once the write is over)."""
+        write = self.journal.submit(record, image)
         cancelled = False
-        while not task.done():
+        while not write.done():
             try:
-                await asyncio.shield(task)
+                await write
             except asyncio.CancelledError:
                 cancelled = True
             except Exception:
                 break
-        if task.exception() is None:
+        if write.exception() is None:
             commit()
         if cancelled:
             raise asyncio.CancelledError
-        task.result()  # raises the journal's error: nothing was committed
+        write.result()  # raises the journal's error: nothing was committed
 
     async def open(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         """Open a table (durably); the same id and config again returns it as it is now."""

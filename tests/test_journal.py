@@ -20,7 +20,7 @@ from pricing.adapters.blackjack import BlackjackOptions
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.journal import JournalCorrupt, JournalError, JournalUnavailable, Record
+from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
 from pricing.journal.codec import (
     decode_event,
     encode_event,
@@ -29,6 +29,7 @@ from pricing.journal.codec import (
     record_from_json,
     record_to_json,
 )
+from pricing.journal.memory import MemoryJournal
 from pricing.journal.sqlite import (
     FILE_NAME,
     ROWS_PER_STATEMENT,
@@ -379,6 +380,61 @@ def test_a_write_cancelled_mid_commit_keeps_memory_with_the_disk(tmp_path: Path)
             assert snapshot.last_seq == seq
             other = store.tables.get("other").snapshot.last_seq
             await store.apply("other", other + 1, ExposeCard(DECK[seq], CardRole.BURN))
+        await store.close()
+
+    run(main())
+
+
+def test_a_durable_write_outlives_its_cancelled_awaiter() -> None:
+    """Cancelling the task that awaits a write does not cancel the write; the task hears of
+    its cancellation once the write is over, and can see how it ended."""
+
+    async def main() -> None:
+        write = Durable()
+        seen: list[str] = []
+
+        async def awaiter() -> None:
+            try:
+                await write
+            except asyncio.CancelledError:
+                seen.append(f"cancelled, write done={write.done()}")
+                raise
+
+        task = asyncio.create_task(awaiter())
+        await asyncio.sleep(0)
+        task.cancel()
+        await asyncio.sleep(0)
+        assert not write.cancelled() and not task.done() and seen == []
+        write.set_result(None)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert seen == ["cancelled, write done=True"]
+
+        failed = Durable().follow(asyncio.sleep(0, result=None))
+        await failed
+        broken = Durable()
+
+        async def refused() -> None:
+            raise JournalUnavailable("disk full")
+
+        broken.follow(refused())
+        with pytest.raises(JournalUnavailable, match="disk full"):
+            await broken
+
+    run(main())
+
+
+def test_a_write_to_the_memory_journal_takes_no_turn_of_the_event_loop() -> None:
+    """Nothing to wait for, so nothing to wait on: a busy loop makes every turn a write
+    waits for a delay of its answer."""
+
+    async def main() -> None:
+        store = TableStore(MemoryJournal())
+        await store.open("h", TableConfig(Game.HILO))
+        turns: list[int] = []
+        asyncio.get_running_loop().call_soon(turns.append, 1)
+        await store.apply("h", 1, ExposeCard(DECK[1], CardRole.BURN))
+        assert turns == [], "the write waited for a turn of the loop"
         await store.close()
 
     run(main())

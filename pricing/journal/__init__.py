@@ -21,6 +21,7 @@ no other writer: the defaults below (nothing to catch up, nothing to follow) are
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pricing.tables import JournalEntry, TableImage
 
 __all__ = [
     "MEMORY",
+    "Durable",
     "Journal",
     "JournalConflict",
     "JournalCorrupt",
@@ -94,10 +96,50 @@ class JournalMetrics(Protocol):
     def journal_failed(self, reason: str) -> None: ...
 
 
+class Durable(asyncio.Future[None]):
+    """A write in progress: done once it is durable, or failed having stored nothing.
+
+    Cancelling a task that awaits it does not cancel it (``cancel`` refuses): a client's
+    deadline must not undo a write the disk may already have. That task gets its
+    ``CancelledError`` once the write is over, so it can first commit what the disk holds.
+    This is ``asyncio.shield`` without its extra future, and so without the two turns of the
+    event loop its callbacks take once the write is over: a busy loop makes each a wait.
+    """
+
+    def cancel(self, msg: object = None) -> bool:
+        return False
+
+    @classmethod
+    def done_with(cls, error: BaseException | None = None) -> Durable:
+        """A write that is already over: awaiting it takes no turn of the loop."""
+        durable = cls()
+        if error is None:
+            durable.set_result(None)
+        else:
+            durable.set_exception(error)
+        return durable
+
+    def follow(self, write: Awaitable[None]) -> Durable:
+        """Be done when ``write`` (a coroutine) is; run as a task of its own."""
+        task = asyncio.ensure_future(write)
+        task.add_done_callback(self._copy)
+        self._task = task  # the loop keeps only a weak reference to a task
+        return self
+
+    def _copy(self, task: asyncio.Future[None]) -> None:
+        if task.cancelled():  # the loop is closing: the write's outcome is unknown
+            self.set_exception(JournalUnavailable("the journal write was cancelled"))
+        elif (error := task.exception()) is not None:
+            self.set_exception(error)
+        else:
+            self.set_result(None)
+
+
 class Journal(ABC):
     """Durable storage of table events. Writes are coroutines that return once the event is
     on disk (or raise ``JournalUnavailable``, having stored nothing); a journal shares one
-    commit among the writes that arrive together."""
+    commit among the writes that arrive together. The table store appends through
+    ``submit``, whose ``Durable`` outlives a cancelled caller."""
 
     #: Where it keeps its data, for logs and messages.
     location: str = ""
@@ -112,6 +154,11 @@ class Journal(ABC):
     @abstractmethod
     async def append(self, record: Record, image: TableImage | None = None) -> None:
         """Store ``record`` durably (and ``image``, a snapshot as of ``record``, with it)."""
+
+    def submit(self, record: Record, image: TableImage | None = None) -> Durable:
+        """``append`` under way: a ``Durable`` write, which no cancellation of its awaiter
+        stops. A journal whose writes are futures already returns one of its own."""
+        return Durable().follow(self.append(record, image))
 
     @abstractmethod
     async def save_images(self, images: Sequence[tuple[TableImage, float]]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pricing.journal import Journal, Record, TableLog
+from pricing.journal import Durable, Journal, Record, TableLog
 from pricing.tables import TableImage
 
 __all__ = ["MemoryJournal"]
@@ -19,6 +19,9 @@ class MemoryJournal(Journal):
 
     async def append(self, record: Record, image: TableImage | None = None) -> None:
         return None
+
+    def submit(self, record: Record, image: TableImage | None = None) -> Durable:
+        return Durable.done_with(None)  # nothing to wait for
 
     async def save_images(self, images: Sequence[tuple[TableImage, float]]) -> None:
         return None

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Final
 
 from pricing.journal import (
+    Durable,
     Journal,
     JournalCorrupt,
     JournalError,
@@ -174,7 +175,7 @@ class _Write:
     images: Sequence[tuple[TableImage, float]]
     forget: Sequence[str]
     loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[None]
+    future: Durable
 
 
 class _Errors:
@@ -295,30 +296,35 @@ class SqliteJournal(Journal):
     # ---- writes ----------------------------------------------------------------------------
 
     async def append(self, record: Record, image: TableImage | None = None) -> None:
+        # A caller that gives up (cancelled, a timeout) stops waiting at once; the write goes
+        # on. The table store waits on ``submit``'s Durable instead.
+        await asyncio.shield(self.submit(record, image))
+
+    def submit(self, record: Record, image: TableImage | None = None) -> Durable:
         images = () if image is None else ((image, record.accepted_at),)
-        await self._submit((record,), images)
+        return self._write((record,), images)
 
     async def save_images(self, images: Sequence[tuple[TableImage, float]]) -> None:
         if images:
-            await self._submit((), images)
+            await asyncio.shield(self._write((), images))
 
     async def forget(self, table_id: str) -> None:
-        await self._submit((), (), (table_id,))
+        await asyncio.shield(self._write((), (), (table_id,)))
 
-    async def _submit(
+    def _write(
         self,
         records: Sequence[Record],
         images: Sequence[tuple[TableImage, float]],
         forget: Sequence[str] = (),
-    ) -> None:
-        loop = asyncio.get_running_loop()
-        write = _Write(records, images, forget, loop, loop.create_future())
+    ) -> Durable:
+        """Hand a write to the writer thread; settled on this loop once it is committed."""
+        write = _Write(records, images, forget, asyncio.get_running_loop(), Durable())
         with self._cond:
             if self._closing:
-                raise JournalUnavailable(f"the journal {self.path} is closed")
+                return Durable.done_with(JournalUnavailable(f"the journal {self.path} is closed"))
             self._pending.append(write)
             self._cond.notify()
-        await write.future
+        return write.future
 
     def _run(self) -> None:
         while True:
@@ -545,7 +551,7 @@ _Outcome = tuple["asyncio.Future[None]", BaseException | None]
 
 def _settle(outcomes: list[_Outcome]) -> None:
     for future, error in outcomes:
-        if future.done():  # the caller gave up (cancelled): the write is durable all the same
+        if future.done():  # a plain future its caller cancelled (a Durable never is)
             continue
         if error is None:
             future.set_result(None)

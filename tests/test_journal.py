@@ -410,8 +410,8 @@ def test_a_durable_write_outlives_its_cancelled_awaiter() -> None:
             await task
         assert seen == ["cancelled, write done=True"]
 
-        failed = Durable().follow(asyncio.sleep(0, result=None))
-        await failed
+        followed = Durable().follow(asyncio.sleep(0, result=None))
+        await followed
         broken = Durable()
 
         async def refused() -> None:
@@ -420,8 +420,29 @@ def test_a_durable_write_outlives_its_cancelled_awaiter() -> None:
         broken.follow(refused())
         with pytest.raises(JournalUnavailable, match="disk full"):
             await broken
+        stopped = Durable().follow(asyncio.sleep(60))
+        await asyncio.sleep(0)
+        stopped._task.cancel()  # type: ignore[union-attr]  # as the loop's shutdown does
+        with pytest.raises(JournalUnavailable, match="cancelled"):
+            await stopped
 
     run(main())
+
+
+def test_a_write_whose_event_loop_closed_does_not_stop_the_writer(tmp_path: Path) -> None:
+    """Its caller gone with its loop, the commit has no one to tell: the writer carries on
+    (a writer thread that died would leave every later write waiting for ever)."""
+    journal = SqliteJournal(tmp_path)
+    opening = OpenTable("t", adapter_for(Game.HILO).configure(TableConfig(Game.HILO)))
+    gone = asyncio.new_event_loop()
+    orphan = _Write(
+        [Record("t", JournalEntry(0, 1, opening), 0.0)], [], [], gone, Durable(loop=gone)
+    )
+    gone.close()
+    journal._commit([orphan])  # raised RuntimeError (loop closed) in the writer thread
+    assert _one_batch(journal, ([Record("u", JournalEntry(0, 1, opening), 1.0)], [], [])) == [None]
+    assert {log.table_id for log in journal.load()} == {"t", "u"}
+    run(journal.close())
 
 
 def test_a_write_to_the_memory_journal_takes_no_turn_of_the_event_loop() -> None:

@@ -104,6 +104,9 @@ class Durable(asyncio.Future[None]):
     ``CancelledError`` once the write is over, so it can first commit what the disk holds.
     This is ``asyncio.shield`` without its extra future, and so without the two turns of the
     event loop its callbacks take once the write is over: a busy loop makes each a wait.
+    ``asyncio.wait_for`` and ``asyncio.timeout`` wait for the write too before they time
+    out: a caller that must give up early awaits ``asyncio.shield`` of it (the journals'
+    ``append`` does).
     """
 
     def cancel(self, msg: object = None) -> bool:
@@ -123,10 +126,11 @@ class Durable(asyncio.Future[None]):
         """Be done when ``write`` (a coroutine) is; run as a task of its own."""
         task = asyncio.ensure_future(write)
         task.add_done_callback(self._copy)
-        self._task = task  # the loop keeps only a weak reference to a task
+        self._task: asyncio.Future[None] | None = task  # the loop keeps a task weakly
         return self
 
     def _copy(self, task: asyncio.Future[None]) -> None:
+        self._task = None
         if task.cancelled():  # the loop is closing: the write's outcome is unknown
             self.set_exception(JournalUnavailable("the journal write was cancelled"))
         elif (error := task.exception()) is not None:

@@ -402,7 +402,10 @@ class SqliteJournal(Journal):
         for n, write in enumerate(batch):
             settled.setdefault(write.loop, []).append((write.future, outcome[n]))
         for loop, outcomes in settled.items():
-            loop.call_soon_threadsafe(_settle, outcomes)
+            try:
+                loop.call_soon_threadsafe(_settle, outcomes)
+            except RuntimeError:  # that loop is closed: no one waits there any more
+                log.debug("journal: a write's event loop closed before its commit")
 
     def _store(
         self,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import importlib.util
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -15,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pricing import blackjack, goagae, hilo
+from pricing import blackjack, eventloop, goagae, hilo
 from pricing.adapters.blackjack import BlackjackOptions
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput
+from pricing.eventloop import LOOPS
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
 from pricing.journal.codec import (
@@ -385,9 +387,16 @@ def test_a_write_cancelled_mid_commit_keeps_memory_with_the_disk(tmp_path: Path)
     run(main())
 
 
-def test_a_durable_write_outlives_its_cancelled_awaiter() -> None:
+def _loops() -> list[str]:
+    """The event loops the server can run on, here: asyncio's own, and uvloop if installed."""
+    return [name for name in LOOPS if importlib.util.find_spec(name) is not None]
+
+
+@pytest.mark.parametrize("loop", _loops())
+def test_a_durable_write_outlives_its_cancelled_awaiter(loop: str) -> None:
     """Cancelling the task that awaits a write does not cancel the write; the task hears of
-    its cancellation once the write is over, and can see how it ended."""
+    its cancellation once the write is over, and can see how it ended (on each event loop
+    the server runs on: their tasks cancel on their own terms)."""
 
     async def main() -> None:
         write = Durable()
@@ -426,7 +435,8 @@ def test_a_durable_write_outlives_its_cancelled_awaiter() -> None:
         with pytest.raises(JournalUnavailable, match="cancelled"):
             await stopped
 
-    run(main())
+    with asyncio.Runner(loop_factory=eventloop.factory(loop)) as runner:
+        runner.run(main())
 
 
 def test_a_write_whose_event_loop_closed_does_not_stop_the_writer(tmp_path: Path) -> None:

@@ -250,19 +250,13 @@ class TableStore:
         ``Durable`` write is not cancelled with its awaiter: the awaiter's CancelledError
         comes once the write is over)."""
         write = self.journal.submit(record, image)
-        cancelled = False
-        while not write.done():
-            try:
-                await write
-            except asyncio.CancelledError:
-                cancelled = True
-            except Exception:
-                break
-        if write.exception() is None:
-            commit()
-        if cancelled:
-            raise asyncio.CancelledError
-        write.result()  # raises the journal's error: nothing was committed
+        try:
+            await write  # the journal's error, if any, is raised here: nothing is committed
+        except asyncio.CancelledError:  # the write is over, so it is known how it ended
+            if write.exception() is None:
+                commit()
+            raise
+        commit()
 
     async def open(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         """Open a table (durably); the same id and config again returns it as it is now."""

@@ -4,6 +4,8 @@ as plain grpc.aio code with nothing of the service in it.
 - ``Echo``: an empty unary call answered with a fixed payload the size of a Hi-Lo TableState;
 - ``Post``: a unary call carrying a serialised TableState (the size of a Hi-Lo one); the server
   reads its ``table_id`` and puts the same bytes in the queue of every subscriber of that table;
+- ``Feed``: the same posts on one bidirectional stream, each answered with an empty message
+  (as DealerService.Feed answers each event);
 - ``Watch``: a server stream, the request a table id; an async-generator handler per
   subscriber, fed from its own ``asyncio.Queue``, that first sends the latest post (as
   WatchTable first sends the current state).
@@ -31,6 +33,7 @@ SERVICE = "bench.Bare"
 ECHO = f"/{SERVICE}/Echo"
 POST = f"/{SERVICE}/Post"
 WATCH = f"/{SERVICE}/Watch"
+FEED = f"/{SERVICE}/Feed"
 QUEUE = 8
 
 
@@ -58,6 +61,10 @@ async def serve(payload_size: int) -> None:
             queue.put_nowait(request)
         return b""
 
+    async def feed(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+        async for request in requests:
+            yield await post(request, context)
+
     async def watch(request: bytes, context: Any) -> AsyncIterator[bytes]:
         topic = topics.setdefault(request.decode(), Topic())
         queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE)
@@ -77,6 +84,7 @@ async def serve(payload_size: int) -> None:
             "Echo": grpc.unary_unary_rpc_method_handler(echo, **raw),
             "Post": grpc.unary_unary_rpc_method_handler(post, **raw),
             "Watch": grpc.unary_stream_rpc_method_handler(watch, **raw),
+            "Feed": grpc.stream_stream_rpc_method_handler(feed, **raw),
         },
     )
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0), *grpc_options(Limits())])

@@ -7,6 +7,7 @@ import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from _harness import ROOT  # noqa: F401  (puts the repository on sys.path)
 
@@ -20,7 +21,9 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 class Feed:
     """One Hi-Lo table's dealer: 5 burns, then results, a new shoe when it runs out. Each call
-    has a deadline of ``timeout`` seconds (a stalled server fails the call, not the run)."""
+    has a deadline of ``timeout`` seconds (a stalled server fails the call, not the run).
+    ``send(streamed=True)`` sends the event on the table's own Feed stream instead (opened
+    at its first event; a stream has no deadline per event)."""
 
     def __init__(
         self, stub: pb_grpc.DealerServiceStub, table_id: str, seed: int, timeout: float = 30.0
@@ -28,20 +31,50 @@ class Feed:
         self.stub, self.table_id, self.timeout = stub, table_id, timeout
         self.rng = random.Random(seed)
         self.seq, self.phase, self.deck = 0, pb.OPENING, self.rng.sample(CARDS, len(CARDS))
+        self._stream: Any = None
 
-    async def send(self) -> pb.TableState:
+    async def send(self, streamed: bool = False) -> pb.TableState:
         self.seq += 1
         if self.phase == pb.SHOE_COMPLETE or not self.deck:
-            request = pb.NewShoeRequest(table_id=self.table_id, seq=self.seq)
-            state = await self.stub.NewShoe(request, timeout=self.timeout)
+            shoe = pb.NewShoeRequest(table_id=self.table_id, seq=self.seq)
+            state = await (
+                self._on_stream(pb.FeedRequest(new_shoe=shoe))
+                if streamed
+                else self.stub.NewShoe(shoe, timeout=self.timeout)
+            )
             self.deck = self.rng.sample(CARDS, len(CARDS))
         else:
             role = pb.BURN if self.phase == pb.OPENING else pb.RESULT
-            request = pb.ExposeCardRequest(
+            card = pb.ExposeCardRequest(
                 table_id=self.table_id, seq=self.seq, card=self.deck.pop(), role=role
             )
-            state = await self.stub.ExposeCard(request, timeout=self.timeout)
+            state = await (
+                self._on_stream(pb.FeedRequest(expose_card=card))
+                if streamed
+                else self.stub.ExposeCard(card, timeout=self.timeout)
+            )
         self.phase = state.phase
+        return state
+
+    async def end_stream(self) -> None:
+        """End the table's Feed stream, if it has one, and wait for the server's OK."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await stream.done_writing()
+            await stream.code()
+
+    async def _on_stream(self, request: pb.FeedRequest) -> pb.TableState:
+        if self._stream is None:
+            self._stream = self.stub.Feed()
+        try:
+            await self._stream.write(request)
+            state = await self._stream.read()
+        except BaseException:
+            self._stream = None  # it failed (AioRpcError): the next event opens another
+            raise
+        if not isinstance(state, pb.TableState):  # EOF: the server ended it without a status
+            self._stream = None
+            raise RuntimeError(f"table {self.table_id}: the Feed stream ended")
         return state
 
 

@@ -15,9 +15,10 @@ in this process. Then:
    watcher's at arrival), server CPU per delivered message (/proc/PID/stat over the phase),
    each phase in halves run service, bare, bare, service and merged per server, with the
    share of the machine's CPU its host took meanwhile (steal, /proc/stat);
-3. ExposeCard acknowledgement latency at a realistic pace (200 tables, one card a second each,
-   with jitter) on 200 tables no one watches and on 200 with 5,000 watchers (25 per table), in
-   turns (which goes first alternates), so both see the same machine;
+3. the feed's acknowledgement latency at a realistic pace (200 tables, one event a second
+   each, with jitter) on 200 tables no one watches and on 200 with 5,000 watchers (25 per
+   table), the events sent as calls (ExposeCard) and on a Feed stream per table, in turns
+   (which goes first alternates), so all see the same machine; on both servers;
 4. a burst of 5,000 WatchTable opens at once: served, refused (by code) or lost;
 5. server memory: RSS per open idle watcher (bare: per stream), and per idle table (10,000
    Hi-Lo, 10,000 blackjack, each in a fresh server) with the first (uncached) metrics scrape.
@@ -49,6 +50,7 @@ from typing import Any
 import grpc
 import grpc.aio
 from _bare import ECHO, POST, QUEUE
+from _bare import FEED as BARE_FEED
 from _bare import WATCH as BARE_WATCH
 from _bare import serve as serve_bare
 from _harness import ROOT
@@ -127,6 +129,8 @@ def hilo_state(table_id: str, version: int) -> pb.TableState:
 
 
 Send = Callable[[], Awaitable[int]]  # one event; the version it made
+#: A table's feed: (table id, seed, whether its events now go on a stream) -> its Send.
+Sender = Callable[[str, int, Callable[[], bool]], Send]
 
 
 @dataclass
@@ -139,15 +143,18 @@ class Server:
     watch: str
     channel: grpc.aio.Channel
     open_table: Callable[[str], Awaitable[None]]
-    sender: Callable[[str, int], Send]
+    sender: Sender
     watchers: Watchers | None = None
     metrics_url: str = ""  # the real server's /metrics
+    streamed: bool = False  # the feed's events on a stream per table, not a call each
+    end_streams: Callable[[], Awaitable[None]] | None = None  # the feed's, before closing
     _senders: dict[str, Send] = field(default_factory=dict)
 
     def feed(self, table_id: str) -> Send:
         """The one feed of ``table_id``: it carries on where the last phase left the table."""
         if table_id not in self._senders:
-            self._senders[table_id] = self.sender(table_id, len(self._senders))
+            seed = len(self._senders)
+            self._senders[table_id] = self.sender(table_id, seed, lambda: self.streamed)
         return self._senders[table_id]
 
 
@@ -159,17 +166,23 @@ def real_server(process: ServerProcess) -> Server:
         request = pb.OpenTableRequest(table_id=table_id, game=pb.HILO)
         await dealer.OpenTable(request, timeout=CALL_TIMEOUT)
 
-    def sender(table_id: str, seed: int) -> Send:
+    feeds: list[Feed] = []
+
+    async def end_streams() -> None:
+        await asyncio.gather(*(feed.end_stream() for feed in feeds))
+
+    def sender(table_id: str, seed: int, streamed: Callable[[], bool]) -> Send:
         feed = Feed(dealer, table_id, seed)
+        feeds.append(feed)
 
         async def send() -> int:
-            return int((await feed.send()).version)
+            return int((await feed.send(streamed())).version)
 
         return send
 
     return Server(
         "service", process.target, process.proc.pid, WATCH, channel, open_table, sender,
-        metrics_url=f"http://127.0.0.1:{process.metrics_port}/metrics",
+        metrics_url=f"http://127.0.0.1:{process.metrics_port}/metrics", end_streams=end_streams,
     )  # fmt: skip
 
 
@@ -183,17 +196,37 @@ def bare_server(child: Child, ready: dict[str, Any]) -> Server:
         versions[table_id] = 1
         await post(hilo_state(table_id, 1).SerializeToString(), timeout=CALL_TIMEOUT)
 
-    def sender(table_id: str, seed: int) -> Send:
+    streams: dict[str, Any] = {}
+
+    def sender(table_id: str, seed: int, streamed: Callable[[], bool]) -> Send:
         state = hilo_state(table_id, versions[table_id])
 
         async def send() -> int:
             versions[table_id] = state.version = versions[table_id] + 1
-            await post(state.SerializeToString(), timeout=CALL_TIMEOUT)
+            if not streamed():
+                await post(state.SerializeToString(), timeout=CALL_TIMEOUT)
+                return versions[table_id]
+            if table_id not in streams:
+                streams[table_id] = channel.stream_stream(
+                    BARE_FEED, request_serializer=None, response_deserializer=None
+                )()
+            await streams[table_id].write(state.SerializeToString())
+            if await streams[table_id].read() is grpc.aio.EOF:
+                raise RuntimeError(f"table {table_id}: the bare Feed stream ended")
             return versions[table_id]
 
         return send
 
-    return Server("bare", target, child.proc.pid, BARE_WATCH, channel, open_table, sender)
+    async def end_streams() -> None:
+        for stream in streams.values():
+            await stream.done_writing()
+        await asyncio.gather(*(stream.code() for stream in streams.values()))
+        streams.clear()
+
+    return Server(
+        "bare", target, child.proc.pid, BARE_WATCH, channel, open_table, sender,
+        end_streams=end_streams,
+    )  # fmt: skip
 
 
 async def gather_limited(calls: Iterator[Awaitable[None]], limit: int = 64) -> None:
@@ -313,6 +346,11 @@ def handling_buckets(metrics_url: str, method: str) -> Counter[float]:
                 if sample.name == f"{HANDLING}_bucket" and sample.labels["grpc_method"] == method:
                     buckets[float(sample.labels["le"])] += int(sample.value)
     return buckets
+
+
+def feed_buckets(metrics_url: str) -> Counter[float]:
+    """The handling histogram of the feed's calls (its cards and its new shoes) together."""
+    return handling_buckets(metrics_url, "ExposeCard") + handling_buckets(metrics_url, "NewShoe")
 
 
 def bucket_quantile(buckets: Counter[float], q: float) -> float:
@@ -633,28 +671,52 @@ async def fan_outs(
     return fan
 
 
-async def realistic(service: Server, shapes: Shapes, sizes: Sizes) -> tuple[Phase, Phase]:
-    """ExposeCard at one card a second on each of the tables no one watches and on as many
-    tables with their watchers, in turns (unwatched first, then watched first, and so on, so
-    both see the same machine): the turns of each merged."""
-    quiet, busy = Phase(), Phase()
-    # The server's histogram between phases, outside their CPU and time windows; a page of
-    # many tables is reused for a second, which each phase outlasts.
-    handled = handling_buckets(service.metrics_url, "ExposeCard")
+#: How the feed sends its events at the realistic pace: a call each, or on a stream per table.
+VIAS = ("calls", "stream")
+
+
+async def realistic(server: Server, shapes: Shapes, sizes: Sizes) -> dict[str, tuple[Phase, Phase]]:
+    """Events at one a second on each of the tables no one watches and on as many tables with
+    their watchers, sent as calls (ExposeCard, NewShoe) and on a stream per table (Feed), in
+    turns (which goes first alternates, so all four see the same machine): for each way, the
+    unwatched and the watched phases, each merged over the turns."""
+    merged = {via: (Phase(), Phase()) for via in VIAS}
+    order = 0
     for turn in range(sizes.realistic_turns):
-        order = ((quiet, shapes.quiet), (busy, shapes.realistic))
-        for merged, tables in order if turn % 2 == 0 else reversed(order):
-            watched = sum(tables.values())
-            print(f"realistic pace, {watched:,} watchers, turn {turn + 1} ...", file=sys.stderr)
-            one = await phase(service, tables, "realistic", sizes.realistic_seconds, rate=1.0)
-            before, handled = handled, handling_buckets(service.metrics_url, "ExposeCard")
-            one.handled = handled - before
-            calls = one.sent + sum(one.feed_errors.values())
-            if one.handled.get(math.inf, 0) != calls:  # not the phase's calls: a stale page
-                print(f"handling histogram: {one.handled} for {calls} calls", file=sys.stderr)
-                one.handled_read = False
-            merged.add(one)
-    return quiet, busy
+        for via in VIAS if turn % 2 == 0 else reversed(VIAS):
+            server.streamed = via == "stream"
+            quiet, busy = merged[via]
+            pair = ((quiet, shapes.quiet), (busy, shapes.realistic))
+            order += 1
+            for into, tables in pair if order % 2 else reversed(pair):
+                watched = sum(tables.values())
+                print(
+                    f"realistic pace, {server.name}, {via}, {watched:,} watchers, "
+                    f"turn {turn + 1} ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                into.add(await realistic_phase(server, tables, sizes, via))
+    server.streamed = False
+    return merged
+
+
+async def realistic_phase(server: Server, tables: dict[str, int], sizes: Sizes, via: str) -> Phase:
+    """One phase at the realistic pace; for the service's calls, with the server's own
+    histogram of their handling (read between phases, outside their CPU and time windows; a
+    page of many tables is reused for a second, which each phase outlasts)."""
+    histogram = bool(server.metrics_url) and via == "calls"
+    before = feed_buckets(server.metrics_url) if histogram else Counter()
+    one = await phase(server, tables, "realistic", sizes.realistic_seconds, rate=1.0)
+    if not histogram:
+        one.handled_read = False
+        return one
+    one.handled = feed_buckets(server.metrics_url) - before
+    calls = one.sent + sum(one.feed_errors.values())
+    if one.handled.get(math.inf, 0) != calls:  # not the phase's calls: a stale page
+        print(f"handling histogram: {one.handled} for {calls} calls", file=sys.stderr)
+        one.handled_read = False
+    return one
 
 
 def burst(server: Server, count: int, args: argparse.Namespace, decoder: str) -> dict[str, Any]:
@@ -700,7 +762,7 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
 
         results["opened"] = open_watchers(servers, shapes, args, decoder)
         results["fan"] = await fan_outs(servers, shapes, sizes)
-        results["realistic"] = await realistic(service, shapes, sizes)
+        results["realistic"] = {s.name: await realistic(s, shapes, sizes) for s in servers}
         results["ended"] = {}
         for server in servers:
             assert server.watchers is not None
@@ -711,6 +773,8 @@ async def scale(args: argparse.Namespace, sizes: Sizes) -> dict[str, Any]:
         for server in servers:
             if server.watchers is not None:
                 server.watchers.stop()
+            if server.end_streams is not None:
+                await asyncio.wait_for(server.end_streams(), CALL_TIMEOUT)
             await server.channel.close()
         process.stop()
         memory_process.stop()
@@ -788,34 +852,51 @@ def report_fan(
 def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str]:
     out: list[str] = []
 
-    idle, busy = results["realistic"]
     real_t, real_n = sizes.realistic
     out += [
         "",
-        f"ExposeCard acknowledgement at a realistic pace ({real_t} tables, one card a second "
-        f"each, jittered; {sizes.realistic_turns} turns of {sizes.realistic_seconds:.0f} s on "
-        f"{real_t} unwatched tables and on {real_t} watched ones, alternating which goes first):",
+        f"Feed acknowledgement at a realistic pace ({real_t} tables, one event a second each, "
+        f"jittered; {sizes.realistic_turns} turns of {sizes.realistic_seconds:.0f} s each on "
+        f"{real_t} unwatched tables and on {real_t} watched ones, the events sent as calls "
+        "(ExposeCard, NewShoe) and on a Feed stream per table, the order alternating; each "
+        "server on its own in turn):",
         "",
-        "| watchers | events | p50 | p99 | in the handler: p50 / p99 | server CPU, cores | steal |",
-        "|---|---|---|---|---|---|---|",
-        f"| 0 | {idle.sent:,} | {ms(idle.ack(0.5))} | {ms(idle.ack(0.99))} "
-        f"| {_handled(idle)} | {idle.busy:.2f} | {idle.stolen.share:.0%} |",
-        f"| {real_n:,} ({real_n // real_t} per table) | {busy.sent:,} | {ms(busy.ack(0.5))} "
-        f"| {ms(busy.ack(0.99))} | {_handled(busy)} | {busy.busy:.2f} "
-        f"| {busy.stolen.share:.0%} |",
+        "| server | events as | watchers | events | p50 | p99 | p99 / unwatched "
+        "| in the handler: p50 / p99 | server CPU, cores | steal |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    feed_errors: Counter[str] = Counter()
+    for name, vias in results["realistic"].items():
+        for via, (idle, busy) in vias.items():
+            feed_errors += idle.feed_errors + busy.feed_errors
+            ratio = busy.ack(0.99) / idle.ack(0.99)
+            for watched, one in (("0", idle), (f"{real_n:,} ({real_n // real_t} per table)", busy)):
+                share = f"{ratio:.2f}×" if one is busy else ""
+                out.append(
+                    f"| {name} | {via} | {watched} | {one.sent:,} | {ms(one.ack(0.5))} "
+                    f"| {ms(one.ack(0.99))} | {share} | {_handled(one)} | {one.busy:.2f} "
+                    f"| {one.stolen.share:.0%} |"
+                )
+            if name == "service":
+                what = "ExposeCard" if via == "calls" else "Feed stream"
+                goals.check(f"{what} p99, {real_n:,} watchers / none", ratio, ratio <= 3.0, "≤ 3×")
+    service = results["realistic"]["service"]
+    out += [
         "",
-        "(in the handler: the server's own `grpc_server_handling_seconds` for the same ExposeCard "
-        "calls, as bucket bounds, from the handler's call to its return, its request already read "
+        "(in the handler: the server's own `grpc_server_handling_seconds` for the same calls, "
+        "as bucket bounds, from the handler's call to its return, its request already read "
         "and decoded: the journal's commit and the publish are in it; the rest of an "
         "acknowledgement is gRPC's way to the handler and back through the event loop, and the "
-        "client's)",
+        "client's. A stream's events have no histogram of their own: n/a)",
         "",
-        f"(with {real_n:,} watchers: card-to-watcher p50 {ms(busy.latency(0.5))}, "
-        f"p99 {ms(busy.latency(0.99))}, "
-        f"{busy.deliveries:,} of {busy.expected:,} delivered)",
+        f"(with {real_n:,} watchers, card-to-watcher on the service: "
+        + "; ".join(
+            f"{via}: p50 {ms(busy.latency(0.5))}, p99 {ms(busy.latency(0.99))}, "
+            f"{busy.deliveries:,} of {busy.expected:,} delivered"
+            for via, (_, busy) in service.items()
+        )
+        + ")",
     ]
-    ratio = busy.ack(0.99) / idle.ack(0.99)
-    goals.check(f"ExposeCard p99, {real_n:,} watchers / none", ratio, ratio <= 3.0, "≤ 3×")
 
     out += ["", f"Burst of {sizes.burst:,} WatchTable opens at once:", ""]
     out += ["| server | served | refused | lost |", "|---|---|---|---|"]
@@ -837,9 +918,8 @@ def report_feed(results: dict[str, Any], sizes: Sizes, goals: Goals) -> list[str
         "Streams that ended or failed during the run (before the benchmark stopped them): "
         + ", ".join(f"{name}: {_codes(c)}" for name, c in ended.items()),
     ]
-    feed_errors = idle.feed_errors + busy.feed_errors
     if feed_errors:
-        out.append(f"ExposeCard calls that failed at the realistic pace: {_codes(feed_errors)}")
+        out.append(f"Feed events that failed at the realistic pace: {_codes(feed_errors)}")
     dropped = sum(ended["service"].values())
     goals.check("service streams ended or failed", dropped, dropped == 0, "0")
 
@@ -888,6 +968,8 @@ def _pair(service: float, bare: float, form: str) -> str:
 
 
 def _handled(phase: Phase) -> str:
+    if not phase.handled_read:
+        return "n/a"
     return f"≤ {ms(phase.handling(0.5))} / ≤ {ms(phase.handling(0.99))}"
 
 

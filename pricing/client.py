@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
 import grpc
 import grpc.aio
@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("pricing.client")
+
+DEALER_SERVICE: Final = pb.DESCRIPTOR.services_by_name["DealerService"].full_name
 
 DEFAULT_TARGET: Final = "127.0.0.1:50051"
 #: How often a feed resends one event before it gives up: with ``retry_delay``'s backoff,
@@ -409,7 +411,7 @@ class DealerFeed:
             except grpc.RpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
-                _say_resending(self.table_id, seq, exc, attempt)
+                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
                 time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
@@ -507,8 +509,18 @@ class AsyncPricingClient:
         request = pb.CloseTableRequest(table_id=table_id, seq=seq)
         return await self._dealer.CloseTable(request, timeout=self.timeout, metadata=self._md)
 
-    def feed(self, table_id: str) -> AsyncDealerFeed:
-        return AsyncDealerFeed(self, table_id)
+    def feed(self, table_id: str, *, streamed: bool = False) -> AsyncDealerFeed:
+        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream."""
+        return AsyncDealerFeed(self, table_id, streamed=streamed)
+
+    def feed_stream(self) -> FeedStream:
+        """A new DealerService.Feed stream: write ``FeedRequest``s, read their answers."""
+        feed = self._channel.stream_stream(
+            f"/{DEALER_SERVICE}/Feed",
+            request_serializer=pb.FeedRequest.SerializeToString,
+            response_deserializer=pb.TableState.FromString,
+        )
+        return feed(None, metadata=self._md)  # no iterator: written to one by one
 
     # PricingService
     async def get_table(self, table_id: str) -> pb.TableState:
@@ -598,15 +610,25 @@ class AsyncPricingClient:
 
 
 class AsyncDealerFeed:
-    """``DealerFeed`` for the asyncio client."""
+    """``DealerFeed`` for the asyncio client. ``streamed``: the events go on one Feed stream
+    (opened at the first event, and again after it failed) instead of a call each; an event
+    not answered within the client's ``timeout`` is resent on a new stream, as a call past its
+    deadline is resent. ``end_stream()`` ends the stream."""
 
     def __init__(
-        self, client: AsyncPricingClient, table_id: str, *, retries: int = FEED_RETRIES
+        self,
+        client: AsyncPricingClient,
+        table_id: str,
+        *,
+        retries: int = FEED_RETRIES,
+        streamed: bool = False,
     ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
         self.retries = retries
+        self.streamed = streamed
+        self._stream: FeedStream | None = None
 
     async def open(
         self,
@@ -622,32 +644,100 @@ class AsyncDealerFeed:
         self.last_seq = state.last_seq
         return state
 
-    async def _send(self, call: object, *args: object) -> pb.TableState:
+    async def _send(self, call: object, event: str, *args: object) -> pb.TableState:
         assert callable(call)
         seq = self.last_seq + 1
         for attempt in range(self.retries + 1):
             try:
-                state: pb.TableState = await call(self.table_id, seq, *args)
+                if self.streamed:
+                    request = _FEED_REQUESTS[event](self.table_id, seq, *args)
+                    state: pb.TableState = await self._on_stream(request)
+                else:
+                    state = await call(self.table_id, seq, *args)
                 break
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
                     raise
-                _say_resending(self.table_id, seq, exc, attempt)
+                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
                 await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
         self.last_seq = seq
         return state
 
+    async def _on_stream(self, request: pb.FeedRequest) -> pb.TableState:
+        """``request`` on the feed's stream, and its answer. A stream that failed, or whose
+        answer is late, is dropped (the next event opens another) and the error raised."""
+        if self._stream is None:
+            self._stream = self.client.feed_stream()
+        stream = self._stream
+        try:
+            await stream.write(request)
+            answer = await asyncio.wait_for(stream.read(), self.client.timeout)
+        except TimeoutError:
+            self._drop(stream)
+            raise _stream_error(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time") from None
+        except BaseException:
+            self._drop(stream)
+            raise
+        if not isinstance(answer, pb.TableState):  # EOF: ended without answering
+            self._drop(stream)
+            raise _stream_error(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
+        return answer
+
+    def _drop(self, stream: FeedStream) -> None:
+        stream.cancel()
+        if self._stream is stream:
+            self._stream = None
+
+    async def end_stream(self) -> None:
+        """End the Feed stream, if one is open (the events already answered stand)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await stream.done_writing()
+            while isinstance(await stream.read(), pb.TableState):  # pragma: no cover - none unasked
+                pass
+
     async def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
-        return await self._send(self.client.expose_card, card, role, seat)
+        return await self._send(self.client.expose_card, "expose_card", card, role, seat)
 
     async def void(self) -> pb.TableState:
-        return await self._send(self.client.void_round)
+        return await self._send(self.client.void_round, "void_round")
 
     async def end_round(self) -> pb.TableState:
-        return await self._send(self.client.end_round)
+        return await self._send(self.client.end_round, "end_round")
 
     async def new_shoe(self) -> pb.TableState:
-        return await self._send(self.client.new_shoe)
+        return await self._send(self.client.new_shoe, "new_shoe")
 
     async def close(self) -> pb.TableState:
-        return await self._send(self.client.close_table)
+        return await self._send(self.client.close_table, "close_table")
+
+
+if TYPE_CHECKING:  # generic only in the type stubs
+    FeedStream = grpc.aio.StreamStreamCall[pb.FeedRequest, pb.TableState]
+else:
+    FeedStream = grpc.aio.StreamStreamCall
+
+
+def _stream_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
+    """The error a call would have raised, for a stream the client gave up on."""
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details, details)
+
+
+#: Each event's FeedRequest, from the arguments its call takes.
+_FEED_REQUESTS: Final[dict[str, Callable[..., pb.FeedRequest]]] = {
+    "expose_card": lambda table_id, seq, card, role, seat: pb.FeedRequest(
+        expose_card=_expose_request(table_id, seq, card, role, seat)
+    ),
+    "void_round": lambda table_id, seq: pb.FeedRequest(
+        void_round=pb.VoidRoundRequest(table_id=table_id, seq=seq)
+    ),
+    "end_round": lambda table_id, seq: pb.FeedRequest(
+        end_round=pb.EndRoundRequest(table_id=table_id, seq=seq)
+    ),
+    "new_shoe": lambda table_id, seq: pb.FeedRequest(
+        new_shoe=pb.NewShoeRequest(table_id=table_id, seq=seq)
+    ),
+    "close_table": lambda table_id, seq: pb.FeedRequest(
+        close_table=pb.CloseTableRequest(table_id=table_id, seq=seq)
+    ),
+}

@@ -163,9 +163,15 @@ def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> H
         await context.abort(code, details)
         yield  # pragma: no cover - abort raises
 
+    async def bidi(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        await context.abort(code, details)
+        yield  # pragma: no cover - abort raises
+
     def keep(data: bytes) -> bytes:
         return data
 
+    if handler.stream_stream is not None:
+        return grpc.stream_stream_rpc_method_handler(bidi, request_deserializer=keep)
     if handler.unary_stream is not None:
         return grpc.unary_stream_rpc_method_handler(stream, request_deserializer=keep)
     return grpc.unary_unary_rpc_method_handler(unary, request_deserializer=keep)

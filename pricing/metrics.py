@@ -79,7 +79,7 @@ class Metrics:
         )
         self.msg_received = Counter(
             "grpc_server_msg_received_total",
-            "RPC stream messages received on the server (a request each, here).",
+            "RPC stream messages received on the server (a unary call: its request).",
             grpc_labels,
             registry=r,
         )
@@ -93,6 +93,14 @@ class Metrics:
             "grpc_server_handling_seconds",
             "Time from an RPC's start to its end on the server (a stream: its whole life).",
             grpc_labels,
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.feed_event = Histogram(
+            "pricing_feed_event_seconds",
+            "Time from an event read on a Feed stream to its answer (the stream's counterpart "
+            "of the event's call in grpc_server_handling_seconds), by event.",
+            ("event",),
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
@@ -229,7 +237,8 @@ else:
 
 
 class MetricsInterceptor(_Interceptor):
-    """Counts and times every unary and server-streaming RPC (the kinds this server has)."""
+    """Counts and times every unary, server-streaming and bidirectional RPC (the kinds this
+    server has)."""
 
     def __init__(self, metrics: Metrics) -> None:
         self._m = metrics
@@ -271,7 +280,14 @@ class MetricsInterceptor(_Interceptor):
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
-        return handler  # client or bidi streaming: none on this server
+        if handler.stream_stream is not None:
+            labels = (service, method, "BIDI_STREAM")
+            return grpc.stream_stream_rpc_method_handler(
+                self._stream(handler.stream_stream, labels, bidi=True),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler  # client streaming: none on this server
 
     def _unary(
         self, behaviour: _Behaviour, labels: tuple[str, str, str], *, responds: bool = True
@@ -306,8 +322,13 @@ class MetricsInterceptor(_Interceptor):
 
         return wrapped
 
-    def _stream(self, behaviour: _Behaviour, labels: tuple[str, str, str]) -> _Behaviour:
-        if not inspect.isasyncgenfunction(behaviour):
+    def _stream(
+        self, behaviour: _Behaviour, labels: tuple[str, str, str], *, bidi: bool = False
+    ) -> _Behaviour:
+        """A server stream (its one request counted as it starts), or with ``bidi`` a
+        bidirectional one (each request counted as the handler reads it); either timed as a
+        whole, each message it sends counted."""
+        if not bidi and not inspect.isasyncgenfunction(behaviour):
             # A streaming handler may also be a coroutine that calls context.write() (the
             # health service's Watch): time it as a whole like a unary call; the messages it
             # writes are not seen here, so none are counted as sent.
@@ -318,11 +339,19 @@ class MetricsInterceptor(_Interceptor):
         received = m.msg_received.labels(*labels)
         sent = m.msg_sent.labels(*labels)
 
+        async def counted(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+            async for request in requests:
+                received.inc()
+                yield request
+
         async def wrapped(
             request: Any, context: grpc.aio.ServicerContext[Any, Any]
         ) -> AsyncIterator[Any]:
             started.inc()
-            received.inc()
+            if bidi:
+                request = counted(request)
+            else:
+                received.inc()
             t0 = time.perf_counter()
             code = "OK"
             try:

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 
 import grpc
 import grpc.aio
@@ -145,7 +145,7 @@ def decoder(message_type: Any, max_bytes: int) -> Callable[[bytes], Any]:
 
 R = TypeVar("R")
 _DEALER_METHODS: Final = frozenset(
-    {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable"}
+    {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable", "Feed"}
 )
 
 
@@ -168,16 +168,19 @@ def _rpc(
         except grpc.aio.AbortError:
             raise  # the handler aborted with its own status
         except Exception as exc:
-            code = status_code(exc)
-            if code is None:
-                log.exception("%s failed: internal error", method.__name__)
-                await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_DETAILS)
-            else:
-                await context.abort(code, self.rejected(method.__name__, code, exc, level))
-            raise AssertionError("unreachable: abort raises") from exc
+            await self.refuse(method.__name__, exc, context, level)
 
     return wrapped
 
+
+#: The events a FeedRequest may carry (its oneof's fields), each with how its call reads it.
+_FEED: Final[dict[str, Callable[[Any], FeedEvent]]] = {
+    "expose_card": expose_event,
+    "void_round": lambda _: VoidRound(),
+    "end_round": lambda _: EndRound(),
+    "new_shoe": lambda _: NewShoe(),
+    "close_table": lambda _: CloseTable(),
+}
 
 #: The response serializer of pre-serialised ``TableState`` bytes: none, gRPC sends bytes as
 #: they are (one Python call less per message to every watcher).
@@ -216,6 +219,8 @@ class PricingService:
         self._watchers: set[Slot] = set()
         self._waker = Waker()
         self._stopping = False
+        # The tasks of the Feed streams now waiting for their next event (end_streams ends them).
+        self._feed_readers: set[asyncio.Task[Any]] = set()
 
     # ---- wiring ----------------------------------------------------------------------------
 
@@ -240,6 +245,11 @@ class PricingService:
                 "EndRound": unary(self.EndRound, pb.EndRoundRequest),
                 "NewShoe": unary(self.NewShoe, pb.NewShoeRequest),
                 "CloseTable": unary(self.CloseTable, pb.CloseTableRequest),
+                "Feed": grpc.stream_stream_rpc_method_handler(
+                    self.Feed,
+                    request_deserializer=decoder(pb.FeedRequest, max_bytes),
+                    response_serializer=_raw,
+                ),
             },
         )
         pricing = grpc.method_handlers_generic_handler(
@@ -283,12 +293,27 @@ class PricingService:
         """Shutting down: every WatchTable stream ends once it has sent the state already in
         its slot, with UNAVAILABLE (a table closing is the only OK end)."""
         self._stopping = True
+        for reader in self._feed_readers:  # Feed streams between events: they end now
+            reader.cancel()
         for slot in self._watchers:
             slot.end()
         for hub in self._hubs.values():
             hub.slots.clear()
 
     # ---- DealerService ---------------------------------------------------------------------
+
+    async def refuse(
+        self, method: str, exc: Exception, context: Context, level: int = logging.INFO
+    ) -> NoReturn:
+        """End the call for ``exc``: its status (``status_code``) and message, or INTERNAL with
+        nothing of the internals for anything else (a bug: its traceback goes to the log)."""
+        code = status_code(exc)
+        if code is None:
+            log.error("%s failed: internal error", method, exc_info=exc)
+            await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_DETAILS)
+        else:
+            await context.abort(code, self.rejected(method, code, exc, level))
+        raise AssertionError("unreachable: abort raises") from exc
 
     def rejected(
         self, method: str, code: grpc.StatusCode, exc: Exception, level: int = logging.INFO
@@ -340,6 +365,48 @@ class PricingService:
     @_rpc
     async def CloseTable(self, request: pb.CloseTableRequest, context: Context) -> bytes:
         return await self._write(request.table_id, request.seq, CloseTable())
+
+    async def Feed(self, requests: AsyncIterator[Any], context: Context) -> AsyncIterator[bytes]:
+        """The dealer events of one stream, each answered in turn as its own call would be.
+        The first rejected event ends the stream with its status; so does shutting down
+        (UNAVAILABLE), at once if the stream is waiting for its next event, else once the
+        event in progress is answered."""
+        reader = asyncio.current_task()
+        assert reader is not None
+        while not self._stopping:
+            self._feed_readers.add(reader)
+            try:
+                request = await anext(requests)
+            except StopAsyncIteration:
+                return  # the feed said it has no more: OK
+            except asyncio.CancelledError:
+                if not self._stopping:
+                    raise  # the client went away
+                break  # end_streams: not waiting for the next event
+            finally:
+                self._feed_readers.discard(reader)
+            t0 = time.perf_counter()
+            try:
+                if isinstance(request, Undecodable):
+                    raise request.error
+                kind, answer = await self._feed_event(request)
+            except Exception as exc:
+                await self.refuse("Feed", exc, context)
+            self.metrics.feed_event.labels(kind).observe(time.perf_counter() - t0)
+            yield answer
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            "the server is shutting down: open a new Feed stream and resend the events not "
+            "answered (from last_seq + 1)",
+        )
+
+    async def _feed_event(self, request: pb.FeedRequest) -> tuple[str, bytes]:
+        """The event a Feed request carries, applied: its kind and its answer."""
+        kind = request.WhichOneof("event")
+        if kind is None:
+            raise InvalidInput(f"a FeedRequest carries no event: set one of {', '.join(_FEED)}")
+        inner = getattr(request, kind)
+        return kind, await self._write(inner.table_id, inner.seq, _FEED[kind](inner))
 
     async def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
         """Fold one feed event into its table durably; the store publishes the new state

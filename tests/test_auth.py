@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,9 @@ def rpcs(channel: grpc.Channel, md: tuple[tuple[str, str], ...]) -> dict[str, Ca
         "EndRound": lambda: d.EndRound(pb.EndRoundRequest(table_id=t, seq=1), metadata=md),
         "NewShoe": lambda: d.NewShoe(pb.NewShoeRequest(table_id=t, seq=1), metadata=md),
         "CloseTable": lambda: d.CloseTable(pb.CloseTableRequest(table_id=t, seq=1), metadata=md),
+        "Feed": lambda: d.Feed(iter([pb.FeedRequest(  # ExposeCard's repeat, on a stream
+            expose_card=pb.ExposeCardRequest(table_id=t, seq=1, card="2S", role=pb.BURN))]),
+            metadata=md),
         "GetTable": lambda: p.GetTable(pb.GetTableRequest(table_id=t), metadata=md),
         "WatchTable": lambda: p.WatchTable(pb.WatchTableRequest(table_id=t), metadata=md),
         "Quote": lambda: p.Quote(pb.QuoteRequest(game=pb.HILO, exposed=["AS"]), metadata=md),
@@ -105,6 +109,7 @@ PAST_THE_GUARD = {
     "EndRound": grpc.StatusCode.ALREADY_EXISTS,
     "NewShoe": grpc.StatusCode.ALREADY_EXISTS,
     "CloseTable": grpc.StatusCode.ALREADY_EXISTS,
+    "Feed": OK,
     "GetTable": OK,
     "WatchTable": OK,
     "Quote": OK,
@@ -112,7 +117,7 @@ PAST_THE_GUARD = {
     "ListTables": OK,
     "Analyze": OK,
 }
-DEALER_RPCS = {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable"}
+DEALER_RPCS = {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable", "Feed"}
 
 
 def expected(rpc: str, who: str) -> grpc.StatusCode:
@@ -148,6 +153,24 @@ def test_the_auth_matrix(guarded: ServerProcess, who: str) -> None:
         pb.GetTableRequest(table_id=TABLE), metadata=(("authorization", f"Bearer {READER}"),)
     )
     assert after == before  # no call of the matrix changed the table
+
+
+@pytest.mark.parametrize(("token", "code"), [(None, UNAUTHENTICATED), (READER, PERMISSION_DENIED)])
+def test_a_refused_feed_stream_ends_before_its_first_event(
+    guarded: ServerProcess, token: str | None, code: grpc.StatusCode
+) -> None:
+    md = (("authorization", f"Bearer {token}"),) if token else ()
+    held = threading.Event()  # the stream's first event is held back until the test ends
+
+    def events() -> Iterator[pb.FeedRequest]:
+        held.wait(30)
+        yield from ()
+
+    answers = pb_grpc.DealerServiceStub(guarded.channel()).Feed(events(), metadata=md, timeout=5)
+    try:
+        assert code_of(lambda: answers) == code
+    finally:
+        held.set()
 
 
 def test_errors_never_repeat_a_token(guarded: ServerProcess) -> None:

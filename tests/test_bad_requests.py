@@ -188,7 +188,26 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("undecodable Settle", P, "Settle", b"\x08", BAD),
     ("a wrong wire type", P, "GetTable", b"\x0d\x00\x00", BAD),
     ("undecodable WatchTable", P, "WatchTable", b"\xff", BAD),
+    # the Feed stream's own (each event of the rows above is also sent on a Feed stream, below)
+    ("a FeedRequest with no event", D, "Feed", pb.FeedRequest(), BAD),
+    ("undecodable FeedRequest", D, "Feed", b"\x0a\x05\x0a", BAD),
+    ("a FeedRequest over max-message-bytes", D, "Feed",
+     pb.FeedRequest(expose_card=expose("A" * 70_000)), BIG),
 ]  # fmt: skip
+
+#: The seq'ed events, each of which a FeedRequest may carry instead of its own call.
+FEED_FIELDS = {
+    "ExposeCard": "expose_card",
+    "VoidRound": "void_round",
+    "EndRound": "end_round",
+    "NewShoe": "new_shoe",
+    "CloseTable": "close_table",
+}
+FEED_ROWS = [
+    (name, body, code)
+    for name, _, method, body, code in ROWS
+    if method in FEED_FIELDS and isinstance(body, Message)
+]
 
 
 @pytest.fixture(scope="module")
@@ -219,6 +238,9 @@ def send(server: ServerProcess, service: str, method: str, body: Message | bytes
     if method == "WatchTable":
         stream = channel.unary_stream(path, request_serializer=bytes, response_deserializer=bytes)
         return next(iter(stream(payload, timeout=30)))
+    if method == "Feed":
+        feed = channel.stream_stream(path, request_serializer=bytes, response_deserializer=bytes)
+        return next(iter(feed(iter([payload]), timeout=30)))
     return channel.unary_unary(path, request_serializer=bytes, response_deserializer=bytes)(
         payload, timeout=30
     )
@@ -229,7 +251,8 @@ def test_there_are_at_least_60_rows_and_every_rpc_has_some() -> None:
     methods = {method for _, _, method, _, _ in ROWS}
     assert methods == {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe",
                        "CloseTable", "GetTable", "WatchTable", "Quote", "Settle",
-                       "ListTables", "Analyze"}  # fmt: skip
+                       "ListTables", "Analyze", "Feed"}  # fmt: skip
+    assert len(FEED_ROWS) >= 25
 
 
 @pytest.mark.parametrize(
@@ -248,6 +271,20 @@ def test_a_bad_request_gets_its_code_and_changes_nothing(
     assert snapshot(tables) == before
     health = health_pb2_grpc.HealthStub(tables.channel()).Check(health_pb2.HealthCheckRequest())
     assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+
+@pytest.mark.parametrize(("body", "code"), [row[1:] for row in FEED_ROWS],
+                         ids=[row[0] for row in FEED_ROWS])  # fmt: skip
+def test_a_bad_event_on_a_feed_stream_gets_the_code_of_its_call(
+    tables: ServerProcess, body: Message, code: grpc.StatusCode
+) -> None:
+    before = snapshot(tables)
+    field = FEED_FIELDS[type(body).DESCRIPTOR.name.removesuffix("Request")]
+    event = pb.FeedRequest(**{field: body})
+    with pytest.raises(grpc.RpcError) as info:
+        send(tables, D, "Feed", event)
+    assert info.value.code() == code, info.value.details()
+    assert snapshot(tables) == before
 
 
 def test_no_bad_request_left_a_traceback(tables: ServerProcess) -> None:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, start_server
+from tests.wire import metric
 
 sys.path.insert(0, str(ROOT / "bench"))
 _spec = importlib.util.spec_from_file_location("bench_service", ROOT / "bench" / "service.py")
@@ -81,6 +82,14 @@ def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
                 assert paced.deliveries == paced.expected == 5 * paced.sent, paced
                 assert 0 < paced.latency(0.5) <= paced.latency(0.99) < 5, paced
                 assert paced.rate > 0 and paced.cpu_us > 0
+                server.streamed = True  # the same table's next events on a Feed stream
+                streamed = await bench.phase(server, {"t": 5}, "paced", 0.5, rate=20.0)
+                server.streamed = False
+                assert streamed.sent >= 5 and not streamed.feed_errors, streamed
+                assert streamed.deliveries == streamed.expected == 5 * streamed.sent, streamed
+                if server.metrics_url:  # they went on a stream
+                    fed = metric(process, "grpc_server_msg_received_total", {"grpc_method": "Feed"})
+                    assert fed == streamed.sent
                 flat = await bench.phase(server, {"t": 5}, "flat", 0.3, rate=0.0)
                 assert flat.sent > paced.sent / 2 and flat.deliveries > 0, flat
                 assert not flat.ended and not flat.behind, flat
@@ -90,6 +99,8 @@ def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
             for server in servers:
                 if server.watchers is not None:
                     server.watchers.stop()
+                assert server.end_streams is not None
+                await server.end_streams()
                 await server.channel.close()
 
     try:

@@ -36,7 +36,7 @@ class FlakyServer:
 
 
 def test_a_retry_resends_the_same_seq_after_a_growing_pause(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     pauses: list[float] = []
     monkeypatch.setattr(client_module.time, "sleep", pauses.append)
@@ -45,6 +45,11 @@ def test_a_retry_resends_the_same_seq_after_a_growing_pause(
     assert feed.expose("7H").last_seq == 1
     assert server.seqs == [1, 1, 1]
     assert pauses == [0.05, 0.1]
+    said = [r.getMessage() for r in caplog.records if r.name == "pricing.client"]
+    assert said == [  # the pause it then takes
+        "table 't': UNAVAILABLE, resending seq 1 in 0.05 s",
+        "table 't': UNAVAILABLE, resending seq 1 in 0.10 s",
+    ]
     feed.expose("8H")
     assert server.seqs[-1] == 2 and feed.last_seq == 2
 

@@ -18,6 +18,9 @@ def test_services_and_methods() -> None:
             for m in FILE.services_by_name[service].methods
         }
 
+    def client_streaming(service: str) -> set[str]:
+        return {m.name for m in FILE.services_by_name[service].methods if m.client_streaming}
+
     assert FILE.package == "pricing.v1"
     assert methods("DealerService") == {
         "OpenTable": ("OpenTableRequest", "TableState", False),
@@ -26,6 +29,18 @@ def test_services_and_methods() -> None:
         "EndRound": ("EndRoundRequest", "TableState", False),
         "NewShoe": ("NewShoeRequest", "TableState", False),
         "CloseTable": ("CloseTableRequest", "TableState", False),
+        "Feed": ("FeedRequest", "TableState", True),
+    }
+    assert client_streaming("DealerService") == {"Feed"}
+    assert client_streaming("PricingService") == set()
+    # A Feed request carries one of the seq'ed events, each the request of its own call.
+    (event,) = FILE.message_types_by_name["FeedRequest"].oneofs
+    assert {f.name: f.message_type.name for f in event.fields} == {
+        "expose_card": "ExposeCardRequest",
+        "void_round": "VoidRoundRequest",
+        "end_round": "EndRoundRequest",
+        "new_shoe": "NewShoeRequest",
+        "close_table": "CloseTableRequest",
     }
     assert methods("PricingService") == {
         "GetTable": ("GetTableRequest", "TableState", False),

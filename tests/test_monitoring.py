@@ -65,8 +65,8 @@ def exported(server: ServerProcess) -> set[str]:
 
 
 def drive(server: ServerProcess, table_id: str) -> None:
-    """Every kind of series the kit reads: a blackjack table (side bet RTP, last card), cards,
-    a watcher stream, a rejected feed event, a Quote."""
+    """Every kind of series the kit reads: a blackjack table (side bet RTP, last card), cards
+    by call and on a Feed stream, a watcher stream, a rejected feed event, a Quote."""
     feed = Feed(server, table_id)
     feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     watcher = Watcher(server.pricing(), table_id)
@@ -76,6 +76,9 @@ def drive(server: ServerProcess, table_id: str) -> None:
     with pytest.raises(grpc.RpcError):
         feed.expose("XX", pb.PLAYER)
     feed.seq -= 1
+    feed.seq += 1
+    card = pb.ExposeCardRequest(table_id=table_id, seq=feed.seq, card="QH", role=pb.PLAYER)
+    assert len(list(feed.stub.Feed(iter([pb.FeedRequest(expose_card=card)])))) == 1
     watcher.cancel()
 
 
@@ -86,6 +89,7 @@ def test_the_kit_reads_what_it_should() -> None:
         "grpc_server_handled_total",
         "pricing_publish_seconds_bucket",
         "pricing_compute_seconds_bucket",
+        "pricing_feed_event_seconds_bucket",
         "pricing_tables",
         "pricing_watchers",
         "pricing_conflated_total",

@@ -1122,6 +1122,46 @@ class CloseTableRequest(_message.Message):
 Global___CloseTableRequest: _TypeAlias = CloseTableRequest  # noqa: Y015
 
 @_typing.final
+class FeedRequest(_message.Message):
+    """One event on a Feed stream: exactly one of them, each as its own call would take it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EXPOSE_CARD_FIELD_NUMBER: _builtins.int
+    VOID_ROUND_FIELD_NUMBER: _builtins.int
+    END_ROUND_FIELD_NUMBER: _builtins.int
+    NEW_SHOE_FIELD_NUMBER: _builtins.int
+    CLOSE_TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def expose_card(self) -> Global___ExposeCardRequest: ...
+    @_builtins.property
+    def void_round(self) -> Global___VoidRoundRequest: ...
+    @_builtins.property
+    def end_round(self) -> Global___EndRoundRequest: ...
+    @_builtins.property
+    def new_shoe(self) -> Global___NewShoeRequest: ...
+    @_builtins.property
+    def close_table(self) -> Global___CloseTableRequest: ...
+    def __init__(
+        self,
+        *,
+        expose_card: Global___ExposeCardRequest | None = ...,
+        void_round: Global___VoidRoundRequest | None = ...,
+        end_round: Global___EndRoundRequest | None = ...,
+        new_shoe: Global___NewShoeRequest | None = ...,
+        close_table: Global___CloseTableRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["close_table", b"close_table", "end_round", b"end_round", "event", b"event", "expose_card", b"expose_card", "new_shoe", b"new_shoe", "void_round", b"void_round"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["close_table", b"close_table", "end_round", b"end_round", "event", b"event", "expose_card", b"expose_card", "new_shoe", b"new_shoe", "void_round", b"void_round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["expose_card", "void_round", "end_round", "new_shoe", "close_table"]  # noqa: Y015
+    _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
+
+Global___FeedRequest: _TypeAlias = FeedRequest  # noqa: Y015
+
+@_typing.final
 class GetTableRequest(_message.Message):
     """---------------------------------------------------------------------------------------------
     PricingService requests (contract)

@@ -69,6 +69,11 @@ class DealerServiceStub:
                 request_serializer=pricing_dot_v1_dot_pricing__pb2.CloseTableRequest.SerializeToString,
                 response_deserializer=pricing_dot_v1_dot_pricing__pb2.TableState.FromString,
                 _registered_method=True)
+        self.Feed = channel.stream_stream(
+                '/pricing.v1.DealerService/Feed',
+                request_serializer=pricing_dot_v1_dot_pricing__pb2.FeedRequest.SerializeToString,
+                response_deserializer=pricing_dot_v1_dot_pricing__pb2.TableState.FromString,
+                _registered_method=True)
 
 
 class DealerServiceServicer:
@@ -124,6 +129,19 @@ class DealerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Feed(self, request_iterator, context):
+        """The same events on one long-lived stream, for a feed that sends many: each request is
+        answered, in order, with what its own call would have answered. Events of one stream are
+        applied one after another (they may be of several tables; a stream per table lets them
+        commit together). A rejected event ends the stream with the status its call would have had
+        and changes nothing; the events answered before it stand. Resend the events not yet
+        answered on a new stream: a repeated seq is answered, not applied again. Under load this
+        answers sooner than a call per event: the server has no call to accept, only a message.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DealerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -155,6 +173,11 @@ def add_DealerServiceServicer_to_server(servicer, server):
             'CloseTable': grpc.unary_unary_rpc_method_handler(
                     servicer.CloseTable,
                     request_deserializer=pricing_dot_v1_dot_pricing__pb2.CloseTableRequest.FromString,
+                    response_serializer=pricing_dot_v1_dot_pricing__pb2.TableState.SerializeToString,
+            ),
+            'Feed': grpc.stream_stream_rpc_method_handler(
+                    servicer.Feed,
+                    request_deserializer=pricing_dot_v1_dot_pricing__pb2.FeedRequest.FromString,
                     response_serializer=pricing_dot_v1_dot_pricing__pb2.TableState.SerializeToString,
             ),
     }
@@ -324,6 +347,33 @@ class DealerService:
             target,
             '/pricing.v1.DealerService/CloseTable',
             pricing_dot_v1_dot_pricing__pb2.CloseTableRequest.SerializeToString,
+            pricing_dot_v1_dot_pricing__pb2.TableState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Feed(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/pricing.v1.DealerService/Feed',
+            pricing_dot_v1_dot_pricing__pb2.FeedRequest.SerializeToString,
             pricing_dot_v1_dot_pricing__pb2.TableState.FromString,
             options,
             channel_credentials,

@@ -74,6 +74,15 @@ class DealerServiceStub:
     """A fresh shoe; a round in progress is void (NewShoeRequest)."""
     CloseTable: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.CloseTableRequest, _pricing_pb2.TableState]
     """Ends the table (CloseTableRequest): every stream on it ends with OK."""
+    Feed: _grpc.StreamStreamMultiCallable[_pricing_pb2.FeedRequest, _pricing_pb2.TableState]
+    """The same events on one long-lived stream, for a feed that sends many: each request is
+    answered, in order, with what its own call would have answered. Events of one stream are
+    applied one after another (they may be of several tables; a stream per table lets them
+    commit together). A rejected event ends the stream with the status its call would have had
+    and changes nothing; the events answered before it stand. Resend the events not yet
+    answered on a new stream: a repeated seq is answered, not applied again. Under load this
+    answers sooner than a call per event: the server has no call to accept, only a message.
+    """
 
 @_typing.type_check_only
 class DealerServiceAsyncStub(DealerServiceStub):
@@ -102,6 +111,15 @@ class DealerServiceAsyncStub(DealerServiceStub):
     """A fresh shoe; a round in progress is void (NewShoeRequest)."""
     CloseTable: _aio.UnaryUnaryMultiCallable[_pricing_pb2.CloseTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     """Ends the table (CloseTableRequest): every stream on it ends with OK."""
+    Feed: _aio.StreamStreamMultiCallable[_pricing_pb2.FeedRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
+    """The same events on one long-lived stream, for a feed that sends many: each request is
+    answered, in order, with what its own call would have answered. Events of one stream are
+    applied one after another (they may be of several tables; a stream per table lets them
+    commit together). A rejected event ends the stream with the status its call would have had
+    and changes nothing; the events answered before it stand. Resend the events not yet
+    answered on a new stream: a repeated seq is answered, not applied again. Under load this
+    answers sooner than a call per event: the server has no call to accept, only a message.
+    """
 
 class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
     """---------------------------------------------------------------------------------------------
@@ -163,6 +181,21 @@ class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.TableState, _abc.Awaitable[_pricing_pb2.TableState]]:
         """Ends the table (CloseTableRequest): every stream on it ends with OK."""
+
+    @_abc_1.abstractmethod
+    def Feed(
+        self,
+        request_iterator: _MaybeAsyncIterator[_pricing_pb2.FeedRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_pricing_pb2.TableState], _abc.AsyncIterator[_pricing_pb2.TableState]]:
+        """The same events on one long-lived stream, for a feed that sends many: each request is
+        answered, in order, with what its own call would have answered. Events of one stream are
+        applied one after another (they may be of several tables; a stream per table lets them
+        commit together). A rejected event ends the stream with the status its call would have had
+        and changes nothing; the events answered before it stand. Resend the events not yet
+        answered on a new stream: a repeated seq is answered, not applied again. Under load this
+        answers sooner than a call per event: the server has no call to accept, only a message.
+        """
 
 def add_DealerServiceServicer_to_server(servicer: DealerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

@@ -1,0 +1,309 @@
+"""End to end: DealerService.Feed, the dealer's events on one stream, against the real server.
+
+Each event on a stream must be answered exactly as its own call would answer it (the
+differential test sends the same random scripts both ways); a rejected event ends the stream
+with its call's status and changes nothing; a shutdown ends a waiting stream at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import queue
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pricing.cards import DECK
+from pricing.client import AsyncPricingClient
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from tests.conftest import ServerProcess, Watcher, start_server
+from tests.wire import metric
+
+pytestmark = pytest.mark.timeout(180)
+
+CARDS = [str(c) for c in DECK]
+
+
+class FeedStream:
+    """A Feed stream driven from a test: put events on it, read their answers in turn."""
+
+    def __init__(self, stub: pb_grpc.DealerServiceStub, **kwargs: Any) -> None:
+        self._requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
+        self.call = stub.Feed(iter(self._requests.get, None), timeout=60, **kwargs)
+
+    def send(self, request: pb.FeedRequest) -> None:
+        self._requests.put(request)
+
+    def answer(self) -> pb.TableState:
+        state: pb.TableState = next(self.call)
+        return state
+
+    def done(self) -> None:
+        """The feed has no more events: the stream ends with OK."""
+        self._requests.put(None)
+
+
+def event(table_id: str, seq: int, kind: str, card: str = "", role: int = 0) -> pb.FeedRequest:
+    if kind == "expose_card":
+        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=role)  # type: ignore[arg-type]
+        return pb.FeedRequest(expose_card=request)
+    inner = {
+        "void_round": pb.VoidRoundRequest,
+        "end_round": pb.EndRoundRequest,
+        "new_shoe": pb.NewShoeRequest,
+        "close_table": pb.CloseTableRequest,
+    }[kind](table_id=table_id, seq=seq)
+    return pb.FeedRequest(**{kind: inner})
+
+
+def by_call(dealer: pb_grpc.DealerServiceStub, request: pb.FeedRequest) -> pb.TableState:
+    """The same event through its own unary call."""
+    kind = request.WhichOneof("event")
+    method = {
+        "expose_card": dealer.ExposeCard,
+        "void_round": dealer.VoidRound,
+        "end_round": dealer.EndRound,
+        "new_shoe": dealer.NewShoe,
+        "close_table": dealer.CloseTable,
+    }[str(kind)]
+    state: pb.TableState = method(getattr(request, str(kind)), timeout=30)
+    return state
+
+
+Outcome = tuple[str, bytes | str]
+
+
+def outcome(table_id: str, answer: Any) -> Outcome:
+    """What an event came to, with the table's own id taken out (the two tables differ in it)."""
+    if isinstance(answer, grpc.RpcError):
+        return (answer.code().name, (answer.details() or "").replace(table_id, "<table>"))
+    assert isinstance(answer, pb.TableState)
+    answer.table_id = ""
+    return ("OK", answer.SerializeToString(deterministic=True))
+
+
+# A step of a random script: (kind, card, role, seq offset from the table's next seq).
+step = st.tuples(
+    st.sampled_from(["expose_card"] * 12 + ["void_round", "end_round", "new_shoe", "close_table"]),
+    st.sampled_from(CARDS),
+    st.sampled_from([pb.BURN, pb.RESULT, pb.PLAYER, pb.DEALER]),
+    st.sampled_from([0] * 10 + [-1, 1]),
+)
+_ids = itertools.count(1)
+
+
+@pytest.mark.parametrize("game", [pb.HILO, pb.BLACKJACK, pb.GOA_GAE])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(script=st.lists(step, min_size=1, max_size=30))
+def test_each_event_on_a_stream_is_answered_as_its_call_answers_it(
+    server: ServerProcess, game: int, script: list[tuple[str, str, int, int]]
+) -> None:
+    dealer = server.dealer()
+    n = next(_ids)
+    by_unary, by_stream = f"feed-call-{n}", f"feed-stream-{n}"
+    for table_id in (by_unary, by_stream):
+        dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=game))  # type: ignore[arg-type]
+    next_seq = {by_unary: 1, by_stream: 1}
+    stream: FeedStream | None = None
+    for kind, card, role, offset in script:
+        answers: dict[str, Any] = {}
+        for table_id in (by_unary, by_stream):
+            request = event(table_id, next_seq[table_id] + offset, kind, card, role)
+            try:
+                if table_id == by_unary:
+                    answers[table_id] = by_call(dealer, request)
+                else:
+                    stream = stream or FeedStream(dealer)
+                    stream.send(request)
+                    answers[table_id] = stream.answer()
+            except grpc.RpcError as exc:
+                answers[table_id] = exc
+                stream = None  # a rejected event ended the stream: the feed opens another
+            else:
+                next_seq[table_id] = answers[table_id].last_seq + 1
+        assert outcome(by_stream, answers[by_stream]) == outcome(by_unary, answers[by_unary])
+    if stream is not None:
+        stream.done()
+        assert list(stream.call) == []
+
+
+def test_a_stream_answers_in_order_and_watchers_see_every_version(
+    server: ServerProcess, table_id: str
+) -> None:
+    dealer = server.dealer()
+    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+    watcher = Watcher(server.pricing(), table_id)
+    assert watcher.next().version == 1
+    stream = FeedStream(dealer)
+    cards = CARDS[:15]  # a deck's 5 opening burns and 10 results (docs/rules.md §1.1)
+    roles = [pb.BURN] * 5 + [pb.RESULT] * 10
+    for seq, (card, role) in enumerate(zip(cards, roles, strict=True), 1):
+        stream.send(event(table_id, seq, "expose_card", card, role))  # all before any answer
+    answers = [stream.answer() for _ in cards]
+    assert [a.last_seq for a in answers] == list(range(1, 16))
+    assert [a.version for a in answers] == list(range(2, 17))
+    assert list(answers[-1].exposed)[-1] == cards[-1]
+    assert watcher.until(16) == answers[-1]
+    stream.done()
+    assert list(stream.call) == []
+    watcher.cancel()
+
+
+def test_a_rejected_event_ends_the_stream_and_a_resent_one_is_not_applied_twice(
+    server: ServerProcess, table_id: str
+) -> None:
+    dealer = server.dealer()
+    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+    stream = FeedStream(dealer)
+    stream.send(event(table_id, 1, "expose_card", "2S", pb.BURN))
+    first = stream.answer()
+    stream.send(event(table_id, 2, "expose_card", "ZZ", pb.BURN))
+    stream.send(event(table_id, 2, "expose_card", "3S", pb.BURN))  # never read: the stream ended
+    with pytest.raises(grpc.RpcError) as info:
+        stream.answer()
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "'ZZ'" in (info.value.details() or "")
+    table = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
+    assert table == first  # the card before it stands; the bad one and the one after: nothing
+    again = FeedStream(dealer)
+    again.send(event(table_id, 1, "expose_card", "2S", pb.BURN))  # its answer was lost: resent
+    assert again.answer() == first
+    again.send(event(table_id, 2, "expose_card", "3S", pb.BURN))
+    assert again.answer().version == first.version + 1
+    again.done()
+    assert list(again.call) == []
+
+
+def test_the_stream_is_counted_per_message_and_by_how_it_ended(
+    server: ServerProcess, table_id: str
+) -> None:
+    labels = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+
+    def read(name: str, **more: str) -> float:
+        return metric(server, name, {**labels, **more})
+
+    before = {
+        "received": read("grpc_server_msg_received_total"),
+        "sent": read("grpc_server_msg_sent_total"),
+        "ok": read("grpc_server_handled_total", grpc_code="OK"),
+        "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT"),
+    }
+    dealer = server.dealer()
+    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+    stream = FeedStream(dealer)
+    for seq, card in enumerate(["2S", "3S", "4S"], 1):
+        stream.send(event(table_id, seq, "expose_card", card, pb.BURN))
+        stream.answer()
+    stream.done()
+    assert list(stream.call) == []
+    bad = FeedStream(dealer)
+    bad.send(pb.FeedRequest())
+    with pytest.raises(grpc.RpcError):
+        bad.answer()
+    after = {
+        "received": read("grpc_server_msg_received_total"),
+        "sent": read("grpc_server_msg_sent_total"),
+        "ok": read("grpc_server_handled_total", grpc_code="OK"),
+        "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT"),
+    }
+    assert {k: after[k] - before[k] for k in after} == {"received": 4, "sent": 3, "ok": 1, "bad": 1}
+
+
+@pytest.fixture
+def slow_to_stop() -> Iterator[ServerProcess]:
+    """A server whose grace period is long: what ends a stream at once is not the grace."""
+    process = start_server("--grace=10")
+    yield process
+    if process.proc.poll() is None:
+        process.stop()
+
+
+def test_a_shutdown_ends_a_waiting_stream_at_once_with_unavailable(
+    slow_to_stop: ServerProcess,
+) -> None:
+    dealer = slow_to_stop.dealer()
+    dealer.OpenTable(pb.OpenTableRequest(table_id="waiting", game=pb.HILO))
+    stream = FeedStream(dealer)
+    stream.send(event("waiting", 1, "expose_card", "2S", pb.BURN))
+    assert stream.answer().last_seq == 1
+    t0 = time.monotonic()
+    slow_to_stop.proc.send_signal(signal.SIGTERM)
+    with pytest.raises(grpc.RpcError) as info:
+        stream.answer()
+    assert info.value.code() == grpc.StatusCode.UNAVAILABLE, info.value.details()
+    assert "open a new Feed stream" in (info.value.details() or "")
+    assert slow_to_stop.proc.wait(25) == 0
+    assert time.monotonic() - t0 < 5, "the shutdown waited for the grace period"
+
+
+def test_the_async_client_feeds_on_one_stream_and_opens_another_after_a_refusal(
+    server: ServerProcess, table_id: str
+) -> None:
+    started = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    streams_before = metric(server, "grpc_server_started_total", started)
+
+    async def run() -> tuple[list[pb.TableState], grpc.aio.AioRpcError]:
+        async with AsyncPricingClient(server.target) as client:
+            feed = client.feed(table_id, streamed=True)
+            await feed.open("HILO")
+            states = [await feed.expose(card, "BURN") for card in ("2S", "3S")]
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await feed.expose("ZZ", "BURN")
+            states.append(await feed.expose("4S", "BURN"))  # on a new stream, the same seq
+            states.append(await feed.new_shoe())
+            await feed.end_stream()
+            return states, info.value
+
+    states, refusal = asyncio.run(run())
+    assert refusal.code() == grpc.StatusCode.INVALID_ARGUMENT and "'ZZ'" in refusal.details()
+    assert [s.last_seq for s in states] == [1, 2, 3, 4]
+    assert list(states[2].exposed) == ["2S", "3S", "4S"] and states[3].shoe == 2
+    assert metric(server, "grpc_server_started_total", started) - streams_before == 2
+
+
+def test_an_answer_that_comes_too_late_is_asked_again_and_the_card_applied_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The server stops (SIGSTOP) with the card sent: the feed gives up on its stream after
+    the client's timeout and resends the same seq on new streams until the server runs again
+    (SIGCONT); whichever stream carried it first, the card leaves the deck once."""
+    process = start_server()
+    try:
+
+        async def run() -> pb.TableState:
+            async with AsyncPricingClient(process.target, timeout=0.5) as client:
+                feed = client.feed("late", streamed=True)
+                await feed.open("HILO")
+                await feed.expose("2S", "BURN")
+                process.proc.send_signal(signal.SIGSTOP)
+                resume = threading.Timer(2.0, process.proc.send_signal, (signal.SIGCONT,))
+                resume.start()
+                try:
+                    state = await feed.expose("3S", "BURN")
+                finally:
+                    resume.join()
+                after = await feed.expose("4S", "BURN")  # its own answer, no stale one
+                assert (after.last_seq, list(after.exposed)) == (3, ["2S", "3S", "4S"])
+                await feed.end_stream()
+                return state
+
+        state = asyncio.run(run())
+        assert (state.last_seq, list(state.exposed)) == (2, ["2S", "3S"])
+        table = process.pricing().GetTable(pb.GetTableRequest(table_id="late"))
+        assert (table.version, table.last_seq, table.cards_remaining) == (4, 3, 49)
+        resent = [r.getMessage() for r in caplog.records if "resending seq 2" in r.getMessage()]
+        assert resent and all("DEADLINE_EXCEEDED" in m for m in resent), resent
+    finally:
+        process.proc.send_signal(signal.SIGCONT)
+        assert process.stop() == 0

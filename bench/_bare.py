@@ -4,8 +4,8 @@ as plain grpc.aio code with nothing of the service in it.
 - ``Echo``: an empty unary call answered with a fixed payload the size of a Hi-Lo TableState;
 - ``Post``: a unary call carrying a serialised TableState (the size of a Hi-Lo one); the server
   reads its ``table_id`` and puts the same bytes in the queue of every subscriber of that table;
-- ``Feed``: the same posts on one bidirectional stream, each answered with an empty message
-  (as DealerService.Feed answers each event);
+- ``Feed``: the same posts on one bidirectional stream, each answered in turn with an empty
+  message (DealerService.Feed answers each event with the table's state);
 - ``Watch``: a server stream, the request a table id; an async-generator handler per
   subscriber, fed from its own ``asyncio.Queue``, that first sends the latest post (as
   WatchTable first sends the current state).

@@ -23,7 +23,8 @@ class Feed:
     """One Hi-Lo table's dealer: 5 burns, then results, a new shoe when it runs out. Each call
     has a deadline of ``timeout`` seconds (a stalled server fails the call, not the run).
     ``send(streamed=True)`` sends the event on the table's own Feed stream instead (opened
-    at its first event; a stream has no deadline per event)."""
+    at its first event, or before by ``open_stream``); a stream has no deadline per event,
+    so there only the phase's own bound ends a stall."""
 
     def __init__(
         self, stub: pb_grpc.DealerServiceStub, table_id: str, seed: int, timeout: float = 30.0
@@ -32,13 +33,15 @@ class Feed:
         self.rng = random.Random(seed)
         self.seq, self.phase, self.deck = 0, pb.OPENING, self.rng.sample(CARDS, len(CARDS))
         self._stream: Any = None
+        self._last: pb.FeedRequest | None = None  # the last event sent, as a FeedRequest
 
     async def send(self, streamed: bool = False) -> pb.TableState:
         self.seq += 1
         if self.phase == pb.SHOE_COMPLETE or not self.deck:
             shoe = pb.NewShoeRequest(table_id=self.table_id, seq=self.seq)
+            self._last = pb.FeedRequest(new_shoe=shoe)
             state = await (
-                self._on_stream(pb.FeedRequest(new_shoe=shoe))
+                self._on_stream(self._last)
                 if streamed
                 else self.stub.NewShoe(shoe, timeout=self.timeout)
             )
@@ -48,13 +51,22 @@ class Feed:
             card = pb.ExposeCardRequest(
                 table_id=self.table_id, seq=self.seq, card=self.deck.pop(), role=role
             )
+            self._last = pb.FeedRequest(expose_card=card)
             state = await (
-                self._on_stream(pb.FeedRequest(expose_card=card))
+                self._on_stream(self._last)
                 if streamed
                 else self.stub.ExposeCard(card, timeout=self.timeout)
             )
         self.phase = state.phase
         return state
+
+    async def open_stream(self) -> None:
+        """Open the table's Feed stream before its events need it, as a card reader opens its
+        stream once for the day: the table's last event sent again (answered as it was, not
+        applied again, so no watcher hears of it). A table without events opens its stream
+        at its first."""
+        if self._stream is None and self._last is not None:
+            await self._on_stream(self._last)
 
     async def end_stream(self) -> None:
         """End the table's Feed stream, if it has one, and wait for the server's OK."""

@@ -148,6 +148,8 @@ class Server:
     metrics_url: str = ""  # the real server's /metrics
     streamed: bool = False  # the feed's events on a stream per table, not a call each
     end_streams: Callable[[], Awaitable[None]] | None = None  # the feed's, before closing
+    # A table's feed stream opened, its first answer read, the table unchanged.
+    open_stream: Callable[[str], Awaitable[None]] | None = None
     _senders: dict[str, Send] = field(default_factory=dict)
 
     def feed(self, table_id: str) -> Send:
@@ -166,14 +168,17 @@ def real_server(process: ServerProcess) -> Server:
         request = pb.OpenTableRequest(table_id=table_id, game=pb.HILO)
         await dealer.OpenTable(request, timeout=CALL_TIMEOUT)
 
-    feeds: list[Feed] = []
+    feeds: dict[str, Feed] = {}
 
     async def end_streams() -> None:
-        await asyncio.gather(*(feed.end_stream() for feed in feeds))
+        await asyncio.gather(*(feed.end_stream() for feed in feeds.values()))
+
+    async def open_stream(table_id: str) -> None:
+        if table_id in feeds:
+            await feeds[table_id].open_stream()
 
     def sender(table_id: str, seed: int, streamed: Callable[[], bool]) -> Send:
-        feed = Feed(dealer, table_id, seed)
-        feeds.append(feed)
+        feed = feeds[table_id] = Feed(dealer, table_id, seed)
 
         async def send() -> int:
             return int((await feed.send(streamed())).version)
@@ -183,6 +188,7 @@ def real_server(process: ServerProcess) -> Server:
     return Server(
         "service", process.target, process.proc.pid, WATCH, channel, open_table, sender,
         metrics_url=f"http://127.0.0.1:{process.metrics_port}/metrics", end_streams=end_streams,
+        open_stream=open_stream,
     )  # fmt: skip
 
 
@@ -206,16 +212,23 @@ def bare_server(child: Child, ready: dict[str, Any]) -> Server:
             if not streamed():
                 await post(state.SerializeToString(), timeout=CALL_TIMEOUT)
                 return versions[table_id]
-            if table_id not in streams:
-                streams[table_id] = channel.stream_stream(
-                    BARE_FEED, request_serializer=None, response_deserializer=None
-                )()
-            await streams[table_id].write(state.SerializeToString())
-            if await streams[table_id].read() is grpc.aio.EOF:
-                raise RuntimeError(f"table {table_id}: the bare Feed stream ended")
+            await on_stream(table_id, state.SerializeToString())
             return versions[table_id]
 
         return send
+
+    async def on_stream(table_id: str, data: bytes) -> None:
+        if table_id not in streams:
+            streams[table_id] = channel.stream_stream(
+                BARE_FEED, request_serializer=None, response_deserializer=None
+            )()
+        await streams[table_id].write(data)
+        if await streams[table_id].read() is grpc.aio.EOF:
+            raise RuntimeError(f"table {table_id}: the bare Feed stream ended")
+
+    async def open_stream(table_id: str) -> None:
+        if table_id not in streams:
+            await on_stream(table_id, b"")  # a post of no table: no subscriber hears of it
 
     async def end_streams() -> None:
         for stream in streams.values():
@@ -225,7 +238,7 @@ def bare_server(child: Child, ready: dict[str, Any]) -> Server:
 
     return Server(
         "bare", target, child.proc.pid, BARE_WATCH, channel, open_table, sender,
-        end_streams=end_streams,
+        end_streams=end_streams, open_stream=open_stream,
     )  # fmt: skip
 
 
@@ -696,6 +709,10 @@ async def realistic(server: Server, shapes: Shapes, sizes: Sizes) -> dict[str, t
                     file=sys.stderr,
                     flush=True,
                 )
+                if server.streamed and server.open_stream is not None:
+                    # Streams open before their phase, as a feed's stay open all day: what
+                    # is measured is an event on an open stream, as a call on an open channel.
+                    await gather_limited(server.open_stream(t) for t in tables)
                 into.add(await realistic_phase(server, tables, sizes, via))
     server.streamed = False
     return merged

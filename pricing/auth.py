@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import grpc
+import grpc.aio
 
 from pricing.limits import (
     BuiltHandlers,
@@ -186,6 +187,7 @@ class AuthInterceptor(ServerInterceptor):
         self.tokens = tokens
         self._dealer = f"/{dealer_service}/"
         self._reader = f"/{reader_service}/"
+        self._guarded = (self._dealer, self._reader)
         self._built = BuiltHandlers()  # each refusal's handler, built once per method
 
     def _refusal(self, method: str, token: str | None) -> tuple[grpc.StatusCode, str] | None:
@@ -212,6 +214,33 @@ class AuthInterceptor(ServerInterceptor):
             )
         return None
 
+    def _rechecked(self, handler: Handler, method: str) -> Handler:
+        """``handler``, a stream of requests (a Feed), with each request let through only if
+        the stream's token still has the role a call would need: a token taken back (the
+        tokens files reloaded on SIGHUP) stops its open streams at their next message."""
+        behaviour: Any = handler.stream_stream
+
+        async def rechecked(
+            requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
+            token = bearer_token(context.invocation_metadata())
+
+            async def checked() -> AsyncIterator[Any]:
+                async for request in requests:
+                    refusal = self._refusal(method, token)
+                    if refusal is not None:
+                        await context.abort(*refusal)
+                    yield request
+
+            async for answer in behaviour(checked(), context):
+                yield answer
+
+        return grpc.stream_stream_rpc_method_handler(
+            rechecked,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
     async def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
     ) -> Handler:
@@ -222,6 +251,10 @@ class AuthInterceptor(ServerInterceptor):
         method = handler_call_details.method
         refusal = self._refusal(method, token)
         if refusal is None:
+            if handler.stream_stream is not None and method.startswith(self._guarded):
+                return self._built.get(
+                    (method, "each message"), handler, lambda h: self._rechecked(h, method)
+                )
             return handler
         code, details = refusal
         return self._built.get(

@@ -664,14 +664,24 @@ class AsyncDealerFeed:
         return state
 
     async def _on_stream(self, request: pb.FeedRequest) -> pb.TableState:
-        """``request`` on the feed's stream, and its answer. A stream that failed, or whose
-        answer is late, is dropped (the next event opens another) and the error raised."""
+        """``request`` on the feed's stream, and its answer. A stream that failed, that the
+        server ended meanwhile (a shutdown ends a stream waiting for its next event), or whose
+        answer is late, is dropped (the next attempt opens another) and the error raised as
+        the call's would be."""
+        if self._stream is not None and self._stream.done():
+            self._drop(self._stream)
         if self._stream is None:
             self._stream = self.client.feed_stream()
         stream = self._stream
         try:
-            await stream.write(request)
-            answer = await asyncio.wait_for(stream.read(), self.client.timeout)
+            async with asyncio.timeout(self.client.timeout):
+                try:
+                    await stream.write(request)
+                except (asyncio.InvalidStateError, grpc.aio.AioRpcError):
+                    # It ended (a shutdown, a lost connection) or could not take the event:
+                    # say how the stream ended, as the call's error would.
+                    raise await _ending(stream) from None
+                answer = await stream.read()
         except TimeoutError:
             self._drop(stream)
             raise _stream_error(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time") from None
@@ -689,12 +699,17 @@ class AsyncDealerFeed:
             self._stream = None
 
     async def end_stream(self) -> None:
-        """End the Feed stream, if one is open (the events already answered stand)."""
+        """End the Feed stream, if one is open, within the client's timeout (the events
+        already answered stand, however the stream ends)."""
         stream, self._stream = self._stream, None
-        if stream is not None:
-            await stream.done_writing()
-            while isinstance(await stream.read(), pb.TableState):  # pragma: no cover - none unasked
-                pass
+        if stream is None or stream.done():
+            return
+        try:
+            async with asyncio.timeout(self.client.timeout):
+                await stream.done_writing()
+                await stream.code()
+        except (TimeoutError, asyncio.InvalidStateError, grpc.aio.AioRpcError):
+            stream.cancel()
 
     async def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
         return await self._send(self.client.expose_card, "expose_card", card, role, seat)
@@ -716,6 +731,21 @@ if TYPE_CHECKING:  # generic only in the type stubs
     FeedStream = grpc.aio.StreamStreamCall[pb.FeedRequest, pb.TableState]
 else:
     FeedStream = grpc.aio.StreamStreamCall
+
+
+#: How a stream that could not take an event may have ended without the server saying why:
+#: as the server finished it (OK), cancelled, or failed locally (a write on a stream whose
+#: end has not been read yet fails INTERNAL, "Internal error from Core").
+_ENDED_UNSAID: Final = (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL)
+
+
+async def _ending(stream: FeedStream) -> grpc.aio.AioRpcError:
+    """The error of a stream that could not take an event: the status the server ended it
+    with, or UNAVAILABLE when it said none (the event was not taken: resend it)."""
+    code = await stream.code()
+    if code in _ENDED_UNSAID:
+        return _stream_error(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
+    return _stream_error(code, await stream.details())
 
 
 def _stream_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:

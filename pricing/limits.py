@@ -6,11 +6,13 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
 
 - ``max_tables``: ``pricing.tables.Tables.open_table`` (the tables layer owns the tables);
 - ``max_watchers`` / ``max_watchers_per_table``: ``PricingService.WatchTable``;
+- ``max_feeds``: ``PricingService.Feed`` (its events each count as a call would not: a stream
+  applies one event at a time);
 - ``max_message_bytes``: the request decoder of every handler (``pricing.service``), before
   the body is parsed;
 - ``max_events_per_second``: a ``TokenBucket`` per table in front of the feed's writes;
 - ``max_concurrent_rpcs``: ``ConcurrencyInterceptor``, for the unary calls of the two pricing
-  services (health and reflection always answer; streams have the watcher limits);
+  services (health and reflection always answer; streams have the limits above);
 - keepalive and idle settings: gRPC channel options (``grpc_options``), so dead connections
   are reaped by the transport.
 """
@@ -51,6 +53,7 @@ class Limits:
     max_message_bytes: int = 64 * KIB
     max_events_per_second: float = 0.0
     max_concurrent_rpcs: int = 1_000
+    max_feeds: int = 1_000
     keepalive_seconds: float = 60.0
     keepalive_timeout_seconds: float = 20.0
     idle_seconds: float = 600.0
@@ -61,7 +64,7 @@ def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
     above ``max_message_bytes``: up to it, the service decodes nothing over the limit and
     answers with its own message (naming the flag); beyond it, gRPC refuses the body itself."""
     ms = 1000
-    pending = limits.max_watchers + limits.max_concurrent_rpcs
+    pending = limits.max_watchers + limits.max_concurrent_rpcs + limits.max_feeds
     return [
         ("grpc.max_receive_message_length", max(16 * limits.max_message_bytes, 4096 * KIB)),
         # Ping an idle connection every keepalive_seconds; no answer within the timeout: the

@@ -98,10 +98,18 @@ class Metrics:
         )
         self.feed_event = Histogram(
             "pricing_feed_event_seconds",
-            "Time from an event read on a Feed stream to its answer (the stream's counterpart "
-            "of the event's call in grpc_server_handling_seconds), by event.",
+            "Time from an event read on a Feed stream to its answer or refusal (the stream's "
+            "counterpart of the event's call in grpc_server_handling_seconds), by event.",
             ("event",),
             buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.feed_rejected = Counter(
+            "pricing_feed_rejected_total",
+            "Events a Feed stream carried that were refused (each ended its stream), by event "
+            "and status code. The stream's other ends (a shutdown, a client hanging up) are "
+            "not refusals.",
+            ("event", "grpc_code"),
             registry=r,
         )
         self.compute = Histogram(
@@ -328,10 +336,10 @@ class MetricsInterceptor(_Interceptor):
         """A server stream (its one request counted as it starts), or with ``bidi`` a
         bidirectional one (each request counted as the handler reads it); either timed as a
         whole, each message it sends counted."""
-        if not bidi and not inspect.isasyncgenfunction(behaviour):
+        if not inspect.isasyncgenfunction(behaviour):
             # A streaming handler may also be a coroutine that calls context.write() (the
-            # health service's Watch): time it as a whole like a unary call; the messages it
-            # writes are not seen here, so none are counted as sent.
+            # health service's Watch) or context.read(): time it as a whole like a unary call;
+            # the messages it reads or writes are not seen here, so none are counted.
             return self._unary(behaviour, labels, responds=False)
         m = self._m
         started = m.started.labels(*labels)

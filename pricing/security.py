@@ -172,6 +172,7 @@ def add_arguments(
         "second's worth (0: no limit; a replayed or simulated feed may burst)",
     )  # fmt: skip
     limit("max-concurrent-rpcs", count(1), d.max_concurrent_rpcs, "unary calls in progress")
+    limit("max-feeds", count(0), d.max_feeds, "Feed streams open at once")
     limit("keepalive-seconds", rate, d.keepalive_seconds, "ping a quiet connection this often")
     limit(
         "keepalive-timeout-seconds", rate, d.keepalive_timeout_seconds,
@@ -210,6 +211,7 @@ def from_arguments(
             max_message_bytes=args.max_message_bytes,
             max_events_per_second=args.max_events_per_second,
             max_concurrent_rpcs=args.max_concurrent_rpcs,
+            max_feeds=args.max_feeds,
             keepalive_seconds=args.keepalive_seconds,
             keepalive_timeout_seconds=args.keepalive_timeout_seconds,
             idle_seconds=args.idle_seconds,

@@ -124,17 +124,18 @@ class Undecodable:
     error: InvalidInput | LimitExceeded
 
 
+def too_large(name: str, size: int, max_bytes: int) -> LimitExceeded:
+    """A request of ``size`` bytes, over ``max_bytes``, refused before it is read."""
+    return LimitExceeded("max-message-bytes", max_bytes, f"a {name} of {size} bytes is too large")
+
+
 def decoder(message_type: Any, max_bytes: int) -> Callable[[bytes], Any]:
     """The request deserializer of ``message_type``: no body over ``max_bytes`` is parsed."""
     name = message_type.DESCRIPTOR.name
 
     def decode(data: bytes) -> Any:
         if len(data) > max_bytes:
-            return Undecodable(
-                LimitExceeded(
-                    "max-message-bytes", max_bytes, f"a {name} of {len(data)} bytes is too large"
-                )
-            )
+            return Undecodable(too_large(name, len(data), max_bytes))
         try:
             return message_type.FromString(data)
         except DecodeError:
@@ -145,7 +146,7 @@ def decoder(message_type: Any, max_bytes: int) -> Callable[[bytes], Any]:
 
 R = TypeVar("R")
 _DEALER_METHODS: Final = frozenset(
-    {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable", "Feed"}
+    {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe", "CloseTable"}
 )
 
 
@@ -172,6 +173,10 @@ def _rpc(
 
     return wrapped
 
+
+#: What a FeedRequest adds to the event it carries: a field tag and a length (a varint of at
+#: most 5 bytes for any message gRPC takes). The event itself is held to max-message-bytes.
+FEED_WRAPPER_BYTES: Final = 6
 
 #: The events a FeedRequest may carry (its oneof's fields), each with how its call reads it.
 _FEED: Final[dict[str, Callable[[Any], FeedEvent]]] = {
@@ -219,7 +224,9 @@ class PricingService:
         self._watchers: set[Slot] = set()
         self._waker = Waker()
         self._stopping = False
-        # The tasks of the Feed streams now waiting for their next event (end_streams ends them).
+        # The tasks of the Feed streams open (max-feeds), and of those now waiting for their
+        # next event (end_streams ends them).
+        self._feeds: set[asyncio.Task[Any]] = set()
         self._feed_readers: set[asyncio.Task[Any]] = set()
 
     # ---- wiring ----------------------------------------------------------------------------
@@ -247,7 +254,8 @@ class PricingService:
                 "CloseTable": unary(self.CloseTable, pb.CloseTableRequest),
                 "Feed": grpc.stream_stream_rpc_method_handler(
                     self.Feed,
-                    request_deserializer=decoder(pb.FeedRequest, max_bytes),
+                    # The event inside may be as large as its call's request.
+                    request_deserializer=decoder(pb.FeedRequest, max_bytes + FEED_WRAPPER_BYTES),
                     response_serializer=_raw,
                 ),
             },
@@ -291,7 +299,8 @@ class PricingService:
 
     def end_streams(self) -> None:
         """Shutting down: every WatchTable stream ends once it has sent the state already in
-        its slot, with UNAVAILABLE (a table closing is the only OK end)."""
+        its slot, with UNAVAILABLE (a table closing is the only OK end); so does every Feed
+        stream, at once if it waits for its next event, else once its event is answered."""
         self._stopping = True
         for reader in self._feed_readers:  # Feed streams between events: they end now
             reader.cancel()
@@ -368,45 +377,62 @@ class PricingService:
 
     async def Feed(self, requests: AsyncIterator[Any], context: Context) -> AsyncIterator[bytes]:
         """The dealer events of one stream, each answered in turn as its own call would be.
-        The first rejected event ends the stream with its status; so does shutting down
-        (UNAVAILABLE), at once if the stream is waiting for its next event, else once the
-        event in progress is answered."""
+        The first rejected event ends the stream with its status, and the events sent after
+        it are never read; shutting down ends it with UNAVAILABLE, at once if the stream is
+        waiting for its next event, else once the event in progress is answered."""
         reader = asyncio.current_task()
         assert reader is not None
-        while not self._stopping:
-            self._feed_readers.add(reader)
-            try:
-                request = await anext(requests)
-            except StopAsyncIteration:
-                return  # the feed said it has no more: OK
-            except asyncio.CancelledError:
-                if not self._stopping:
-                    raise  # the client went away
-                break  # end_streams: not waiting for the next event
-            finally:
-                self._feed_readers.discard(reader)
-            t0 = time.perf_counter()
-            try:
-                if isinstance(request, Undecodable):
-                    raise request.error
-                kind, answer = await self._feed_event(request)
-            except Exception as exc:
-                await self.refuse("Feed", exc, context)
-            self.metrics.feed_event.labels(kind).observe(time.perf_counter() - t0)
-            yield answer
+        if len(self._feeds) >= self.limits.max_feeds:
+            limit = LimitExceeded("max-feeds", self.limits.max_feeds, "too many Feed streams open")
+            await self.refuse("Feed", limit, context)
+        self._feeds.add(reader)
+        try:
+            while not self._stopping:
+                self._feed_readers.add(reader)
+                try:
+                    request = await anext(requests)
+                except StopAsyncIteration:
+                    return  # the feed said it has no more: OK
+                except asyncio.CancelledError:
+                    if not self._stopping:
+                        raise  # the client went away
+                    reader.uncancel()  # end_streams: not waiting for the next event
+                    break
+                finally:
+                    self._feed_readers.discard(reader)
+                yield await self._feed_event(request, context)
+        finally:
+            self._feeds.discard(reader)
         await context.abort(
             grpc.StatusCode.UNAVAILABLE,
             "the server is shutting down: open a new Feed stream and resend the events not "
             "answered (from last_seq + 1)",
         )
 
-    async def _feed_event(self, request: pb.FeedRequest) -> tuple[str, bytes]:
-        """The event a Feed request carries, applied: its kind and its answer."""
-        kind = request.WhichOneof("event")
-        if kind is None:
-            raise InvalidInput(f"a FeedRequest carries no event: set one of {', '.join(_FEED)}")
-        inner = getattr(request, kind)
-        return kind, await self._write(inner.table_id, inner.seq, _FEED[kind](inner))
+    async def _feed_event(self, request: pb.FeedRequest | Undecodable, context: Context) -> bytes:
+        """The event a Feed request carries, applied and answered; or the stream ended for
+        it (timed and counted by event either way)."""
+        kind = "none" if isinstance(request, Undecodable) else request.WhichOneof("event")
+        kind = kind or "none"
+        t0 = time.perf_counter()
+        try:
+            if isinstance(request, Undecodable):
+                raise request.error
+            if kind == "none":
+                raise InvalidInput(f"a FeedRequest carries no event: set one of {', '.join(_FEED)}")
+            inner = getattr(request, kind)
+            size = inner.ByteSize()  # as its call's request would be measured
+            if size > self.limits.max_message_bytes:
+                name = inner.DESCRIPTOR.name
+                raise too_large(name, size, self.limits.max_message_bytes)
+            return await self._write(inner.table_id, inner.seq, _FEED[kind](inner))
+        except Exception as exc:
+            code = status_code(exc)
+            self.metrics.feed_rejected.labels(kind, code.name if code else "INTERNAL").inc()
+            await self.refuse(f"Feed ({kind})", exc, context)
+        finally:
+            if kind != "none":
+                self.metrics.feed_event.labels(kind).observe(time.perf_counter() - t0)
 
     async def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
         """Fold one feed event into its table durably; the store publishes the new state

@@ -4,6 +4,7 @@ token, a reader token, a dealer token), rotation on SIGHUP, nothing logged."""
 from __future__ import annotations
 
 import io
+import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -218,6 +219,35 @@ def test_tokens_rotate_on_sighup_and_a_bad_file_keeps_the_old_ones(tmp_path: Pat
     finally:
         assert server.stop() == 0
     assert fresh not in server.log() and DEALER not in server.log()
+
+
+def test_a_token_taken_back_stops_its_open_feed_stream_at_the_next_event(tmp_path: Path) -> None:
+    dealers = write_tokens(tmp_path / "dealers", DEALER)
+    server = start_server(f"--dealer-tokens-file={dealers}")
+    try:
+        md = (("authorization", f"Bearer {DEALER}"),)
+        dealer = pb_grpc.DealerServiceStub(server.channel())
+        dealer.OpenTable(pb.OpenTableRequest(table_id="revoked", game=pb.HILO), metadata=md)
+        requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
+        answers = dealer.Feed(iter(requests.get, None), metadata=md, timeout=30)
+
+        def card(seq: int, card: str) -> pb.FeedRequest:
+            expose = pb.ExposeCardRequest(table_id="revoked", seq=seq, card=card, role=pb.BURN)
+            return pb.FeedRequest(expose_card=expose)
+
+        requests.put(card(1, "2S"))
+        assert next(answers).last_seq == 1
+        write_tokens(dealers, "another-dealer-token-0123456789")
+        server.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "reloaded tokens" in server.log())
+        requests.put(card(2, "3S"))
+        with pytest.raises(grpc.RpcError) as info:
+            next(answers)
+        assert info.value.code() == UNAUTHENTICATED, info.value.details()
+        table = server.pricing().GetTable(pb.GetTableRequest(table_id="revoked"))
+        assert table.last_seq == 1  # the event after the token was taken back: not applied
+    finally:
+        assert server.stop() == 0
 
 
 def test_no_reflection_switches_reflection_off() -> None:

@@ -118,6 +118,9 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("rank 1", D, "ExposeCard", expose("1H"), BAD),
     ("suit X", D, "ExposeCard", expose("AX"), BAD),
     ("card of 10000 characters", D, "ExposeCard", expose("A" * 10_000), BAD),
+    # a request of exactly max-message-bytes is read (on a Feed stream too, in its wrapper)
+    ("a card filling max-message-bytes", D, "ExposeCard", expose("A" * 65_522), BAD),
+    ("a card one byte over max-message-bytes", D, "ExposeCard", expose("A" * 65_523), BIG),
     ("no role", D, "ExposeCard", expose(role=pb.CARD_ROLE_UNSPECIFIED), BAD),
     ("unknown role", D, "ExposeCard", expose(role=99), BAD),
     ("seq 0", D, "ExposeCard", expose(seq=0), BAD),
@@ -246,6 +249,13 @@ def send(server: ServerProcess, service: str, method: str, body: Message | bytes
     )
 
 
+def test_the_rows_at_the_size_limit_are_at_it() -> None:
+    sizes = {name: len(body.SerializeToString()) for name, _, _, body, _ in ROWS
+             if "max-message-bytes" in name and isinstance(body, Message)}  # fmt: skip
+    assert sizes["a card filling max-message-bytes"] == 64 * 1024
+    assert sizes["a card one byte over max-message-bytes"] == 64 * 1024 + 1
+
+
 def test_there_are_at_least_60_rows_and_every_rpc_has_some() -> None:
     assert len(ROWS) >= 60
     methods = {method for _, _, method, _, _ in ROWS}
@@ -279,11 +289,14 @@ def test_a_bad_event_on_a_feed_stream_gets_the_code_of_its_call(
     tables: ServerProcess, body: Message, code: grpc.StatusCode
 ) -> None:
     before = snapshot(tables)
-    field = FEED_FIELDS[type(body).DESCRIPTOR.name.removesuffix("Request")]
-    event = pb.FeedRequest(**{field: body})
-    with pytest.raises(grpc.RpcError) as info:
+    method = type(body).DESCRIPTOR.name.removesuffix("Request")
+    event = pb.FeedRequest(**{FEED_FIELDS[method]: body})
+    with pytest.raises(grpc.RpcError) as on_stream:
         send(tables, D, "Feed", event)
-    assert info.value.code() == code, info.value.details()
+    with pytest.raises(grpc.RpcError) as by_call:
+        send(tables, D, method, body)
+    assert on_stream.value.code() == code, on_stream.value.details()
+    assert on_stream.value.details() == by_call.value.details()  # the same words, too
     assert snapshot(tables) == before
 
 

@@ -11,12 +11,13 @@ import math
 import subprocess
 import sys
 from collections import Counter
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import ROOT, start_server
+from tests.conftest import ROOT, ServerProcess, start_server
 from tests.wire import metric
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -52,6 +53,20 @@ def test_help_explains_the_run() -> None:
     assert "--quick" in result.stdout
 
 
+async def streamed_phase(server: Any, process: ServerProcess) -> None:
+    """The table's next events on a Feed stream, opened before (the table unchanged)."""
+    server.streamed = True
+    assert server.open_stream is not None
+    await server.open_stream("t")
+    streamed = await bench.phase(server, {"t": 5}, "paced", 0.5, rate=20.0)
+    server.streamed = False
+    assert streamed.sent >= 5 and not streamed.feed_errors, streamed
+    assert streamed.deliveries == streamed.expected == 5 * streamed.sent, streamed
+    if server.metrics_url:  # they went on a stream
+        fed = metric(process, "grpc_server_msg_received_total", {"grpc_method": "Feed"})
+        assert fed == streamed.sent + 1  # and the opening's repeated event
+
+
 def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
     process = start_server("--log-level=WARNING")
     script = str(ROOT / "bench" / "service.py")
@@ -82,14 +97,7 @@ def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
                 assert paced.deliveries == paced.expected == 5 * paced.sent, paced
                 assert 0 < paced.latency(0.5) <= paced.latency(0.99) < 5, paced
                 assert paced.rate > 0 and paced.cpu_us > 0
-                server.streamed = True  # the same table's next events on a Feed stream
-                streamed = await bench.phase(server, {"t": 5}, "paced", 0.5, rate=20.0)
-                server.streamed = False
-                assert streamed.sent >= 5 and not streamed.feed_errors, streamed
-                assert streamed.deliveries == streamed.expected == 5 * streamed.sent, streamed
-                if server.metrics_url:  # they went on a stream
-                    fed = metric(process, "grpc_server_msg_received_total", {"grpc_method": "Feed"})
-                    assert fed == streamed.sent
+                await streamed_phase(server, process)
                 flat = await bench.phase(server, {"t": 5}, "flat", 0.3, rate=0.0)
                 assert flat.sent > paced.sent / 2 and flat.deliveries > 0, flat
                 assert not flat.ended and not flat.behind, flat

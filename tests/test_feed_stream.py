@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import queue
 import signal
 import threading
 import time
@@ -26,43 +25,12 @@ from pricing.client import AsyncPricingClient
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher, start_server
-from tests.wire import metric
+from tests.natsserver import free_port
+from tests.wire import FeedStream, event, metric, scraped
 
 pytestmark = pytest.mark.timeout(180)
 
 CARDS = [str(c) for c in DECK]
-
-
-class FeedStream:
-    """A Feed stream driven from a test: put events on it, read their answers in turn."""
-
-    def __init__(self, stub: pb_grpc.DealerServiceStub, **kwargs: Any) -> None:
-        self._requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
-        self.call = stub.Feed(iter(self._requests.get, None), timeout=60, **kwargs)
-
-    def send(self, request: pb.FeedRequest) -> None:
-        self._requests.put(request)
-
-    def answer(self) -> pb.TableState:
-        state: pb.TableState = next(self.call)
-        return state
-
-    def done(self) -> None:
-        """The feed has no more events: the stream ends with OK."""
-        self._requests.put(None)
-
-
-def event(table_id: str, seq: int, kind: str, card: str = "", role: int = 0) -> pb.FeedRequest:
-    if kind == "expose_card":
-        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=role)  # type: ignore[arg-type]
-        return pb.FeedRequest(expose_card=request)
-    inner = {
-        "void_round": pb.VoidRoundRequest,
-        "end_round": pb.EndRoundRequest,
-        "new_shoe": pb.NewShoeRequest,
-        "close_table": pb.CloseTableRequest,
-    }[kind](table_id=table_id, seq=seq)
-    return pb.FeedRequest(**{kind: inner})
 
 
 def by_call(dealer: pb_grpc.DealerServiceStub, request: pb.FeedRequest) -> pb.TableState:
@@ -193,11 +161,20 @@ def test_the_stream_is_counted_per_message_and_by_how_it_ended(
     def read(name: str, **more: str) -> float:
         return metric(server, name, {**labels, **more})
 
+    def read_rejected() -> float:
+        kind = {"event": "none", "grpc_code": "INVALID_ARGUMENT"}
+        return metric(server, "pricing_feed_rejected_total", kind)
+
     before = {
         "received": read("grpc_server_msg_received_total"),
         "sent": read("grpc_server_msg_sent_total"),
         "ok": read("grpc_server_handled_total", grpc_code="OK"),
         "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT"),
+        "rejected": metric(
+            server,
+            "pricing_feed_rejected_total",
+            {"event": "none", "grpc_code": "INVALID_ARGUMENT"},
+        ),
     }
     dealer = server.dealer()
     dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
@@ -211,13 +188,19 @@ def test_the_stream_is_counted_per_message_and_by_how_it_ended(
     bad.send(pb.FeedRequest())
     with pytest.raises(grpc.RpcError):
         bad.answer()
-    after = {
-        "received": read("grpc_server_msg_received_total"),
-        "sent": read("grpc_server_msg_sent_total"),
-        "ok": read("grpc_server_handled_total", grpc_code="OK"),
-        "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT"),
-    }
-    assert {k: after[k] - before[k] for k in after} == {"received": 4, "sent": 3, "ok": 1, "bad": 1}
+
+    def counted() -> dict[str, float]:
+        return {
+            "received": read("grpc_server_msg_received_total") - before["received"],
+            "sent": read("grpc_server_msg_sent_total") - before["sent"],
+            "ok": read("grpc_server_handled_total", grpc_code="OK") - before["ok"],
+            "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT") - before["bad"],
+            "rejected": read_rejected() - before["rejected"],
+        }
+
+    # The status reaches the client before the server's metrics wrapper has counted it.
+    expected = {"received": 4, "sent": 3, "ok": 1, "bad": 1, "rejected": 1}
+    assert scraped(counted, lambda now: now == expected) == expected
 
 
 @pytest.fixture
@@ -282,10 +265,11 @@ def test_an_answer_that_comes_too_late_is_asked_again_and_the_card_applied_once(
     try:
 
         async def run() -> pb.TableState:
-            async with AsyncPricingClient(process.target, timeout=0.5) as client:
+            async with AsyncPricingClient(process.target) as client:
                 feed = client.feed("late", streamed=True)
                 await feed.open("HILO")
                 await feed.expose("2S", "BURN")
+                client.timeout = 0.5  # from now on: an answer later than that is asked again
                 process.proc.send_signal(signal.SIGSTOP)
                 resume = threading.Timer(2.0, process.proc.send_signal, (signal.SIGCONT,))
                 resume.start()
@@ -307,3 +291,32 @@ def test_an_answer_that_comes_too_late_is_asked_again_and_the_card_applied_once(
     finally:
         process.proc.send_signal(signal.SIGCONT)
         assert process.stop() == 0
+
+
+def test_a_streamed_feed_carries_on_across_a_restart() -> None:
+    """A shutdown ends the feed's idle stream; the next event, on a new stream, waits out the
+    restart (the same seq resent) and lands once on the restarted server."""
+    first = start_server(f"--port={free_port()}")
+    second: ServerProcess | None = None
+    try:
+
+        async def run() -> pb.TableState:
+            nonlocal second
+            async with AsyncPricingClient(first.target) as client:
+                feed = client.feed("restarted", streamed=True)
+                await feed.open("HILO")
+                await feed.expose("2S", "BURN")
+                assert first.stop() == 0  # the stream, waiting for its next event, ends
+                second = start_server(f"--port={first.grpc_port}", data_dir=first.data_dir)
+                state = await feed.expose("3S", "BURN")
+                await feed.end_stream()
+                return state
+
+        state = asyncio.run(run())
+        assert (state.last_seq, list(state.exposed)) == (2, ["2S", "3S"])
+        assert second is not None
+        table = second.pricing().GetTable(pb.GetTableRequest(table_id="restarted"))
+        assert (table.last_seq, table.cards_remaining) == (2, 50)
+    finally:
+        if second is not None:
+            assert second.stop() == 0

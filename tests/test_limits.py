@@ -20,7 +20,7 @@ from pricing.limits import ConcurrencyInterceptor, Limits, TokenBucket, grpc_opt
 from pricing.metrics import Metrics
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher, start_server
-from tests.wire import Feed, expect_error, metric
+from tests.wire import Feed, FeedStream, event, expect_error, metric
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,6 +48,43 @@ def test_max_tables() -> None:
         assert feeds[1].expose("2S").version == 2  # the tables there carry on
         assert rejections(server, "max-tables") == 1 and serving(server)
     finally:
+        assert server.stop() == 0
+
+
+def test_max_feeds() -> None:
+    server = start_server("--max-feeds=2")
+    streams: list[FeedStream] = []
+    try:
+        dealer = server.dealer()
+        for table in ("a", "b", "c"):
+            dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+        for table in ("a", "b"):
+            streams.append(FeedStream(dealer))
+            streams[-1].send(event(table, 1, "expose_card", "2S", pb.BURN))
+            assert streams[-1].answer().last_seq == 1
+        over = FeedStream(dealer)
+        over.send(event("c", 1, "expose_card", "2S", pb.BURN))
+        with pytest.raises(grpc.RpcError) as info:
+            over.answer()
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "--max-feeds is 2" in (info.value.details() or "")
+        assert rejections(server, "max-feeds") == 1 and serving(server)
+        assert Feed(server, "c").expose("2S").last_seq == 1  # calls are not Feed streams
+        streams[0].send(event("a", 2, "expose_card", "3S", pb.BURN))
+        assert streams[0].answer().last_seq == 2  # the open streams go on
+        streams.pop().done()  # a stream ending frees its place
+        for attempt in range(100):
+            again = FeedStream(dealer)
+            again.send(event("b", 1, "expose_card", "2S", pb.BURN))  # a repeat: answered
+            try:
+                assert again.answer().last_seq == 1
+                break
+            except grpc.RpcError as exc:  # the ended stream's place not yet given back
+                assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and attempt < 99
+        again.done()
+    finally:
+        for stream in streams:
+            stream.done()
         assert server.stop() == 0
 
 
@@ -153,9 +190,9 @@ def test_the_transport_settings_follow_the_limits() -> None:
     assert options["grpc.max_connection_idle_ms"] == 60_000
     assert options["grpc.max_receive_message_length"] > Limits().max_message_bytes
     # Every call the limits let in can wait for a handler: none is cancelled unseen.
-    limits = Limits(max_watchers=70_000, max_concurrent_rpcs=500)
+    limits = Limits(max_watchers=70_000, max_concurrent_rpcs=500, max_feeds=20)
     options = dict(grpc_options(limits))
-    assert options["grpc.server.max_pending_requests_hard_limit"] == 70_500
+    assert options["grpc.server.max_pending_requests_hard_limit"] == 70_520
 
 
 def test_a_burst_of_opens_beyond_grpcs_default_pending_limit_is_served_or_refused() -> None:

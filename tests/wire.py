@@ -3,6 +3,7 @@ prices in one comparable form."""
 
 from __future__ import annotations
 
+import queue
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -13,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from pricing.payout import BetPrice
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess
 
 T = TypeVar("T")
@@ -120,3 +122,35 @@ def wait_for(condition: Callable[[], bool], timeout: float = 15.0, what: str = "
             raise AssertionError(f"not within {timeout} s: {what or 'condition'}")
         time.sleep(0.02)
     return time.monotonic() - t0
+
+
+class FeedStream:
+    """A Feed stream driven from a test: put events on it, read their answers in turn."""
+
+    def __init__(self, stub: pb_grpc.DealerServiceStub, **kwargs: Any) -> None:
+        self._requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
+        self.call = stub.Feed(iter(self._requests.get, None), timeout=60, **kwargs)
+
+    def send(self, request: pb.FeedRequest) -> None:
+        self._requests.put(request)
+
+    def answer(self) -> pb.TableState:
+        state: pb.TableState = next(self.call)
+        return state
+
+    def done(self) -> None:
+        """The feed has no more events: the stream ends with OK."""
+        self._requests.put(None)
+
+
+def event(table_id: str, seq: int, kind: str, card: str = "", role: int = 0) -> pb.FeedRequest:
+    if kind == "expose_card":
+        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=role)  # type: ignore[arg-type]
+        return pb.FeedRequest(expose_card=request)
+    inner = {
+        "void_round": pb.VoidRoundRequest,
+        "end_round": pb.EndRoundRequest,
+        "new_shoe": pb.NewShoeRequest,
+        "close_table": pb.CloseTableRequest,
+    }[kind](table_id=table_id, seq=seq)
+    return pb.FeedRequest(**{kind: inner})

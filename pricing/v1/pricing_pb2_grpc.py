@@ -132,11 +132,14 @@ class DealerServiceServicer:
     def Feed(self, request_iterator, context):
         """The same events on one long-lived stream, for a feed that sends many: each request is
         answered, in order, with what its own call would have answered. Events of one stream are
-        applied one after another (they may be of several tables; a stream per table lets them
-        commit together). A rejected event ends the stream with the status its call would have had
-        and changes nothing; the events answered before it stand. Resend the events not yet
-        answered on a new stream: a repeated seq is answered, not applied again. Under load this
-        answers sooner than a call per event: the server has no call to accept, only a message.
+        applied one after another (they may be of several tables; a stream per table lets the
+        tables' commits share the disk's flushes). A rejected event ends the stream with the
+        status and message its call would have had and changes nothing; the events answered
+        before it stand, those sent after it are not read. A server shutting down ends the stream
+        with UNAVAILABLE (at once when it waits for an event). Either way, resend the events not
+        answered on a new stream: a repeated seq is answered, not applied again. At most
+        --max-feeds streams are open at once. The server has only a message to read per event,
+        no call to accept.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

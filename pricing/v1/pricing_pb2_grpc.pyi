@@ -77,11 +77,14 @@ class DealerServiceStub:
     Feed: _grpc.StreamStreamMultiCallable[_pricing_pb2.FeedRequest, _pricing_pb2.TableState]
     """The same events on one long-lived stream, for a feed that sends many: each request is
     answered, in order, with what its own call would have answered. Events of one stream are
-    applied one after another (they may be of several tables; a stream per table lets them
-    commit together). A rejected event ends the stream with the status its call would have had
-    and changes nothing; the events answered before it stand. Resend the events not yet
-    answered on a new stream: a repeated seq is answered, not applied again. Under load this
-    answers sooner than a call per event: the server has no call to accept, only a message.
+    applied one after another (they may be of several tables; a stream per table lets the
+    tables' commits share the disk's flushes). A rejected event ends the stream with the
+    status and message its call would have had and changes nothing; the events answered
+    before it stand, those sent after it are not read. A server shutting down ends the stream
+    with UNAVAILABLE (at once when it waits for an event). Either way, resend the events not
+    answered on a new stream: a repeated seq is answered, not applied again. At most
+    --max-feeds streams are open at once. The server has only a message to read per event,
+    no call to accept.
     """
 
 @_typing.type_check_only
@@ -114,11 +117,14 @@ class DealerServiceAsyncStub(DealerServiceStub):
     Feed: _aio.StreamStreamMultiCallable[_pricing_pb2.FeedRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     """The same events on one long-lived stream, for a feed that sends many: each request is
     answered, in order, with what its own call would have answered. Events of one stream are
-    applied one after another (they may be of several tables; a stream per table lets them
-    commit together). A rejected event ends the stream with the status its call would have had
-    and changes nothing; the events answered before it stand. Resend the events not yet
-    answered on a new stream: a repeated seq is answered, not applied again. Under load this
-    answers sooner than a call per event: the server has no call to accept, only a message.
+    applied one after another (they may be of several tables; a stream per table lets the
+    tables' commits share the disk's flushes). A rejected event ends the stream with the
+    status and message its call would have had and changes nothing; the events answered
+    before it stand, those sent after it are not read. A server shutting down ends the stream
+    with UNAVAILABLE (at once when it waits for an event). Either way, resend the events not
+    answered on a new stream: a repeated seq is answered, not applied again. At most
+    --max-feeds streams are open at once. The server has only a message to read per event,
+    no call to accept.
     """
 
 class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -190,11 +196,14 @@ class DealerServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_pricing_pb2.TableState], _abc.AsyncIterator[_pricing_pb2.TableState]]:
         """The same events on one long-lived stream, for a feed that sends many: each request is
         answered, in order, with what its own call would have answered. Events of one stream are
-        applied one after another (they may be of several tables; a stream per table lets them
-        commit together). A rejected event ends the stream with the status its call would have had
-        and changes nothing; the events answered before it stand. Resend the events not yet
-        answered on a new stream: a repeated seq is answered, not applied again. Under load this
-        answers sooner than a call per event: the server has no call to accept, only a message.
+        applied one after another (they may be of several tables; a stream per table lets the
+        tables' commits share the disk's flushes). A rejected event ends the stream with the
+        status and message its call would have had and changes nothing; the events answered
+        before it stand, those sent after it are not read. A server shutting down ends the stream
+        with UNAVAILABLE (at once when it waits for an event). Either way, resend the events not
+        answered on a new stream: a repeated seq is answered, not applied again. At most
+        --max-feeds streams are open at once. The server has only a message to read per event,
+        no call to accept.
         """
 
 def add_DealerServiceServicer_to_server(servicer: DealerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

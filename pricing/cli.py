@@ -355,45 +355,59 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     rng = random.Random(args.seed)
     with _client(args) as client:
         patient = _Patient(client.target, out)
-        feed = client.feed(args.table)
-        game = request.game
-        rules = request.blackjack if request.HasField("blackjack") else None
-        state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
-        print(
-            f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out
-        )
-        printer = WatchPrinter()
+        feed = client.feed(args.table, streamed=args.stream)
+        try:
+            return _deal(args, feed, patient, out, request=request, rng=rng)
+        finally:
+            feed.end_stream()
 
-        def show(action: str, card: str, state: pb.TableState) -> None:
-            *above, line = printer.lines(state)
-            for text in above:
-                print(f"{'':12}{text}", file=out)
-            print(f"{action:<6} {card:>3}  {line}", file=out, flush=True)
-            if args.pace:
-                time.sleep(args.pace)
 
-        show("OPEN", "", state)
-        dealer = _DemoDealer(
-            feed,
-            rng,
-            args.void_rate,
-            show,
-            continuous=args.mode == "continuous",
-            seats=request.blackjack.seats or 1,
-            patient=patient,
-        )
-        play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
-        shoes = 0
-        while args.shoes == 0 or shoes < args.shoes:
-            if state.exposed or state.phase not in (pb.OPENING, pb.BETTING) or shoes:
-                state = patient(feed.new_shoe)
-                show("SHOE", "", state)
-            cards = [str(c) for c in DECK] * max(1, state.decks)
-            rng.shuffle(cards)
-            play[game](state, cards)
-            shoes += 1
-        if args.close:
-            show("CLOSE", "", patient(feed.close))
+def _deal(
+    args: argparse.Namespace,
+    feed: DealerFeed,
+    patient: _Patient,
+    out: TextIO,
+    *,
+    request: pb.OpenTableRequest,
+    rng: random.Random,
+) -> int:
+    """``_simulate``'s dealing, on ``feed``."""
+    game = request.game
+    rules = request.blackjack if request.HasField("blackjack") else None
+    state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
+    print(f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out)
+    printer = WatchPrinter()
+
+    def show(action: str, card: str, state: pb.TableState) -> None:
+        *above, line = printer.lines(state)
+        for text in above:
+            print(f"{'':12}{text}", file=out)
+        print(f"{action:<6} {card:>3}  {line}", file=out, flush=True)
+        if args.pace:
+            time.sleep(args.pace)
+
+    show("OPEN", "", state)
+    dealer = _DemoDealer(
+        feed,
+        rng,
+        args.void_rate,
+        show,
+        continuous=args.mode == "continuous",
+        seats=request.blackjack.seats or 1,
+        patient=patient,
+    )
+    play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
+    shoes = 0
+    while args.shoes == 0 or shoes < args.shoes:
+        if state.exposed or state.phase not in (pb.OPENING, pb.BETTING) or shoes:
+            state = patient(feed.new_shoe)
+            show("SHOE", "", state)
+        cards = [str(c) for c in DECK] * max(1, state.decks)
+        rng.shuffle(cards)
+        play[game](state, cards)
+        shoes += 1
+    if args.close:
+        show("CLOSE", "", patient(feed.close))
     return 0
 
 
@@ -648,6 +662,11 @@ def _add_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="chance a round is voided, 0 to 1 (Hi-Lo: a burn during betting; default 0.05)",
     )
     m.add_argument("--close", action="store_true", help="close the table at the end")
+    m.add_argument(
+        "--stream",
+        action="store_true",
+        help="send the events on one Feed stream (DealerService.Feed), not a call each",
+    )
     _add_server(m)
     m.set_defaults(run=_simulate)
 

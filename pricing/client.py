@@ -12,12 +12,13 @@ Typical use (a game server)::
         for state in client.watch_table("hilo-1"):
             show(state.prices)
 
-and a dealer feed::
+and a dealer feed (``streamed=True``: its events on one Feed stream, not a call each)::
 
     with PricingClient() as client:
-        feed = client.feed("hilo-1")
+        feed = client.feed("hilo-1", streamed=True)
         feed.open("HILO")
         feed.expose("7H", "BURN")
+        feed.end_stream()
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import queue
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
 import grpc
 import grpc.aio
@@ -44,8 +47,10 @@ __all__ = [
     "DEFAULT_TARGET",
     "AsyncDealerFeed",
     "AsyncPricingClient",
+    "BlockingFeedStream",
     "Connection",
     "DealerFeed",
+    "FeedStreamError",
     "PricingClient",
     "default_target",
 ]
@@ -279,8 +284,13 @@ class PricingClient:
         request = pb.CloseTableRequest(table_id=table_id, seq=seq)
         return self._dealer.CloseTable(request, timeout=self.timeout, metadata=self._md)
 
-    def feed(self, table_id: str) -> DealerFeed:
-        return DealerFeed(self, table_id)
+    def feed(self, table_id: str, *, streamed: bool = False) -> DealerFeed:
+        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream."""
+        return DealerFeed(self, table_id, streamed=streamed)
+
+    def feed_stream(self) -> BlockingFeedStream:
+        """A new DealerService.Feed stream (``exchange`` an event for its answer)."""
+        return BlockingFeedStream(self._dealer.Feed, self._md)
 
     # PricingService
     def get_table(self, table_id: str) -> pb.TableState:
@@ -380,12 +390,19 @@ class DealerFeed:
     ``seq`` when the server was unreachable (safe: the server applies a seq once)."""
 
     def __init__(
-        self, client: PricingClient, table_id: str, *, retries: int = FEED_RETRIES
+        self,
+        client: PricingClient,
+        table_id: str,
+        *,
+        retries: int = FEED_RETRIES,
+        streamed: bool = False,
     ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
         self.retries = retries
+        self.streamed = streamed
+        self._stream: BlockingFeedStream | None = None
 
     def open(
         self,
@@ -401,12 +418,16 @@ class DealerFeed:
         self.last_seq = state.last_seq
         return state
 
-    def _send(self, call: object, *args: object) -> pb.TableState:
+    def _send(self, call: object, event: str, *args: object) -> pb.TableState:
         assert callable(call)
         seq = self.last_seq + 1
         for attempt in range(self.retries + 1):
             try:
-                state: pb.TableState = call(self.table_id, seq, *args)
+                if self.streamed:
+                    request = _FEED_REQUESTS[event](self.table_id, seq, *args)
+                    state: pb.TableState = self._on_stream(request)
+                else:
+                    state = call(self.table_id, seq, *args)
                 break
             except grpc.RpcError as exc:
                 if exc.code() not in _RETRYABLE or attempt == self.retries:
@@ -416,20 +437,98 @@ class DealerFeed:
         self.last_seq = seq
         return state
 
+    def _on_stream(self, request: pb.FeedRequest) -> pb.TableState:
+        """As ``AsyncDealerFeed._on_stream``: a stream that failed, ended or answered late is
+        dropped (the next attempt opens another) and the error raised as the call's would be."""
+        if self._stream is None:
+            self._stream = self.client.feed_stream()
+        stream = self._stream
+        try:
+            return stream.exchange(request, self.client.timeout)
+        except BaseException:
+            stream.cancel()
+            self._stream = None
+            raise
+
+    def end_stream(self) -> None:
+        """End the Feed stream, if one is open (the events already answered stand)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.end(self.client.timeout)
+
     def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
-        return self._send(self.client.expose_card, card, role, seat)
+        return self._send(self.client.expose_card, "expose_card", card, role, seat)
 
     def void(self) -> pb.TableState:
-        return self._send(self.client.void_round)
+        return self._send(self.client.void_round, "void_round")
 
     def end_round(self) -> pb.TableState:
-        return self._send(self.client.end_round)
+        return self._send(self.client.end_round, "end_round")
 
     def new_shoe(self) -> pb.TableState:
-        return self._send(self.client.new_shoe)
+        return self._send(self.client.new_shoe, "new_shoe")
 
     def close(self) -> pb.TableState:
-        return self._send(self.client.close_table)
+        return self._send(self.client.close_table, "close_table")
+
+
+class BlockingFeedStream:
+    """A Feed stream for the blocking client: events go on a queue the call reads from, and a
+    thread puts the answers (or how the stream ended) on another, so each wait for an answer
+    can have its own deadline."""
+
+    def __init__(self, call: Callable[..., Any], metadata: Sequence[tuple[str, str]]) -> None:
+        self._requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
+        self._answers: queue.SimpleQueue[pb.TableState | grpc.RpcError | None] = queue.SimpleQueue()
+        self._call = call(iter(self._requests.get, None), metadata=metadata)
+        self._reader = threading.Thread(target=self._read, name="feed-stream", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        try:
+            for answer in self._call:
+                self._answers.put(answer)
+            self._answers.put(None)  # ended OK
+        except grpc.RpcError as exc:
+            self._answers.put(exc)
+
+    def exchange(self, request: pb.FeedRequest, timeout: float | None) -> pb.TableState:
+        """Send ``request``; its answer, or the stream's error (UNAVAILABLE when it ended
+        without one, DEADLINE_EXCEEDED when no answer came within ``timeout``)."""
+        self._requests.put(request)
+        try:
+            item = self._answers.get(timeout=timeout)
+        except queue.Empty:
+            raise FeedStreamError(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time") from None
+        if isinstance(item, pb.TableState):
+            return item
+        self._answers.put(item)  # every later exchange hears the same
+        if item is None or item.code() in _ENDED_UNSAID:
+            raise FeedStreamError(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
+        raise item
+
+    def end(self, timeout: float | None) -> None:
+        """No more events: wait (at most ``timeout``) for the server to end the stream."""
+        self._requests.put(None)
+        self._reader.join(timeout)
+        self.cancel()
+
+    def cancel(self) -> None:
+        self._call.cancel()
+
+
+class FeedStreamError(grpc.RpcError):
+    """What a blocking Feed stream raises when the server gave no status of its own."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self._code, self._details = code, details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
 
 
 class AsyncPricingClient:

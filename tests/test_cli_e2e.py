@@ -13,6 +13,7 @@ from pricing import blackjack, cli, goagae
 from pricing.client import AsyncPricingClient, PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server
+from tests.wire import metric
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -46,6 +47,29 @@ def test_simulate_feeds_a_table_that_watch_follows_to_the_end(
     assert versions == sorted(set(versions)) and versions[-1] >= 2 * 16 + 1
     assert "BETTING" in fed and "SHOE_COMPLETE" in fed
     assert "RESULT" in fed
+
+
+@pytest.mark.parametrize("game", ["hilo", "blackjack"])
+def test_simulate_on_a_feed_stream_deals_what_it_deals_by_calls(
+    server: ServerProcess, table_id: str, game: str
+) -> None:
+    """The same seed dealt by calls and with --stream prints the same states, and the second
+    went on a Feed stream."""
+    fed = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    before = metric(server, "grpc_server_msg_received_total", fed)
+    outputs = []
+    for table, streamed in ((f"{table_id}-calls", ()), (f"{table_id}-stream", ("--stream",))):
+        code, out = run(
+            "simulate", "--server", server.target, "--table", table, "--game", game,
+            "--pace", "0", "--shoes", "1", "--seed", "11", "--close", *streamed,
+        )  # fmt: skip
+        assert code == 0, out
+        outputs.append(out.replace(table, "<table>"))
+    assert outputs[0] == outputs[1]
+    shown = [line for line in outputs[1].splitlines()[1:] if not line.startswith(" ")]
+    assert shown[0].startswith("OPEN")  # then a line per event (results are indented)
+    received = metric(server, "grpc_server_msg_received_total", fed) - before
+    assert received == len(shown) - 1 > 10
 
 
 class _Signalling(io.StringIO):

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.cards import DECK
-from pricing.client import AsyncPricingClient
+from pricing.client import AsyncPricingClient, PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher, start_server
@@ -320,3 +320,57 @@ def test_a_streamed_feed_carries_on_across_a_restart() -> None:
     finally:
         if second is not None:
             assert second.stop() == 0
+
+
+def test_the_blocking_client_feeds_on_one_stream_across_a_refusal_and_a_restart() -> None:
+    first = start_server(f"--port={free_port()}")
+    second: ServerProcess | None = None
+    started = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    try:
+        with PricingClient(first.target) as client:
+            feed = client.feed("blocking", streamed=True)
+            feed.open("HILO")
+            states = [feed.expose(card, "BURN") for card in ("2S", "3S")]
+            with pytest.raises(grpc.RpcError) as info:
+                feed.expose("ZZ", "BURN")
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "'ZZ'" in (info.value.details() or "")
+            states.append(feed.expose("4S", "BURN"))  # on a new stream, the same seq
+            assert metric(first, "grpc_server_started_total", started) == 2
+            assert first.stop() == 0  # the stream, waiting for its next event, ends
+            second = start_server(f"--port={first.grpc_port}", data_dir=first.data_dir)
+            states.append(feed.expose("5S", "BURN"))  # waits out the restart
+            feed.end_stream()
+        assert [s.last_seq for s in states] == [1, 2, 3, 4]
+        assert list(states[-1].exposed) == ["2S", "3S", "4S", "5S"]
+        table = second.pricing().GetTable(pb.GetTableRequest(table_id="blocking"))
+        assert (table.last_seq, table.cards_remaining) == (4, 48)
+    finally:
+        if second is not None:
+            assert second.stop() == 0
+
+
+def test_the_blocking_client_asks_again_for_a_late_answer_and_the_card_lands_once() -> None:
+    process = start_server()
+    try:
+        with PricingClient(process.target) as client:
+            feed = client.feed("late-blocking", streamed=True)
+            feed.open("HILO")
+            feed.expose("2S", "BURN")
+            client.timeout = 0.5  # from now on: an answer later than that is asked again
+            process.proc.send_signal(signal.SIGSTOP)
+            resume = threading.Timer(2.0, process.proc.send_signal, (signal.SIGCONT,))
+            resume.start()
+            try:
+                state = feed.expose("3S", "BURN")
+            finally:
+                resume.join()
+            after = feed.expose("4S", "BURN")  # its own answer, not the late one's
+            feed.end_stream()
+        assert (state.last_seq, after.last_seq) == (2, 3)
+        assert list(after.exposed) == ["2S", "3S", "4S"]
+        table = process.pricing().GetTable(pb.GetTableRequest(table_id="late-blocking"))
+        assert (table.version, table.cards_remaining) == (4, 49)
+    finally:
+        process.proc.send_signal(signal.SIGCONT)
+        assert process.stop() == 0

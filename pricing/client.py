@@ -387,7 +387,10 @@ class PricingClient:
 
 class DealerFeed:
     """A dealer feed for one table: numbers events ``last_seq + 1`` and resends the same
-    ``seq`` when the server was unreachable (safe: the server applies a seq once)."""
+    ``seq`` when the server was unreachable (safe: the server applies a seq once).
+    ``streamed``: the events go on one Feed stream (opened at the first event, and again after
+    it failed) instead of a call each; an event not answered within the client's ``timeout``
+    is resent on a new stream. ``end_stream()`` ends the stream."""
 
     def __init__(
         self,
@@ -475,11 +478,13 @@ class DealerFeed:
 class BlockingFeedStream:
     """A Feed stream for the blocking client: events go on a queue the call reads from, and a
     thread puts the answers (or how the stream ended) on another, so each wait for an answer
-    can have its own deadline."""
+    can have its own deadline. Once an answer is late the stream is given up: it would hand
+    that answer to the next event."""
 
     def __init__(self, call: Callable[..., Any], metadata: Sequence[tuple[str, str]]) -> None:
         self._requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
         self._answers: queue.SimpleQueue[pb.TableState | grpc.RpcError | None] = queue.SimpleQueue()
+        self._given_up = False
         self._call = call(iter(self._requests.get, None), metadata=metadata)
         self._reader = threading.Thread(target=self._read, name="feed-stream", daemon=True)
         self._reader.start()
@@ -491,19 +496,25 @@ class BlockingFeedStream:
             self._answers.put(None)  # ended OK
         except grpc.RpcError as exc:
             self._answers.put(exc)
+        except BaseException as exc:  # not the server's: say so rather than go quiet
+            self._answers.put(FeedStreamError(grpc.StatusCode.UNKNOWN, f"reading answers: {exc}"))
 
     def exchange(self, request: pb.FeedRequest, timeout: float | None) -> pb.TableState:
-        """Send ``request``; its answer, or the stream's error (UNAVAILABLE when it ended
-        without one, DEADLINE_EXCEEDED when no answer came within ``timeout``)."""
+        """Send ``request``; its answer, or the stream's error: the server's own status, or
+        UNAVAILABLE when it ended the stream without one (or it was cancelled),
+        DEADLINE_EXCEEDED when no answer came within ``timeout`` (the stream is then given up)."""
+        if self._given_up:
+            raise FeedStreamError(grpc.StatusCode.UNAVAILABLE, "the Feed stream was given up")
         self._requests.put(request)
         try:
             item = self._answers.get(timeout=timeout)
         except queue.Empty:
+            self.cancel()
             raise FeedStreamError(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time") from None
         if isinstance(item, pb.TableState):
             return item
         self._answers.put(item)  # every later exchange hears the same
-        if item is None or item.code() in _ENDED_UNSAID:
+        if item is None or item.code() == grpc.StatusCode.CANCELLED:
             raise FeedStreamError(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
         raise item
 
@@ -514,11 +525,15 @@ class BlockingFeedStream:
         self.cancel()
 
     def cancel(self) -> None:
+        """End the stream now (nothing more is sent; gRPC's thread reading the events ends)."""
+        self._given_up = True
         self._call.cancel()
+        self._requests.put(None)
 
 
 class FeedStreamError(grpc.RpcError):
-    """What a blocking Feed stream raises when the server gave no status of its own."""
+    """What a blocking Feed stream raises when the server did not say how it ended (or the
+    client gave up waiting): a ``grpc.RpcError`` with a status code, as a call's error is."""
 
     def __init__(self, code: grpc.StatusCode, details: str) -> None:
         super().__init__(details)
@@ -529,6 +544,15 @@ class FeedStreamError(grpc.RpcError):
 
     def details(self) -> str:
         return self._details
+
+    def initial_metadata(self) -> tuple[Any, ...]:
+        return ()
+
+    def trailing_metadata(self) -> tuple[Any, ...]:  # none: the server sent no status
+        return ()
+
+    def debug_error_string(self) -> str:
+        return f"{self._code.name}: {self._details}"
 
 
 class AsyncPricingClient:

@@ -4,12 +4,14 @@ resends the SAME seq after a growing pause (the server applies a seq once: docs/
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Iterator
 
 import grpc
 import pytest
 
 from pricing import client as client_module
-from pricing.client import AsyncDealerFeed, DealerFeed
+from pricing.client import AsyncDealerFeed, BlockingFeedStream, DealerFeed
 from pricing.v1 import pricing_pb2 as pb
 
 
@@ -89,3 +91,108 @@ def test_the_async_feed_retries_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     feed = AsyncDealerFeed(server, "t")  # type: ignore[arg-type]
     state = asyncio.run(feed.expose("7H"))
     assert state.last_seq == 1 and server.seqs == [1, 1] and pauses == [0.05]
+
+
+class FakeFeedCall:
+    """Stands in for gRPC's blocking bidi call: answers each event it reads with the given
+    answers in turn, then ends with ``ending`` (an RpcError, or None: OK)."""
+
+    def __init__(self, answers: list[pb.TableState], ending: grpc.RpcError | None) -> None:
+        self.answers, self.ending = answers, ending
+        self.events: list[pb.FeedRequest] = []
+        self.cancelled = False
+        self.requests: Iterator[pb.FeedRequest] = iter(())
+
+    def __call__(self, requests: Iterator[pb.FeedRequest], metadata: object) -> FakeFeedCall:
+        self.requests = requests
+        return self
+
+    def __iter__(self) -> Iterator[pb.TableState]:
+        for answer in self.answers:
+            self.events.append(next(self.requests))
+            yield answer
+        next(self.requests)  # one more event, then the end
+        if self.ending is not None:
+            raise self.ending
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Ended(grpc.RpcError):
+    def __init__(self, code: grpc.StatusCode) -> None:
+        self._code = code
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return f"ended {self._code.name}"
+
+
+EVENT = pb.FeedRequest(new_shoe=pb.NewShoeRequest(table_id="t", seq=1))
+
+
+@pytest.mark.parametrize(
+    ("ending", "raised"),
+    [
+        (None, grpc.StatusCode.UNAVAILABLE),  # ended OK without an answer: resend
+        (Ended(grpc.StatusCode.CANCELLED), grpc.StatusCode.UNAVAILABLE),
+        (Ended(grpc.StatusCode.UNAVAILABLE), grpc.StatusCode.UNAVAILABLE),
+        (Ended(grpc.StatusCode.INTERNAL), grpc.StatusCode.INTERNAL),  # a server's bug: as it is
+        (Ended(grpc.StatusCode.INVALID_ARGUMENT), grpc.StatusCode.INVALID_ARGUMENT),
+    ],
+)
+def test_a_blocking_feed_stream_ends_with_the_servers_status_or_unavailable(
+    ending: grpc.RpcError | None, raised: grpc.StatusCode
+) -> None:
+    answer = pb.TableState(table_id="t", last_seq=1)
+    call = FakeFeedCall([answer], ending)
+    stream = BlockingFeedStream(call, ())
+    assert stream.exchange(EVENT, 5) == answer
+    for _ in range(2):  # and every later event hears the same
+        with pytest.raises(grpc.RpcError) as info:
+            stream.exchange(EVENT, 5)
+        assert info.value.code() == raised
+        if ending is not None and raised == ending.code():
+            assert info.value is ending  # the server's own error, details and all
+    stream.cancel()
+
+
+def test_a_late_answer_gives_the_stream_up_and_ends_grpcs_reading_of_events() -> None:
+    silent = Silent()
+    stream = BlockingFeedStream(silent, ())
+    with pytest.raises(grpc.RpcError) as info:
+        stream.exchange(EVENT, 0.05)
+    assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert silent.cancelled.is_set()
+    with pytest.raises(grpc.RpcError) as again:  # never the late answer to another event
+        stream.exchange(EVENT, 5)
+    assert again.value.code() == grpc.StatusCode.UNAVAILABLE
+    rest: list[pb.FeedRequest] = []
+    reader = threading.Thread(target=lambda: rest.extend(silent.requests), daemon=True)
+    reader.start()  # as gRPC's thread sending the events would
+    reader.join(5)
+    assert not reader.is_alive(), "the events' iterator never ends: gRPC's thread would leak"
+    assert rest == [EVENT]
+
+
+class Silent:
+    """A call that reads nothing and answers only once cancelled, too late (a stopped
+    server's answer that arrives as the client gives up)."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self.requests: Iterator[pb.FeedRequest] = iter(())
+
+    def __call__(self, requests: Iterator[pb.FeedRequest], metadata: object) -> Silent:
+        self.requests = requests
+        return self
+
+    def __iter__(self) -> Iterator[pb.TableState]:
+        self.cancelled.wait(10)
+        yield pb.TableState(table_id="t", last_seq=1)  # the late answer
+        raise Ended(grpc.StatusCode.CANCELLED)
+
+    def cancel(self) -> None:
+        self.cancelled.set()

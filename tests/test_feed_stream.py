@@ -339,7 +339,7 @@ def test_the_blocking_client_feeds_on_one_stream_across_a_refusal_and_a_restart(
             assert metric(first, "grpc_server_started_total", started) == 2
             assert first.stop() == 0  # the stream, waiting for its next event, ends
             second = start_server(f"--port={first.grpc_port}", data_dir=first.data_dir)
-            states.append(feed.expose("5S", "BURN"))  # waits out the restart
+            states.append(feed.expose("5S", "BURN"))  # its stream ended: on a new one
             feed.end_stream()
         assert [s.last_seq for s in states] == [1, 2, 3, 4]
         assert list(states[-1].exposed) == ["2S", "3S", "4S", "5S"]
@@ -371,6 +371,10 @@ def test_the_blocking_client_asks_again_for_a_late_answer_and_the_card_lands_onc
         assert list(after.exposed) == ["2S", "3S", "4S"]
         table = process.pricing().GetTable(pb.GetTableRequest(table_id="late-blocking"))
         assert (table.version, table.cards_remaining) == (4, 49)
+        feeds = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+        assert metric(process, "grpc_server_started_total", feeds) >= 2  # it was asked again
+        ended_ok = {**feeds, "grpc_code": "OK"}  # end_stream: the last stream ended cleanly
+        assert scraped(lambda: metric(process, "grpc_server_handled_total", ended_ok), bool) == 1
     finally:
         process.proc.send_signal(signal.SIGCONT)
         assert process.stop() == 0

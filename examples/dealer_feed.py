@@ -4,6 +4,7 @@ With the service running (``make serve``), from the clone::
 
     .venv/bin/python examples/dealer_feed.py --table demo --seed 7 --pace 0.5
     .venv/bin/python examples/dealer_feed.py --table demo --seed 7 --lose-answer 8
+    .venv/bin/python examples/dealer_feed.py --table demo-stream --seed 7 --stream
 
 It deals shuffled decks (a seeded shuffle stands in for the card reader's scanner): five
 opening burns and ten results per deck (docs/rules.md §1.1), then a new shoe. What it shows:
@@ -12,6 +13,9 @@ opening burns and ten results per deck (docs/rules.md §1.1), then a new shoe. W
   ``last_seq + 1``; ``DealerFeed`` numbers them. Event number N of the script is seq N.
 - **Rejoining.** ``OpenTable`` with the same id and rules returns the table as it is, so a
   restarted reader learns ``last_seq`` and carries on with the next event of its script.
+- **A stream, if you like.** ``--stream`` sends the same events on one ``Feed`` stream
+  (``DealerService.Feed``) instead of a call each: the same answers, in order, and the same
+  resending of an event whose answer did not come, on a new stream.
 - **A retry after a timeout, answered idempotently.** Each call has a deadline
   (``--timeout``). When no answer comes (``DEADLINE_EXCEEDED``, or ``UNAVAILABLE``) the reader
   cannot know whether the card was applied, so ``DealerFeed`` sends the SAME seq and card again
@@ -132,10 +136,28 @@ def run(
     *,
     pace: float = 0.0,
     stop_after: int | None = None,
+    streamed: bool = False,
     out: Callable[[str], None] = print,
 ) -> pb.TableState:
-    """Open (or rejoin) the table and send the events it has not applied yet, in order."""
-    feed = client.feed(table_id)
+    """Open (or rejoin) the table and send the events it has not applied yet, in order
+    (``streamed``: on one Feed stream, not a call each)."""
+    feed = client.feed(table_id, streamed=streamed)
+    try:
+        return deal(client, feed, events, pace=pace, stop_after=stop_after, out=out)
+    finally:
+        feed.end_stream()
+
+
+def deal(
+    client: PricingClient,
+    feed: DealerFeed,
+    events: Sequence[Event],
+    *,
+    pace: float,
+    stop_after: int | None,
+    out: Callable[[str], None],
+) -> pb.TableState:
+    table_id = feed.table_id
     state = feed.open("HILO")
     if state.last_seq:
         out(f"rejoined {table_id}: last_seq {state.last_seq}, next seq {state.last_seq + 1}")
@@ -172,7 +194,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--lose-answer", type=int, metavar="N", help="throw away the answer to event N once"
     )
+    parser.add_argument(
+        "--stream", action="store_true", help="send the events on one Feed stream, not a call each"
+    )
     args = parser.parse_args(argv)
+    if args.stream and args.lose_answer:
+        parser.error("--lose-answer loses a call's answer: it does not go with --stream")
     events = script(args.seed, args.shoes, args.close)
     client = (
         LosingClient(args.server, args.lose_answer, timeout=args.timeout)
@@ -181,7 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     with client:
         try:
-            run(client, args.table, events, pace=args.pace, stop_after=args.stop_after)
+            run(
+                client, args.table, events,
+                pace=args.pace, stop_after=args.stop_after, streamed=args.stream,
+            )  # fmt: skip
         except grpc.RpcError as exc:
             print(f"dealer_feed: {exc.code().name}: {exc.details()}", file=sys.stderr)
             return 1

@@ -127,6 +127,21 @@ def test_dealer_feed_rejoins_where_the_table_is(server: ServerProcess, table_id:
     assert (state.last_seq, state.phase, len(state.exposed)) == (15, pb.SHOE_COMPLETE, 15)
 
 
+def test_dealer_feed_on_a_stream_deals_what_it_deals_by_calls(
+    server: ServerProcess, table_id: str
+) -> None:
+    fed = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    before = metric(server, "grpc_server_msg_received_total", fed)
+    outputs = []
+    for table, streamed in ((f"{table_id}-calls", ()), (f"{table_id}-stream", ("--stream",))):
+        args = ("--server", server.target, "--table", table, "--seed", "3", "--close")
+        outputs.append(run("dealer_feed.py", *args, *streamed).output.replace(table, "<table>"))
+    assert outputs[0] == outputs[1] and outputs[1].count("\nseq ") == 16
+    assert metric(server, "grpc_server_msg_received_total", fed) - before == 16  # on a stream
+    refused = Example("dealer_feed.py", "--stream", "--lose-answer", "3")
+    assert refused.proc.wait(30) == 2  # a call's lost answer: not on a stream
+
+
 # ------------------------------------------------------------------------------ game_server.py
 
 

@@ -15,7 +15,8 @@ opening burns and ten results per deck (docs/rules.md §1.1), then a new shoe. W
   restarted reader learns ``last_seq`` and carries on with the next event of its script.
 - **A stream, if you like.** ``--stream`` sends the same events on one ``Feed`` stream
   (``DealerService.Feed``) instead of a call each: the same answers, in order, and the same
-  resending of an event whose answer did not come, on a new stream.
+  resending of an event whose answer did not come, on a new stream (a restart of the server
+  shows it; ``--lose-answer`` works on calls only).
 - **A retry after a timeout, answered idempotently.** Each call has a deadline
   (``--timeout``). When no answer comes (``DEADLINE_EXCEEDED``, or ``UNAVAILABLE``) the reader
   cannot know whether the card was applied, so ``DealerFeed`` sends the SAME seq and card again
@@ -192,14 +193,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=2.0, help="deadline of each call, s")
     parser.add_argument("--stop-after", type=int, metavar="N", help="stop after event N")
     parser.add_argument(
-        "--lose-answer", type=int, metavar="N", help="throw away the answer to event N once"
+        "--lose-answer",
+        type=int,
+        metavar="N",
+        help="throw away the answer to event N once (calls only: not with --stream)",
     )
     parser.add_argument(
         "--stream", action="store_true", help="send the events on one Feed stream, not a call each"
     )
     args = parser.parse_args(argv)
-    if args.stream and args.lose_answer:
-        parser.error("--lose-answer loses a call's answer: it does not go with --stream")
+    if args.stream and args.lose_answer is not None:
+        parser.error(
+            "--lose-answer throws away the answer to a call, so it cannot be used with --stream"
+        )
     events = script(args.seed, args.shoes, args.close)
     client = (
         LosingClient(args.server, args.lose_answer, timeout=args.timeout)

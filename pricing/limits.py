@@ -6,8 +6,9 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
 
 - ``max_tables``: ``pricing.tables.Tables.open_table`` (the tables layer owns the tables);
 - ``max_watchers`` / ``max_watchers_per_table``: ``PricingService.WatchTable``;
-- ``max_feeds``: ``PricingService.Feed`` (its events each count as a call would not: a stream
-  applies one event at a time);
+- ``max_feeds``: ``PricingService.Feed``, the handler of ``DealerService.Feed`` (Feed streams
+  open at once; their events are not counted in ``max_concurrent_rpcs``, as a stream applies
+  one event at a time);
 - ``max_message_bytes``: the request decoder of every handler (``pricing.service``), before
   the body is parsed;
 - ``max_events_per_second``: a ``TokenBucket`` per table in front of the feed's writes;

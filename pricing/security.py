@@ -172,7 +172,7 @@ def add_arguments(
         "second's worth (0: no limit; a replayed or simulated feed may burst)",
     )  # fmt: skip
     limit("max-concurrent-rpcs", count(1), d.max_concurrent_rpcs, "unary calls in progress")
-    limit("max-feeds", count(0), d.max_feeds, "Feed streams open at once")
+    limit("max-feeds", count(1), d.max_feeds, "Feed streams open at once")
     limit("keepalive-seconds", rate, d.keepalive_seconds, "ping a quiet connection this often")
     limit(
         "keepalive-timeout-seconds", rate, d.keepalive_timeout_seconds,

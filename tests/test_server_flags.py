@@ -60,6 +60,7 @@ def test_environment_sets_each_flag_and_the_flag_wins(monkeypatch: pytest.Monkey
         ([], {"PRICING_GRACE": "-1"}, "PRICING_GRACE='-1': -1.0 seconds is outside 0-3600"),
         (["--grace", "soon"], {}, "'soon' is not a number of seconds"),
         ([], {"PRICING_ALLOW_OPEN_FEED": "maybe"}, "'maybe' is not a yes/no value"),
+        (["--max-feeds", "0"], {}, "0 is outside 1-"),  # 0 would refuse every Feed stream
     ],
 )
 def test_bad_values_are_usage_errors_naming_them(

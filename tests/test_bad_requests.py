@@ -15,7 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pricing.service import MAX_DETAILS
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server
-from tests.wire import Feed
+from tests.wire import FEED_CALLS, Feed
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -199,13 +199,7 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
 ]  # fmt: skip
 
 #: The seq'ed events, each of which a FeedRequest may carry instead of its own call.
-FEED_FIELDS = {
-    "ExposeCard": "expose_card",
-    "VoidRound": "void_round",
-    "EndRound": "end_round",
-    "NewShoe": "new_shoe",
-    "CloseTable": "close_table",
-}
+FEED_FIELDS = {call: field for field, call in FEED_CALLS.items()}
 FEED_ROWS = [
     (name, body, code)
     for name, _, method, body, code in ROWS

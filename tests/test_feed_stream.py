@@ -26,7 +26,7 @@ from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher, start_server
 from tests.natsserver import free_port
-from tests.wire import FeedStream, event, metric, scraped
+from tests.wire import FEED_CALLS, FeedStream, event, metric, scraped
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -35,15 +35,8 @@ CARDS = [str(c) for c in DECK]
 
 def by_call(dealer: pb_grpc.DealerServiceStub, request: pb.FeedRequest) -> pb.TableState:
     """The same event through its own unary call."""
-    kind = request.WhichOneof("event")
-    method = {
-        "expose_card": dealer.ExposeCard,
-        "void_round": dealer.VoidRound,
-        "end_round": dealer.EndRound,
-        "new_shoe": dealer.NewShoe,
-        "close_table": dealer.CloseTable,
-    }[str(kind)]
-    state: pb.TableState = method(getattr(request, str(kind)), timeout=30)
+    kind = str(request.WhichOneof("event"))
+    state: pb.TableState = getattr(dealer, FEED_CALLS[kind])(getattr(request, kind), timeout=30)
     return state
 
 

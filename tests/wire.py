@@ -6,7 +6,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import grpc
 import pytest
@@ -143,14 +143,22 @@ class FeedStream:
         self._requests.put(None)
 
 
+#: The events a FeedRequest carries (its oneof's fields), each with the call that takes it alone.
+FEED_CALLS: Final = {
+    "expose_card": "ExposeCard",
+    "void_round": "VoidRound",
+    "end_round": "EndRound",
+    "new_shoe": "NewShoe",
+    "close_table": "CloseTable",
+}
+
+
 def event(table_id: str, seq: int, kind: str, card: str = "", role: int = 0) -> pb.FeedRequest:
+    """A FeedRequest carrying the ``kind`` event (a field of FEED_CALLS) of ``table_id``."""
+    request = pb.FeedRequest()
+    inner = getattr(request, kind)
+    inner.SetInParent()  # the oneof holds ``kind``, whatever the values
+    inner.table_id, inner.seq = table_id, seq
     if kind == "expose_card":
-        request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=role)  # type: ignore[arg-type]
-        return pb.FeedRequest(expose_card=request)
-    inner = {
-        "void_round": pb.VoidRoundRequest,
-        "end_round": pb.EndRoundRequest,
-        "new_shoe": pb.NewShoeRequest,
-        "close_table": pb.CloseTableRequest,
-    }[kind](table_id=table_id, seq=seq)
-    return pb.FeedRequest(**{kind: inner})
+        inner.card, inner.role = card, role
+    return request

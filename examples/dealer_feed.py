@@ -142,11 +142,8 @@ def run(
 ) -> pb.TableState:
     """Open (or rejoin) the table and send the events it has not applied yet, in order
     (``streamed``: on one Feed stream, not a call each)."""
-    feed = client.feed(table_id, streamed=streamed)
-    try:
+    with client.feed(table_id, streamed=streamed) as feed:  # leaving it ends the stream
         return deal(client, feed, events, pace=pace, stop_after=stop_after, out=out)
-    finally:
-        feed.end_stream()
 
 
 def deal(

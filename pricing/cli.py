@@ -355,11 +355,8 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     rng = random.Random(args.seed)
     with _client(args) as client:
         patient = _Patient(client.target, out)
-        feed = client.feed(args.table, streamed=args.stream)
-        try:
+        with client.feed(args.table, streamed=args.stream) as feed:
             return _deal(args, feed, patient, out, request=request, rng=rng)
-        finally:
-            feed.end_stream()
 
 
 def _deal(

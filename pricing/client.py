@@ -14,11 +14,13 @@ Typical use (a game server)::
 
 and a dealer feed (``streamed=True``: its events on one Feed stream, not a call each)::
 
-    with PricingClient() as client:
-        feed = client.feed("hilo-1", streamed=True)
+    with PricingClient() as client, client.feed("hilo-1", streamed=True) as feed:
         feed.open("HILO")
         feed.expose("7H", "BURN")
-        feed.end_stream()
+
+(leaving the ``with`` ends the stream, as ``feed.end_stream()`` does; a feed dropped without
+either is cancelled when it is garbage-collected, which gives its place under the server's
+``--max-feeds`` back).
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, Self, TypeVar
 
 import grpc
 import grpc.aio
@@ -385,12 +388,46 @@ class PricingClient:
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
 
 
+class _Cancellable(Protocol):
+    def cancel(self) -> object: ...
+
+
+_Stream = TypeVar("_Stream", bound=_Cancellable)
+
+
+class _OpenStream(Generic[_Stream]):
+    """A feed's open Feed stream, held apart from the feed so that a finalizer can cancel it
+    without keeping the feed alive. gRPC keeps a stream that has not ended (and the blocking
+    stream's reader thread keeps its own), so a feed dropped without ``end_stream()`` would
+    otherwise hold its stream, and a place under the server's ``--max-feeds``, until its
+    channel closes."""
+
+    def __init__(self) -> None:
+        self.stream: _Stream | None = None
+
+    @classmethod
+    def cancelled_with(cls, owner: object) -> _OpenStream[_Stream]:
+        """A holder whose stream is cancelled once ``owner`` is garbage-collected."""
+        held: _OpenStream[_Stream] = cls()
+        weakref.finalize(owner, held.cancel).atexit = False  # at exit the channels go anyway
+        return held
+
+    def cancel(self) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            try:
+                stream.cancel()
+            except Exception:  # run by the collector: its channel or event loop may be gone
+                log.debug("feed: could not cancel a dropped Feed stream", exc_info=True)
+
+
 class DealerFeed:
     """A dealer feed for one table: numbers events ``last_seq + 1`` and resends the same
     ``seq`` when the server was unreachable (safe: the server applies a seq once).
     ``streamed``: the events go on one Feed stream (opened at the first event, and again after
     it failed) instead of a call each; an event not answered within the client's ``timeout``
-    is resent on a new stream. ``end_stream()`` ends the stream."""
+    is resent on a new stream. ``end_stream()`` or leaving ``with feed:`` ends the stream; a
+    feed garbage-collected with its stream open cancels it."""
 
     def __init__(
         self,
@@ -405,7 +442,18 @@ class DealerFeed:
         self.last_seq = 0
         self.retries = retries
         self.streamed = streamed
-        self._stream: BlockingFeedStream | None = None
+        self._open: _OpenStream[BlockingFeedStream] = _OpenStream.cancelled_with(self)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.end_stream()
 
     def open(
         self,
@@ -443,19 +491,19 @@ class DealerFeed:
     def _on_stream(self, request: pb.FeedRequest) -> pb.TableState:
         """As ``AsyncDealerFeed._on_stream``: a stream that failed, ended or answered late is
         dropped (the next attempt opens another) and the error raised as the call's would be."""
-        if self._stream is None:
-            self._stream = self.client.feed_stream()
-        stream = self._stream
+        if self._open.stream is None:
+            self._open.stream = self.client.feed_stream()
+        stream = self._open.stream
         try:
             return stream.exchange(request, self.client.timeout)
         except BaseException:
             stream.cancel()
-            self._stream = None
+            self._open.stream = None
             raise
 
     def end_stream(self) -> None:
         """End the Feed stream, if one is open (the events already answered stand)."""
-        stream, self._stream = self._stream, None
+        stream, self._open.stream = self._open.stream, None
         if stream is not None:
             stream.end(self.client.timeout)
 
@@ -736,7 +784,8 @@ class AsyncDealerFeed:
     """``DealerFeed`` for the asyncio client. ``streamed``: the events go on one Feed stream
     (opened at the first event, and again after it failed) instead of a call each; an event
     not answered within the client's ``timeout`` is resent on a new stream, as a call past its
-    deadline is resent. ``end_stream()`` ends the stream."""
+    deadline is resent. ``end_stream()`` or leaving ``async with feed:`` ends the stream; a
+    feed garbage-collected with its stream open cancels it."""
 
     def __init__(
         self,
@@ -751,7 +800,18 @@ class AsyncDealerFeed:
         self.last_seq = 0
         self.retries = retries
         self.streamed = streamed
-        self._stream: FeedStream | None = None
+        self._open: _OpenStream[FeedStream] = _OpenStream.cancelled_with(self)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.end_stream()
 
     async def open(
         self,
@@ -791,11 +851,11 @@ class AsyncDealerFeed:
         server ended meanwhile (a shutdown ends a stream waiting for its next event), or whose
         answer is late, is dropped (the next attempt opens another) and the error raised as
         the call's would be."""
-        if self._stream is not None and self._stream.done():
-            self._drop(self._stream)
-        if self._stream is None:
-            self._stream = self.client.feed_stream()
-        stream = self._stream
+        if self._open.stream is not None and self._open.stream.done():
+            self._drop(self._open.stream)
+        if self._open.stream is None:
+            self._open.stream = self.client.feed_stream()
+        stream = self._open.stream
         try:
             async with asyncio.timeout(self.client.timeout):
                 try:
@@ -818,13 +878,13 @@ class AsyncDealerFeed:
 
     def _drop(self, stream: FeedStream) -> None:
         stream.cancel()
-        if self._stream is stream:
-            self._stream = None
+        if self._open.stream is stream:
+            self._open.stream = None
 
     async def end_stream(self) -> None:
         """End the Feed stream, if one is open, within the client's timeout (the events
         already answered stand, however the stream ends)."""
-        stream, self._stream = self._stream, None
+        stream, self._open.stream = self._open.stream, None
         if stream is None or stream.done():
             return
         try:

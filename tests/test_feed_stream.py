@@ -8,6 +8,7 @@ with its call's status and changes nothing; a shutdown ends a waiting stream at 
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import signal
 import threading
@@ -370,4 +371,68 @@ def test_the_blocking_client_asks_again_for_a_late_answer_and_the_card_lands_onc
         assert scraped(lambda: metric(process, "grpc_server_handled_total", ended_ok), bool) == 1
     finally:
         process.proc.send_signal(signal.SIGCONT)
+        assert process.stop() == 0
+
+
+FEED = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+
+
+def ended(process: ServerProcess, count: int) -> float:
+    """Feed streams the server has seen end, once there are ``count``. A stream the client
+    cancels may be counted OK: the server may read the cancel as the end of the events."""
+
+    def total() -> float:
+        codes = ("OK", "CANCELLED")
+        return sum(
+            metric(process, "grpc_server_handled_total", {**FEED, "grpc_code": c}) for c in codes
+        )
+
+    return scraped(total, lambda seen: seen >= count)
+
+
+def test_a_blocking_feed_left_or_dropped_gives_its_stream_back() -> None:
+    process = start_server("--max-feeds=1")  # a stream kept open would refuse the next one
+    try:
+        with PricingClient(process.target) as client:
+            with client.feed("left", streamed=True) as feed:
+                feed.open("HILO")
+                feed.expose("2S", "BURN")
+            assert ended(process, 1) == 1  # leaving the with ended it
+            dropped = client.feed("dropped", streamed=True)
+            dropped.open("HILO")
+            dropped.expose("2S", "BURN")
+            del dropped
+            gc.collect()
+            assert ended(process, 2) == 2  # collected: its stream cancelled
+            with client.feed("next", streamed=True) as feed:
+                feed.open("HILO")
+                assert feed.expose("2S", "BURN").last_seq == 1  # the one place is free
+        assert metric(process, "pricing_limit_rejections_total", {"limit": "max-feeds"}) == 0
+    finally:
+        assert process.stop() == 0
+
+
+def test_an_async_feed_left_or_dropped_gives_its_stream_back() -> None:
+    process = start_server("--max-feeds=1")
+
+    async def run() -> int:
+        async with AsyncPricingClient(process.target) as client:
+            async with client.feed("left", streamed=True) as feed:
+                await feed.open("HILO")
+                await feed.expose("2S", "BURN")
+            assert await asyncio.to_thread(ended, process, 1) == 1
+            dropped = client.feed("dropped", streamed=True)
+            await dropped.open("HILO")
+            await dropped.expose("2S", "BURN")
+            del dropped
+            gc.collect()
+            assert await asyncio.to_thread(ended, process, 2) == 2
+            async with client.feed("next", streamed=True) as feed:
+                await feed.open("HILO")
+                return (await feed.expose("2S", "BURN")).last_seq
+
+    try:
+        assert asyncio.run(run()) == 1
+        assert metric(process, "pricing_limit_rejections_total", {"limit": "max-feeds"}) == 0
+    finally:
         assert process.stop() == 0

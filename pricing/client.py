@@ -18,9 +18,9 @@ and a dealer feed (``streamed=True``: its events on one Feed stream, not a call 
         feed.open("HILO")
         feed.expose("7H", "BURN")
 
-(leaving the ``with`` ends the stream, as ``feed.end_stream()`` does; a feed dropped without
-either is cancelled when it is garbage-collected, which gives its place under the server's
-``--max-feeds`` back).
+(leaving the ``with`` ends the stream, as ``feed.end_stream()`` does; ``async with`` on the
+asyncio client. A feed dropped without either has its stream cancelled when it is
+garbage-collected, which gives its place under the server's ``--max-feeds`` back.)
 """
 
 from __future__ import annotations
@@ -404,9 +404,12 @@ class _OpenStream(Generic[_Stream]):
 
     def __init__(self) -> None:
         self.stream: _Stream | None = None
+        #: The event loop a grpc.aio stream belongs to (None for the blocking client's): the
+        #: collector may run in any thread, and grpc.aio is cancelled only from its own loop.
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
-    def cancelled_with(cls, owner: object) -> _OpenStream[_Stream]:
+    def cancelling_when_collected(cls, owner: object) -> _OpenStream[_Stream]:
         """A holder whose stream is cancelled once ``owner`` is garbage-collected."""
         held: _OpenStream[_Stream] = cls()
         weakref.finalize(owner, held.cancel).atexit = False  # at exit the channels go anyway
@@ -414,11 +417,22 @@ class _OpenStream(Generic[_Stream]):
 
     def cancel(self) -> None:
         stream, self.stream = self.stream, None
-        if stream is not None:
-            try:
+        if stream is None:
+            return
+        try:
+            if self.loop is None or _running_loop() is self.loop:
                 stream.cancel()
-            except Exception:  # run by the collector: its channel or event loop may be gone
-                log.debug("feed: could not cancel a dropped Feed stream", exc_info=True)
+            elif not self.loop.is_closed():
+                self.loop.call_soon_threadsafe(stream.cancel)
+        except Exception:  # run by the collector: its channel or event loop may be gone
+            log.debug("feed: could not cancel a dropped Feed stream", exc_info=True)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class DealerFeed:
@@ -426,8 +440,9 @@ class DealerFeed:
     ``seq`` when the server was unreachable (safe: the server applies a seq once).
     ``streamed``: the events go on one Feed stream (opened at the first event, and again after
     it failed) instead of a call each; an event not answered within the client's ``timeout``
-    is resent on a new stream. ``end_stream()`` or leaving ``with feed:`` ends the stream; a
-    feed garbage-collected with its stream open cancels it."""
+    is resent on a new stream. ``end_stream()`` or leaving ``with feed:`` ends the stream
+    (leaving it on Ctrl-C cancels the stream instead of waiting); a feed garbage-collected
+    with its stream open has the stream cancelled."""
 
     def __init__(
         self,
@@ -442,7 +457,7 @@ class DealerFeed:
         self.last_seq = 0
         self.retries = retries
         self.streamed = streamed
-        self._open: _OpenStream[BlockingFeedStream] = _OpenStream.cancelled_with(self)
+        self._open: _OpenStream[BlockingFeedStream] = _OpenStream.cancelling_when_collected(self)
 
     def __enter__(self) -> Self:
         return self
@@ -453,7 +468,10 @@ class DealerFeed:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.end_stream()
+        if exc_type is None or issubclass(exc_type, Exception):
+            self.end_stream()
+        else:  # interrupted (Ctrl-C, an exit): no wait for the server
+            self._open.cancel()
 
     def open(
         self,
@@ -569,8 +587,10 @@ class BlockingFeedStream:
     def end(self, timeout: float | None) -> None:
         """No more events: wait (at most ``timeout``) for the server to end the stream."""
         self._requests.put(None)
-        self._reader.join(timeout)
-        self.cancel()
+        try:
+            self._reader.join(timeout)
+        finally:  # ended, or the wait given up (or interrupted): nothing is left open
+            self.cancel()
 
     def cancel(self) -> None:
         """End the stream now (nothing more is sent; gRPC's thread reading the events ends)."""
@@ -784,8 +804,9 @@ class AsyncDealerFeed:
     """``DealerFeed`` for the asyncio client. ``streamed``: the events go on one Feed stream
     (opened at the first event, and again after it failed) instead of a call each; an event
     not answered within the client's ``timeout`` is resent on a new stream, as a call past its
-    deadline is resent. ``end_stream()`` or leaving ``async with feed:`` ends the stream; a
-    feed garbage-collected with its stream open cancels it."""
+    deadline is resent. ``end_stream()`` or leaving ``async with feed:`` ends the stream
+    (leaving it as the task is cancelled cancels the stream instead of waiting); a feed
+    garbage-collected with its stream open has the stream cancelled."""
 
     def __init__(
         self,
@@ -800,7 +821,7 @@ class AsyncDealerFeed:
         self.last_seq = 0
         self.retries = retries
         self.streamed = streamed
-        self._open: _OpenStream[FeedStream] = _OpenStream.cancelled_with(self)
+        self._open: _OpenStream[FeedStream] = _OpenStream.cancelling_when_collected(self)
 
     async def __aenter__(self) -> Self:
         return self
@@ -811,7 +832,10 @@ class AsyncDealerFeed:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.end_stream()
+        if exc_type is None or issubclass(exc_type, Exception):
+            await self.end_stream()
+        else:  # interrupted (the task cancelled, Ctrl-C): no wait for the server
+            self._open.cancel()
 
     async def open(
         self,
@@ -855,6 +879,7 @@ class AsyncDealerFeed:
             self._drop(self._open.stream)
         if self._open.stream is None:
             self._open.stream = self.client.feed_stream()
+            self._open.loop = asyncio.get_running_loop()
         stream = self._open.stream
         try:
             async with asyncio.timeout(self.client.timeout):
@@ -893,6 +918,9 @@ class AsyncDealerFeed:
                 await stream.code()
         except (TimeoutError, asyncio.InvalidStateError, grpc.aio.AioRpcError):
             stream.cancel()
+        except BaseException:  # interrupted while waiting: nothing is left open
+            stream.cancel()
+            raise
 
     async def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
         return await self._send(self.client.expose_card, "expose_card", card, role, seat)

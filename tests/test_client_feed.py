@@ -196,3 +196,58 @@ class Silent:
 
     def cancel(self) -> None:
         self.cancelled.set()
+
+
+class Held:
+    """A stream in a feed's holder: records how it was ended, and from which thread."""
+
+    def __init__(self) -> None:
+        self.cancelled_in: list[threading.Thread] = []
+        self.ended = False
+
+    def cancel(self) -> None:
+        self.cancelled_in.append(threading.current_thread())
+
+    def end(self, timeout: float | None) -> None:
+        self.ended = True
+
+
+def test_a_collected_async_feed_cancels_its_stream_on_the_streams_own_loop() -> None:
+    held = Held()
+
+    async def collected_elsewhere() -> list[threading.Thread]:
+        holder: client_module._OpenStream[Held] = client_module._OpenStream()
+        holder.stream, holder.loop = held, asyncio.get_running_loop()
+        await asyncio.to_thread(holder.cancel)  # the collector ran in a worker thread
+        await asyncio.sleep(0)  # the loop's turn
+        return held.cancelled_in
+
+    assert asyncio.run(collected_elsewhere()) == [threading.main_thread()]
+    late = Held()
+    holder: client_module._OpenStream[Held] = client_module._OpenStream()
+    loop = asyncio.new_event_loop()
+    loop.close()
+    holder.stream, holder.loop = late, loop
+    holder.cancel()  # its loop gone: nothing to cancel on, and no error
+    assert late.cancelled_in == [] and holder.stream is None
+
+
+@pytest.mark.parametrize(
+    ("raised", "ended", "cancelled"),
+    [(None, True, False), (RuntimeError, True, False), (KeyboardInterrupt, False, True)],
+)
+def test_leaving_a_feed_ends_its_stream_and_an_interrupt_cancels_it_at_once(
+    raised: type[BaseException] | None, ended: bool, cancelled: bool
+) -> None:
+    held = Held()
+    feed = DealerFeed(client_module.PricingClient.__new__(client_module.PricingClient), "t")
+    feed.client.timeout = 5
+    feed._open.stream = held  # type: ignore[assignment]
+    try:
+        with feed:
+            if raised is not None:
+                raise raised
+    except BaseException as exc:
+        assert type(exc) is raised
+    assert (held.ended, bool(held.cancelled_in)) == (ended, cancelled)
+    assert feed._open.stream is None

@@ -60,8 +60,6 @@ __all__ = [
 
 log = logging.getLogger("pricing.client")
 
-DEALER_SERVICE: Final = pb.DESCRIPTOR.services_by_name["DealerService"].full_name
-
 DEFAULT_TARGET: Final = "127.0.0.1:50051"
 #: How often a feed resends one event before it gives up: with ``retry_delay``'s backoff,
 #: about 20 s, long enough for a server to restart and recover its tables.
@@ -428,6 +426,12 @@ class _OpenStream(Generic[_Stream]):
             log.debug("feed: could not cancel a dropped Feed stream", exc_info=True)
 
 
+def _interrupted(exc_type: type[BaseException] | None) -> bool:
+    """A feed's ``with`` left by an interrupt (Ctrl-C, a cancelled task, an exit), not an
+    error: its stream is cancelled, with no wait for the server to end it."""
+    return exc_type is not None and not issubclass(exc_type, Exception)
+
+
 def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
@@ -468,10 +472,10 @@ class DealerFeed:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if exc_type is None or issubclass(exc_type, Exception):
-            self.end_stream()
-        else:  # interrupted (Ctrl-C, an exit): no wait for the server
+        if _interrupted(exc_type):
             self._open.cancel()
+        else:
+            self.end_stream()
 
     def open(
         self,
@@ -487,8 +491,9 @@ class DealerFeed:
         self.last_seq = state.last_seq
         return state
 
-    def _send(self, call: object, event: str, *args: object) -> pb.TableState:
-        assert callable(call)
+    def _send(self, event: str, *args: object) -> pb.TableState:
+        """``event`` (the client's call of that name, or its FeedRequest), numbered."""
+        call = getattr(self.client, event)
         seq = self.last_seq + 1
         for attempt in range(self.retries + 1):
             try:
@@ -526,19 +531,19 @@ class DealerFeed:
             stream.end(self.client.timeout)
 
     def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
-        return self._send(self.client.expose_card, "expose_card", card, role, seat)
+        return self._send("expose_card", card, role, seat)
 
     def void(self) -> pb.TableState:
-        return self._send(self.client.void_round, "void_round")
+        return self._send("void_round")
 
     def end_round(self) -> pb.TableState:
-        return self._send(self.client.end_round, "end_round")
+        return self._send("end_round")
 
     def new_shoe(self) -> pb.TableState:
-        return self._send(self.client.new_shoe, "new_shoe")
+        return self._send("new_shoe")
 
     def close(self) -> pb.TableState:
-        return self._send(self.client.close_table, "close_table")
+        return self._send("close_table")
 
 
 class BlockingFeedStream:
@@ -706,12 +711,7 @@ class AsyncPricingClient:
 
     def feed_stream(self) -> FeedStream:
         """A new DealerService.Feed stream: write ``FeedRequest``s, read their answers."""
-        feed = self._channel.stream_stream(
-            f"/{DEALER_SERVICE}/Feed",
-            request_serializer=pb.FeedRequest.SerializeToString,
-            response_deserializer=pb.TableState.FromString,
-        )
-        return feed(None, metadata=self._md)  # no iterator: written to one by one
+        return self._dealer.Feed(None, metadata=self._md)  # no iterator: written to one by one
 
     # PricingService
     async def get_table(self, table_id: str) -> pb.TableState:
@@ -832,10 +832,10 @@ class AsyncDealerFeed:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if exc_type is None or issubclass(exc_type, Exception):
-            await self.end_stream()
-        else:  # interrupted (the task cancelled, Ctrl-C): no wait for the server
+        if _interrupted(exc_type):
             self._open.cancel()
+        else:
+            await self.end_stream()
 
     async def open(
         self,
@@ -851,8 +851,9 @@ class AsyncDealerFeed:
         self.last_seq = state.last_seq
         return state
 
-    async def _send(self, call: object, event: str, *args: object) -> pb.TableState:
-        assert callable(call)
+    async def _send(self, event: str, *args: object) -> pb.TableState:
+        """``event`` (the client's call of that name, or its FeedRequest), numbered."""
+        call = getattr(self.client, event)
         seq = self.last_seq + 1
         for attempt in range(self.retries + 1):
             try:
@@ -923,19 +924,19 @@ class AsyncDealerFeed:
             raise
 
     async def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
-        return await self._send(self.client.expose_card, "expose_card", card, role, seat)
+        return await self._send("expose_card", card, role, seat)
 
     async def void(self) -> pb.TableState:
-        return await self._send(self.client.void_round, "void_round")
+        return await self._send("void_round")
 
     async def end_round(self) -> pb.TableState:
-        return await self._send(self.client.end_round, "end_round")
+        return await self._send("end_round")
 
     async def new_shoe(self) -> pb.TableState:
-        return await self._send(self.client.new_shoe, "new_shoe")
+        return await self._send("new_shoe")
 
     async def close(self) -> pb.TableState:
-        return await self._send(self.client.close_table, "close_table")
+        return await self._send("close_table")
 
 
 if TYPE_CHECKING:  # generic only in the type stubs

@@ -412,8 +412,7 @@ class PricingService:
     async def _feed_event(self, request: pb.FeedRequest | Undecodable, context: Context) -> bytes:
         """The event a Feed request carries, applied and answered; or the stream ended for
         it (timed and counted by event either way)."""
-        kind = "none" if isinstance(request, Undecodable) else request.WhichOneof("event")
-        kind = kind or "none"
+        kind = (None if isinstance(request, Undecodable) else request.WhichOneof("event")) or "none"
         t0 = time.perf_counter()
         try:
             if isinstance(request, Undecodable):

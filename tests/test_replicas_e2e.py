@@ -233,7 +233,7 @@ def test_kill_9_a_replica_the_feed_and_watchers_move_to_the_other(nats: NatsServ
             for state in reader.follow_table(table, on_reconnect=lambda _: None):
                 assert_engine_prices(state)
                 out.append(state.version)
-                if state.version >= 41:
+                if state.phase == pb.SHOE_COMPLETE:
                     return
 
     threads = [threading.Thread(target=watch, args=(out,), daemon=True) for out in seen]
@@ -243,15 +243,17 @@ def test_kill_9_a_replica_the_feed_and_watchers_move_to_the_other(nats: NatsServ
     rng = random.Random(3)
     deck = rng.sample(CARDS, len(CARDS))
     acknowledged: list[str] = []
+    killed_at = 8  # mid-shoe (a Hi-Lo shoe is 5 burns and 10 results)
     for i in range(40):
-        if i == 15:
-            a.stop(signal.SIGKILL)  # mid-feed: the feed's next send meets a dead server
+        if i == killed_at:
+            a.stop(signal.SIGKILL)  # the feed's next send meets a dead server
         card = deck.pop()
         state = feed.expose(card, "BURN" if len(acknowledged) < 5 else "RESULT")
         acknowledged.append(card)
+        wait_for(lambda v=state.version: all(o and o[-1] >= v for o in seen), what="watchers")
         if state.phase == pb.SHOE_COMPLETE:
             break
-        wait_for(lambda v=state.version: all(o and o[-1] >= v for o in seen), what="watchers")
+    assert len(acknowledged) > killed_at  # B took the feed's events after A died
     final = state_of(b, table)
     assert list(final.exposed) == acknowledged  # nothing acknowledged lost, nothing added
     assert final.last_seq == feed.last_seq

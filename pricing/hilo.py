@@ -21,7 +21,7 @@ from typing import ClassVar, Final
 
 from pricing import _hilo
 from pricing._payout import BetPrice
-from pricing.cards import CARD_INDEX, Card, card_index, parse_card
+from pricing.cards import CARD_INDEX, CARDS_PER_DECK, Card, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from pricing.payout import PayRule, Paytable, closed
@@ -169,7 +169,7 @@ class HiLoDeck:
 
     @property
     def cards_remaining(self) -> int:
-        return 52 - len(self.exposed)
+        return CARDS_PER_DECK - len(self.exposed)
 
     @property
     def betting(self) -> bool:
@@ -202,7 +202,8 @@ class HiLoDeck:
         Interpretation (docs/rules.md §1): a BURN while betting is open is "a card exposed during
         betting": the round is void and a new round opens, for the same result, on the new
         prices. A RESULT is accepted only while betting is open. After the 10th result no card
-        is accepted until a new shoe.
+        is accepted until a new shoe; nor once the deck has no card left (its last card ended
+        the round open: decided by a result, void for a burn).
         """
         card = parse_card(card)
         if role not in (CardRole.BURN, CardRole.RESULT):
@@ -232,16 +233,16 @@ class HiLoDeck:
                 round_id=self.round_id + 1,
                 outcome=None,
             )
-        if role is CardRole.BURN:
-            return replace(
-                self,
-                exposed=exposed,
-                round_id=self.round_id + 1,
-                outcome=RoundOutcome(self.round_id, self.result_index, None),
-            )
-        outcome = RoundOutcome(self.round_id, self.result_index, card)
-        if self.result_index == RESULTS_PER_DECK:
+        # The round ends: decided by a result, or void for a burn. With no card left (the
+        # 52nd was a burn or a result), no round can follow, whatever the count of results.
+        outcome = RoundOutcome(
+            self.round_id, self.result_index, card if role is CardRole.RESULT else None
+        )
+        last_result = role is CardRole.RESULT and self.result_index == RESULTS_PER_DECK
+        if last_result or len(exposed) == CARDS_PER_DECK:
             return replace(self, exposed=exposed, phase=Phase.SHOE_COMPLETE, outcome=outcome)
+        if role is CardRole.BURN:
+            return replace(self, exposed=exposed, round_id=self.round_id + 1, outcome=outcome)
         return replace(
             self,
             exposed=exposed,

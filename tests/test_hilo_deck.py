@@ -147,6 +147,25 @@ def test_nothing_but_a_new_shoe_after_the_tenth_result() -> None:
     assert deck.apply(NewShoe()).phase is Phase.OPENING
 
 
+@pytest.mark.parametrize("last", [BURN, RESULT])
+def test_a_deck_with_no_card_left_is_complete_whatever_its_cards_roles(last: CardRole) -> None:
+    """52 cards dealt with fewer than 10 results (burns voiding round after round): the last
+    card ends the round open, void for a burn or decided by a result, and no round follows."""
+    cards = [str(card) for card in DECK]
+    deck = burn(HiLoDeck(), *cards[:51])
+    assert deck.phase is Phase.BETTING and deck.cards_remaining == 1
+    open_round = deck.round_id
+    deck = deck.expose(parse_card(cards[51]), last)
+    assert deck.phase is Phase.SHOE_COMPLETE and deck.cards_remaining == 0
+    assert deck.outcome is not None and deck.outcome.round_id == open_round
+    assert deck.outcome.result == (parse_card(cards[51]) if last is RESULT else None)
+    assert deck.round_id == open_round  # no new round opened
+    assert all(not price.open for price in deck.prices.values())
+    with pytest.raises(IllegalMove, match="phase is SHOE_COMPLETE"):
+        deck.apply(VoidRound())
+    assert deck.apply(NewShoe()).phase is Phase.OPENING
+
+
 @st.composite
 def event_lists(draw: st.DrawFn) -> list[Event]:
     events: list[Event] = []
@@ -186,5 +205,6 @@ def test_invariants_over_random_event_streams(events: list[Event]) -> None:
             results_this_shoe = 0
         elif after.outcome is not None and after.outcome.result is not None:
             results_this_shoe += 1
-        assert (after.phase is Phase.SHOE_COMPLETE) == (results_this_shoe == RESULTS_PER_DECK)
+        complete = results_this_shoe == RESULTS_PER_DECK or after.cards_remaining == 0
+        assert (after.phase is Phase.SHOE_COMPLETE) == complete
         deck = after

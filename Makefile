@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test lint typecheck check serve serve-cluster bench fuzz proto proto-check clean
+.PHONY: help venv build test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -62,6 +62,9 @@ bench: $(STAMP)  ## every benchmark in bench/, ratios against their baselines
 
 fuzz: $(STAMP)  ## fuzz the card parser, request decoding and the table fold (a few minutes)
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest fuzz -q -p no:cacheprovider --durations=0
+
+chaos: $(STAMP)  ## the restart storm for STORM_SECONDS (default 300): feeds through SIGTERMs and SIGKILLs
+	STORM_SECONDS=$${STORM_SECONDS:-300} $(PY) -m pytest tests/test_restart_storm.py -q -p no:cacheprovider
 
 # $(call PROTOC,outdir): the stubs of proto/pricing/v1/pricing.proto, importable as pricing.v1.
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto \

@@ -64,8 +64,22 @@ DEFAULT_TARGET: Final = "127.0.0.1:50051"
 #: How often a feed resends one event before it gives up: with ``retry_delay``'s backoff,
 #: about 20 s, long enough for a server to restart and recover its tables.
 FEED_RETRIES: Final = 24
-#: Calls that may be resent with the same seq: the server applies a seq once.
-_RETRYABLE: Final = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: Calls that may be resent with the same seq: the server applies a seq once. CANCELLED only
+#: when the server (or the connection) cancelled the call, not this client (``_resend``).
+_RETRYABLE: Final = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+)
+
+
+def _resend(exc: grpc.RpcError, cancelled_here: bool) -> bool:
+    """Whether a feed event that failed with ``exc`` is sent again (with the same seq).
+    ``cancelled_here``: the caller cut it off (closed the client, ended or cancelled the feed's
+    stream meanwhile), which is never undone by a resend. Otherwise a CANCELLED came from the
+    server or the connection (a call cut off by a shutdown), and the seq makes resending safe.
+    (Ctrl-C and a cancelled task raise no RpcError: they are never resent either.)"""
+    return exc.code() in _RETRYABLE and not cancelled_here
 
 
 def retry_delay(attempt: int) -> float:
@@ -87,6 +101,16 @@ def _say_reconnecting(table_id: str, from_version: int, exc: grpc.RpcError) -> s
     return (
         f"table {table_id!r}: {exc.code().name} ({details}), reconnecting and resuming "
         f"from version {from_version}"
+    )
+
+
+def _resumable(exc: grpc.RpcError, streaming: bool) -> bool:
+    """Whether ``follow_table`` resumes a watch that failed with ``exc``: the server shutting
+    down or unreachable, or a stream it ended mid-way for falling behind its round backlog
+    (the only RESOURCE_EXHAUSTED after a state: the watcher limits refuse a stream at once)."""
+    code = exc.code()
+    return code is grpc.StatusCode.UNAVAILABLE or (
+        streaming and code is grpc.StatusCode.RESOURCE_EXHAUSTED
     )
 
 
@@ -236,6 +260,8 @@ class PricingClient:
         self._health = health_pb2_grpc.HealthStub(self._channel)
         self._md = connection.metadata
         self.timeout = timeout
+        #: ``close()`` was called: the calls it cut off are not resent.
+        self.closed = False
 
     def __enter__(self) -> Self:
         return self
@@ -246,6 +272,7 @@ class PricingClient:
         self.close()
 
     def close(self) -> None:
+        self.closed = True
         self._channel.close()
 
     # DealerService
@@ -320,21 +347,25 @@ class PricingClient:
     ) -> Iterator[pb.TableState]:
         """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
         unreachable) it waits with backoff, reconnects and resumes after the last version it
-        yielded, so versions only go up and none is seen twice. Ends when the table closes.
+        yielded, so versions only go up and none is seen twice, and every round result the
+        server still holds is seen. Ends when the table closes. A stream that fell further
+        behind than the server's round backlog (RESOURCE_EXHAUSTED) is resumed the same way:
+        the results no longer held are skipped (settle those rounds' bets with ``settle``).
         ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""
         say = on_reconnect or log.warning
         attempt = 0
         while True:
+            streaming = False
             try:
                 for state in self.watch_table(table_id, from_version):
-                    attempt = 0
+                    attempt, streaming = 0, True
                     from_version = state.version + 1
                     yield state
                     if state.phase == pb.CLOSED:
                         return
                 return  # an OK end: the table closed
             except grpc.RpcError as exc:
-                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                if not _resumable(exc, streaming):
                     raise
                 if attempt == 0:  # once per outage
                     say(_say_reconnecting(table_id, from_version, exc))
@@ -462,6 +493,9 @@ class DealerFeed:
         self.retries = retries
         self.streamed = streamed
         self._open: _OpenStream[BlockingFeedStream] = _OpenStream.cancelling_when_collected(self)
+        #: How many times the caller ended or cancelled the stream: an event cut off by that
+        #: is not resent.
+        self._ended = 0
 
     def __enter__(self) -> Self:
         return self
@@ -473,6 +507,7 @@ class DealerFeed:
         tb: TracebackType | None,
     ) -> None:
         if _interrupted(exc_type):
+            self._ended += 1
             self._open.cancel()
         else:
             self.end_stream()
@@ -495,6 +530,7 @@ class DealerFeed:
         """``event`` (the client's call of that name, or its FeedRequest), numbered."""
         call = getattr(self.client, event)
         seq = self.last_seq + 1
+        ended = self._ended
         for attempt in range(self.retries + 1):
             try:
                 if self.streamed:
@@ -504,7 +540,8 @@ class DealerFeed:
                     state = call(self.table_id, seq, *args)
                 break
             except grpc.RpcError as exc:
-                if exc.code() not in _RETRYABLE or attempt == self.retries:
+                cancelled_here = self.client.closed or self._ended != ended
+                if not _resend(exc, cancelled_here) or attempt == self.retries:
                     raise
                 _say_resending(self.table_id, seq, exc, retry_delay(attempt))
                 time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
@@ -525,7 +562,9 @@ class DealerFeed:
             raise
 
     def end_stream(self) -> None:
-        """End the Feed stream, if one is open (the events already answered stand)."""
+        """End the Feed stream, if one is open (the events already answered stand; one still
+        waiting for its answer fails, and is not resent)."""
+        self._ended += 1
         stream, self._open.stream = self._open.stream, None
         if stream is not None:
             stream.end(self.client.timeout)
@@ -556,6 +595,7 @@ class BlockingFeedStream:
         self._requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
         self._answers: queue.SimpleQueue[pb.TableState | grpc.RpcError | None] = queue.SimpleQueue()
         self._given_up = False
+        self._cancelled = False  # by this client (``cancel``)
         self._call = call(iter(self._requests.get, None), metadata=metadata)
         self._reader = threading.Thread(target=self._read, name="feed-stream", daemon=True)
         self._reader.start()
@@ -572,8 +612,9 @@ class BlockingFeedStream:
 
     def exchange(self, request: pb.FeedRequest, timeout: float | None) -> pb.TableState:
         """Send ``request``; its answer, or the stream's error: the server's own status, or
-        UNAVAILABLE when it ended the stream without one (or it was cancelled),
-        DEADLINE_EXCEEDED when no answer came within ``timeout`` (the stream is then given up)."""
+        UNAVAILABLE when it ended the stream without one (or cancelled it), CANCELLED when this
+        client cancelled it (``cancel``, ``end``), DEADLINE_EXCEEDED when no answer came within
+        ``timeout`` (the stream is then given up)."""
         if self._given_up:
             raise FeedStreamError(grpc.StatusCode.UNAVAILABLE, "the Feed stream was given up")
         self._requests.put(request)
@@ -586,6 +627,8 @@ class BlockingFeedStream:
             return item
         self._answers.put(item)  # every later exchange hears the same
         if item is None or item.code() == grpc.StatusCode.CANCELLED:
+            if self._cancelled:
+                raise FeedStreamError(grpc.StatusCode.CANCELLED, "the Feed stream was cancelled")
             raise FeedStreamError(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
         raise item
 
@@ -599,7 +642,7 @@ class BlockingFeedStream:
 
     def cancel(self) -> None:
         """End the stream now (nothing more is sent; gRPC's thread reading the events ends)."""
-        self._given_up = True
+        self._given_up = self._cancelled = True
         self._call.cancel()
         self._requests.put(None)
 
@@ -657,6 +700,8 @@ class AsyncPricingClient:
         self._health = health_pb2_grpc.HealthStub(self._channel)
         self._md = connection.metadata
         self.timeout = timeout
+        #: ``close()`` was called: the calls it cut off are not resent.
+        self.closed = False
 
     async def __aenter__(self) -> Self:
         return self
@@ -667,6 +712,7 @@ class AsyncPricingClient:
         await self.close()
 
     async def close(self) -> None:
+        self.closed = True
         await self._channel.close(None)
 
     # DealerService
@@ -744,16 +790,17 @@ class AsyncPricingClient:
         say = on_reconnect or log.warning
         attempt = 0
         while True:
+            streaming = False
             try:
                 async for state in self.watch_table(table_id, from_version):
-                    attempt = 0
+                    attempt, streaming = 0, True
                     from_version = state.version + 1
                     yield state
                     if state.phase == pb.CLOSED:
                         return
                 return
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                if not _resumable(exc, streaming):
                     raise
                 if attempt == 0:  # once per outage
                     say(_say_reconnecting(table_id, from_version, exc))
@@ -822,6 +869,8 @@ class AsyncDealerFeed:
         self.retries = retries
         self.streamed = streamed
         self._open: _OpenStream[FeedStream] = _OpenStream.cancelling_when_collected(self)
+        #: As ``DealerFeed._ended``.
+        self._ended = 0
 
     async def __aenter__(self) -> Self:
         return self
@@ -833,6 +882,7 @@ class AsyncDealerFeed:
         tb: TracebackType | None,
     ) -> None:
         if _interrupted(exc_type):
+            self._ended += 1
             self._open.cancel()
         else:
             await self.end_stream()
@@ -855,6 +905,7 @@ class AsyncDealerFeed:
         """``event`` (the client's call of that name, or its FeedRequest), numbered."""
         call = getattr(self.client, event)
         seq = self.last_seq + 1
+        ended = self._ended
         for attempt in range(self.retries + 1):
             try:
                 if self.streamed:
@@ -864,7 +915,8 @@ class AsyncDealerFeed:
                     state = await call(self.table_id, seq, *args)
                 break
             except grpc.aio.AioRpcError as exc:
-                if exc.code() not in _RETRYABLE or attempt == self.retries:
+                cancelled_here = self.client.closed or self._ended != ended
+                if not _resend(exc, cancelled_here) or attempt == self.retries:
                     raise
                 _say_resending(self.table_id, seq, exc, retry_delay(attempt))
                 await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
@@ -909,7 +961,9 @@ class AsyncDealerFeed:
 
     async def end_stream(self) -> None:
         """End the Feed stream, if one is open, within the client's timeout (the events
-        already answered stand, however the stream ends)."""
+        already answered stand, however the stream ends; one still waiting for its answer
+        fails, and is not resent)."""
+        self._ended += 1
         stream, self._open.stream = self._open.stream, None
         if stream is None or stream.done():
             return

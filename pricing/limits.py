@@ -6,6 +6,7 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
 
 - ``max_tables``: ``pricing.tables.Tables.open_table`` (the tables layer owns the tables);
 - ``max_watchers`` / ``max_watchers_per_table``: ``PricingService.WatchTable``;
+- ``max_round_backlog``: a table's ``pricing.fanout.Hub`` (round results held for its watchers);
 - ``max_feeds``: ``PricingService.Feed``, the handler of ``DealerService.Feed`` (Feed streams
   open at once; their events are not counted in ``max_concurrent_rpcs``, as a stream applies
   one event at a time);
@@ -29,6 +30,7 @@ import grpc
 import grpc.aio
 
 from pricing.errors import LimitExceeded
+from pricing.fanout import ROUND_BACKLOG
 
 __all__ = [
     "BuiltHandlers",
@@ -51,6 +53,7 @@ class Limits:
     max_tables: int = 10_000
     max_watchers: int = 50_000
     max_watchers_per_table: int = 10_000
+    max_round_backlog: int = ROUND_BACKLOG
     max_message_bytes: int = 64 * KIB
     max_events_per_second: float = 0.0
     max_concurrent_rpcs: int = 1_000

@@ -166,6 +166,11 @@ def add_arguments(
     limit("max-tables", count(1), d.max_tables, "tables held, open or closed")
     limit("max-watchers", count(0), d.max_watchers, "WatchTable streams in all")
     limit("max-watchers-per-table", count(0), d.max_watchers_per_table, "streams per table")
+    limit(
+        "max-round-backlog", count(1), d.max_round_backlog, "round results a table holds for "
+        "its watchers: a watcher further behind has its stream ended (resume with "
+        "from_version); a from_version finds the results held since then",
+    )  # fmt: skip
     limit("max-message-bytes", count(KIB), d.max_message_bytes, "largest request body")
     limit(
         "max-events-per-second", rate, 0, "feed events per second per table, bursts of one "
@@ -208,6 +213,7 @@ def from_arguments(
             max_tables=args.max_tables,
             max_watchers=args.max_watchers,
             max_watchers_per_table=args.max_watchers_per_table,
+            max_round_backlog=args.max_round_backlog,
             max_message_bytes=args.max_message_bytes,
             max_events_per_second=args.max_events_per_second,
             max_concurrent_rpcs=args.max_concurrent_rpcs,

@@ -7,8 +7,9 @@ health reports SERVING, one machine-readable line goes to standard output::
     {"event": "ready", "host": "127.0.0.1", "grpc_port": 50051, "metrics_port": 9464}
 
 (with port 0 the ports are the ones the system picked). SIGTERM or SIGINT: health turns
-NOT_SERVING, the server stops taking calls, every WatchTable stream ends, calls in flight get
-the grace period, and the process exits 0.
+NOT_SERVING, every stream ends, new dealer writes are answered UNAVAILABLE (nothing applied)
+while those begun get the grace period, then the server stops taking calls, and the process
+exits 0.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ ENV_PREFIX: Final = "PRICING_"
 LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
 #: How often health looks at the journal (a replica's lag, its NATS connection).
 HEALTH_INTERVAL: Final = 0.05
+#: On shutdown, how long no dealer write may be asked for before gRPC stops taking calls, and
+#: how long to wait for such a moment at most (a busy server's feeds never fall quiet).
+QUIET_GAP: Final = 0.02
+QUIET_WAIT: Final = 0.25
 
 
 class _FromEnvironment(str):
@@ -467,14 +472,26 @@ async def serve(
     health_follower.cancel()
     await health_servicer.enter_graceful_shutdown()
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
-    service.end_streams()
     sweeper.cancel()
     refresh.cancel()
-    await server.stop(grace)
+    await _stop_calls(service, server, grace)
     service.quotes.close()
     await store.close()
     httpd.shutdown()
     log.info("stopped")
+
+
+async def _stop_calls(service: PricingService, server: grpc.aio.Server, grace: float) -> None:
+    """End every stream and refuse every new dealer write (UNAVAILABLE, nothing applied), then
+    stop gRPC. Once stopped, gRPC cancels the calls it has not handed to the service yet
+    (CANCELLED, which a client may not read as "resend"). So it stops once the writes begun
+    are answered, and at a moment when no feed's call is on its way, if one comes soon:
+    meanwhile each feed is answered UNAVAILABLE, backs off and resends."""
+    service.end_streams()
+    if not await service.writes_done(grace):
+        log.warning("dealer writes still being applied after %.1f s: they are cut off", grace)
+    await service.writes_quiet(QUIET_GAP, min(grace, QUIET_WAIT))
+    await server.stop(grace)
 
 
 async def _refresh_images(store: TableStore) -> None:

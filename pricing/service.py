@@ -5,17 +5,20 @@ The hot path, a card arriving: the table folds the event (engine work once), the
 serialised once to bytes, and each watcher's slot is handed those same bytes (``pricing.fanout``).
 A slot holds only the newest state not yet sent (latest wins), so a slow watcher skips versions
 (counted in ``pricing_conflated_total``) but never reorders them, never holds the feed up and
-never makes the server buffer more than one state per watcher. Every RPC that returns a
-``TableState`` sends pre-serialised bytes (no serializer), so GetTable costs no serialisation.
+never makes the server buffer more than one state per watcher; the states that end a round are
+held once per table (``--max-round-backlog``) and sent to every watcher before newer ones.
+Every RPC that returns a ``TableState`` sends pre-serialised bytes (no serializer), so GetTable
+costs no serialisation.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 
@@ -25,7 +28,7 @@ from google.protobuf.message import DecodeError
 
 from pricing.analysis.wire import answer_analyze, answer_live, check_live_request
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
-from pricing.fanout import Hub, Published, Slot, Waker
+from pricing.fanout import FellBehind, Hub, Published, Slot, Waker
 from pricing.journal import JournalUnavailable
 from pricing.journal.memory import MemoryJournal
 from pricing.limits import Limits, TokenBucket
@@ -81,7 +84,8 @@ else:
 
 
 class NotReady(RuntimeError):
-    """The server is still rebuilding its tables from the journal (UNAVAILABLE)."""
+    """The server is still rebuilding its tables from the journal, or is shutting down
+    (UNAVAILABLE: nothing was applied, so the same request can be sent again)."""
 
 
 #: Only our own error types say what the caller did wrong. Anything else (a plain ValueError
@@ -224,6 +228,12 @@ class PricingService:
         self._watchers: set[Slot] = set()
         self._waker = Waker()
         self._stopping = False
+        # Dealer writes being applied now, and set whenever there are none: a shutdown waits
+        # for them before gRPC stops taking calls (``writes_done``).
+        self._writes = 0
+        self._no_writes = asyncio.Event()
+        self._no_writes.set()
+        self._last_write_at = 0.0
         # The tasks of the Feed streams open (max-feeds), and of those now waiting for their
         # next event (end_streams ends them).
         self._feeds: set[asyncio.Task[Any]] = set()
@@ -297,6 +307,47 @@ class PricingService:
         if not self.ready:
             raise NotReady("the server is rebuilding its tables from the journal: retry shortly")
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One dealer write, from its checks to its answer. Once the server is shutting down
+        none starts: it is answered UNAVAILABLE with nothing applied (resend it, with the same
+        seq, to the server that takes over), while those already started finish."""
+        self._check_ready()
+        self._last_write_at = time.monotonic()
+        if self._stopping:
+            raise NotReady(
+                "the server is shutting down: nothing was applied; resend with the same seq"
+            )
+        self._writes += 1
+        self._no_writes.clear()
+        try:
+            yield
+        finally:
+            self._writes -= 1
+            if not self._writes:
+                self._no_writes.set()
+
+    async def writes_done(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until no dealer write is being applied; whether
+        none is. Called after ``end_streams``, when every new write is refused."""
+        try:
+            async with asyncio.timeout(timeout):
+                await self._no_writes.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    async def writes_quiet(self, gap: float, at_most: float) -> bool:
+        """Wait until no dealer write has been asked for in the last ``gap`` seconds, for at
+        most ``at_most``; whether that came. (A shutdown's refusals send the feeds into their
+        backoff: a quiet moment is when no call of theirs is on its way.)"""
+        deadline = time.monotonic() + at_most
+        while (wait := self._last_write_at + gap - time.monotonic()) > 0:
+            if time.monotonic() + wait > deadline:
+                return False
+            await asyncio.sleep(wait)
+        return True
+
     def end_streams(self) -> None:
         """Shutting down: every WatchTable stream ends once it has sent the state already in
         its slot, with UNAVAILABLE (a table closing is the only OK end); so does every Feed
@@ -343,9 +394,9 @@ class PricingService:
 
     @_rpc
     async def OpenTable(self, request: pb.OpenTableRequest, context: Context) -> bytes:
-        self._check_ready()
-        config = config_from_proto(request.game, request.decks, request)
-        snapshot, created = await self.store.open(request.table_id, config)
+        with self._writing():
+            config = config_from_proto(request.game, request.decks, request)
+            snapshot, created = await self.store.open(request.table_id, config)
         if created:
             log.info(
                 "opened table %r: %s, %d deck(s)",
@@ -436,9 +487,9 @@ class PricingService:
     async def _write(self, table_id: str, seq: int, event: FeedEvent) -> bytes:
         """Fold one feed event into its table durably; the store publishes the new state
         (``_published``) once it is on disk, before this returns."""
-        self._check_ready()
-        self._check_rate(check_table_id(table_id))
-        snapshot, new = await self.store.apply(table_id, seq, event)
+        with self._writing():
+            self._check_rate(check_table_id(table_id))
+            snapshot, new = await self.store.apply(table_id, seq, event)
         if not new:
             log.info(
                 "table %r: seq %d repeated, answered with version %d",
@@ -490,10 +541,15 @@ class PricingService:
             self.metrics.compute.labels(snapshot.game.name).observe(compute_seconds)
         t0 = time.perf_counter()
         payload = snapshot_to_proto(snapshot).SerializeToString()
-        published = Published(snapshot.version, payload, final=snapshot.closed)
+        published = Published(
+            snapshot.version,
+            payload,
+            final=snapshot.closed,
+            ends_round=snapshot.view.ended is not None,
+        )
         hub = self._hubs.get(table.table_id)
         if hub is None:
-            self._hubs[table.table_id] = Hub(published, self._waker)
+            self._hubs[table.table_id] = Hub(published, self._waker, self.limits.max_round_backlog)
             if not snapshot.closed:
                 self.metrics.tables.inc()
                 # Opened, or recovered at start-up: the idle clock starts now.
@@ -558,7 +614,13 @@ class PricingService:
         self.metrics.watchers.inc()
         try:
             while True:
-                published = await slot.take()
+                try:
+                    published = await slot.take()
+                except FellBehind as exc:
+                    limit = LimitExceeded("max-round-backlog", exc.backlog, str(exc))
+                    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+                    await context.abort(code, self.rejected("WatchTable", code, limit))
+                    return
                 if published is None:
                     break
                 yield published.payload

@@ -27,6 +27,7 @@ class FlakyServer:
         self.failures = failures
         self.code = code
         self.seqs: list[int] = []
+        self.closed = False  # as the client's: True once its caller closed it
 
     def expose_card(
         self, table_id: str, seq: int, card: str, role: object, seat: int = 0
@@ -74,6 +75,26 @@ def test_a_refusal_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     assert server.seqs == [1]
 
 
+@pytest.mark.parametrize("closed", [False, True])
+def test_a_call_the_server_cancelled_is_resent_but_not_one_the_caller_cut_off(
+    monkeypatch: pytest.MonkeyPatch, closed: bool
+) -> None:
+    """CANCELLED from the server (a call cut off by its shutdown) is resent with the same seq;
+    CANCELLED because the caller closed the client is not."""
+    monkeypatch.setattr(client_module.time, "sleep", lambda _: None)
+    server = FlakyServer(failures=1, code=grpc.StatusCode.CANCELLED)
+    server.closed = closed
+    feed = DealerFeed(server, "t")  # type: ignore[arg-type]
+    if closed:
+        with pytest.raises(grpc.RpcError) as info:
+            feed.expose("7H")
+        assert info.value.code() == grpc.StatusCode.CANCELLED
+        assert server.seqs == [1] and feed.last_seq == 0
+    else:
+        assert feed.expose("7H").last_seq == 1
+        assert server.seqs == [1, 1]
+
+
 def test_the_async_feed_retries_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     pauses: list[float] = []
 
@@ -91,6 +112,15 @@ def test_the_async_feed_retries_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     feed = AsyncDealerFeed(server, "t")  # type: ignore[arg-type]
     state = asyncio.run(feed.expose("7H"))
     assert state.last_seq == 1 and server.seqs == [1, 1] and pauses == [0.05]
+    # CANCELLED by the server: resent; by the caller closing the client: not.
+    server = AsyncFlaky(failures=1, code=grpc.StatusCode.CANCELLED)
+    assert asyncio.run(AsyncDealerFeed(server, "t").expose("7H")).last_seq == 1  # type: ignore[arg-type]
+    assert server.seqs == [1, 1]
+    server = AsyncFlaky(failures=1, code=grpc.StatusCode.CANCELLED)
+    server.closed = True
+    with pytest.raises(grpc.RpcError):
+        asyncio.run(AsyncDealerFeed(server, "t").expose("7H"))  # type: ignore[arg-type]
+    assert server.seqs == [1]
 
 
 class FakeFeedCall:

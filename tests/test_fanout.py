@@ -1,5 +1,6 @@
-"""The fan-out (pricing.fanout): every watcher ends on the newest version, in order, and
-waking thousands of watchers leaves the event loop free between batches."""
+"""The fan-out (pricing.fanout): every watcher ends on the newest version, in order, is sent
+every round's result (or told it fell too far behind), and waking thousands of watchers
+leaves the event loop free between batches."""
 
 from __future__ import annotations
 
@@ -9,22 +10,83 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing.fanout import Hub, Published, Slot, Waker
+from pricing.fanout import FellBehind, Hub, Published, Slot, Waker
 
 
-def state(version: int, final: bool = False) -> Published:
-    return Published(version, f"v{version}".encode(), final)
+def state(version: int, final: bool = False, ends_round: bool = False) -> Published:
+    return Published(version, f"v{version}".encode(), final, ends_round)
+
+
+async def drain(slot: Slot) -> list[int]:
+    """The versions a slot still has to send, up to the end of its stream (ended first, so
+    that a slot with nothing more returns instead of waiting)."""
+    slot.end()
+    versions = []
+    while (published := await slot.take()) is not None:
+        versions.append(published.version)
+    return versions
 
 
 def test_a_stream_that_ends_sends_what_is_in_its_slot_first() -> None:
     async def main() -> None:
-        slot = Slot(0)
-        slot.put(state(5))
+        hub = Hub(state(1), Waker())
+        slot = hub.subscribe(0)
+        assert await slot.take() == state(1)
+        hub.publish(state(2, ends_round=True))
+        hub.publish(state(3))
         slot.end()
-        assert (await slot.take()) == state(5)
+        assert [(await slot.take()) for _ in range(2)] == [state(2, ends_round=True), state(3)]
         assert await slot.take() is None
 
     asyncio.run(main())
+
+
+def test_a_slow_watcher_skips_prices_but_is_sent_every_round_result() -> None:
+    async def main() -> None:
+        hub = Hub(state(1), Waker())
+        slot = hub.subscribe(0)
+        assert await slot.take() == state(1)
+        conflated = [
+            hub.publish(state(v, ends_round=v % 3 == 0)) for v in range(2, 11)
+        ]  # 3, 6 and 9 end rounds; 10 is the newest
+        assert sum(conflated) == 5  # 2, 4, 5, 7, 8: skipped
+        assert await drain(slot) == [3, 6, 9, 10]
+
+    asyncio.run(main())
+
+
+def test_from_version_first_sends_the_round_results_held_since_then() -> None:
+    async def main() -> None:
+        hub = Hub(state(1), Waker(), round_backlog=2)
+        for v in range(2, 9):
+            hub.publish(state(v, ends_round=v in (3, 5, 7)))
+        assert await drain(hub.subscribe(from_version=4)) == [5, 7, 8]
+        # 3 is no longer held (two are): a watcher resuming from before it gets what is held.
+        assert await drain(hub.subscribe(from_version=2)) == [5, 7, 8]
+        # The state as it is now: no past results.
+        assert await drain(hub.subscribe(from_version=0)) == [8]
+
+    asyncio.run(main())
+
+
+def test_a_watcher_further_behind_than_the_backlog_is_told_where_to_resume() -> None:
+    async def main() -> None:
+        hub = Hub(state(1), Waker(), round_backlog=2)
+        slot = hub.subscribe(0)
+        assert await slot.take() == state(1)
+        for v in range(2, 6):
+            hub.publish(state(v, ends_round=v >= 3))  # 3, 4, 5 end rounds; only 4, 5 held
+        with pytest.raises(FellBehind, match="more than 2 round results behind") as behind:
+            await slot.take()
+        assert behind.value.resume_from == 2
+        assert await drain(hub.subscribe(behind.value.resume_from)) == [4, 5]
+
+    asyncio.run(main())
+
+
+def test_a_round_backlog_must_be_at_least_one() -> None:
+    with pytest.raises(ValueError, match="at least 1, not 0"):
+        Hub(state(1), Waker(), round_backlog=0)
 
 
 def test_waking_is_a_batch_per_loop_turn_and_other_work_runs_between_batches() -> None:
@@ -97,53 +159,74 @@ def test_the_final_state_reaches_every_watcher_whatever_its_from_version() -> No
     asyncio.run(main())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     steps=st.lists(
         st.one_of(
-            st.tuples(st.just("publish"), st.integers(1, 3)),
-            st.tuples(st.just("turn"), st.integers(1, 5)),
+            st.tuples(st.just("publish"), st.integers(1, 3), st.booleans()),
+            st.tuples(st.just("turn"), st.integers(1, 5), st.just(False)),
         ),
         max_size=40,
     ),
-    watchers=st.integers(1, 6),
+    pace=st.lists(st.integers(1, 6), min_size=1, max_size=6),
     batch=st.integers(1, 4),
+    backlog=st.integers(1, 6),
 )
-def test_watchers_see_increasing_versions_ending_at_the_latest(
-    steps: list[tuple[str, int]], watchers: int, batch: int
+def test_watchers_see_increasing_versions_every_round_result_and_the_latest(
+    steps: list[tuple[str, int, bool]], pace: list[int], batch: int, backlog: int
 ) -> None:
-    """Against a model: whatever the interleaving of publishes and loop turns, each watcher
-    receives strictly increasing versions, each one published, the last the latest; and the
-    conflated count is what each watcher skipped while it had an unread state."""
+    """Against a model: whatever the interleaving of publishes and loop turns, and however
+    slow each watcher (``pace``: loop turns per send), each watcher receives strictly
+    increasing versions, each one published, every round-ending one from its first on, and
+    last the latest; or, only if a round-ending state it was due is no longer held, it is told
+    so, having been sent every one before."""
 
     async def main() -> None:
-        hub = Hub(state(0), Waker(batch=batch))
-        seen: list[list[int]] = [[] for _ in range(watchers)]
-        slots = [hub.subscribe(0) for _ in range(watchers)]
+        hub = Hub(state(1), Waker(batch=batch), round_backlog=backlog)
+        seen: list[list[int]] = [[] for _ in pace]
+        behind: list[FellBehind | None] = [None for _ in pace]
+        slots = [hub.subscribe(0) for _ in pace]
 
         async def watch(i: int) -> None:
-            while (got := await slots[i].take()) is not None:
-                seen[i].append(got.version)
-                await asyncio.sleep(0)  # a send takes a turn
+            try:
+                while (got := await slots[i].take()) is not None:
+                    seen[i].append(got.version)
+                    for _ in range(pace[i]):  # a send takes turns
+                        await asyncio.sleep(0)
+            except FellBehind as exc:
+                behind[i] = exc
 
-        tasks = [asyncio.create_task(watch(i)) for i in range(watchers)]
-        version = 0
-        for kind, n in steps:
+        tasks = [asyncio.create_task(watch(i)) for i in range(len(pace))]
+        version = 1
+        rounds: list[int] = []
+        for kind, n, ends_round in steps:
             if kind == "publish":
                 for _ in range(n):
                     version += 1
-                    hub.publish(state(version))
+                    hub.publish(state(version, ends_round=ends_round))
+                    if ends_round:
+                        rounds.append(version)
             else:
                 for _ in range(n):
                     await asyncio.sleep(0)
-        for _ in range(watchers * (version + 3) + 10):  # let everything drain
+        for _ in range(max(pace) * (version + 3) * len(pace) + 10):  # let everything drain
             await asyncio.sleep(0)
         for slot in slots:
             slot.end()
         await asyncio.gather(*tasks)
-        for got in seen:
+        for got, fell in zip(seen, behind, strict=True):
             assert got == sorted(set(got)), got
-            assert set(got) <= set(range(version + 1))
-            assert got[-1] == version
+            assert set(got) <= set(range(1, version + 1))
+            last = got[-1] if got else 0
+            if fell is None:
+                assert got[-1] == version
+                assert set(rounds) <= set(got), f"round results {set(rounds) - set(got)} lost"
+            else:
+                assert fell.resume_from == last + 1
+                due = [r for r in rounds if r > last]
+                assert due and due[0] <= hub.dropped, "told it fell behind with all still held"
+                assert {r for r in rounds if r <= last} <= set(got)
+            if len(rounds) <= backlog:
+                assert fell is None
 
     asyncio.run(main())

@@ -26,7 +26,7 @@ from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher, start_server
 from tests.natsserver import free_port
-from tests.wire import FEED_CALLS, FeedStream, event, metric, scraped
+from tests.wire import FEED_CALLS, FeedStream, event, metric, scraped, wait_for
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -281,6 +281,50 @@ def test_an_answer_that_comes_too_late_is_asked_again_and_the_card_applied_once(
         assert (table.version, table.last_seq, table.cards_remaining) == (4, 3, 49)
         resent = [r.getMessage() for r in caplog.records if "resending seq 2" in r.getMessage()]
         assert resent and all("DEADLINE_EXCEEDED" in m for m in resent), resent
+    finally:
+        process.proc.send_signal(signal.SIGCONT)
+        assert process.stop() == 0
+
+
+def test_an_event_cut_off_by_end_stream_is_not_resent() -> None:
+    """The caller ends the feed's stream (from another thread, or another task) while an event
+    waits for its answer: the event fails at once, CANCELLED or UNAVAILABLE as the stream
+    ended, and is not resent on a new stream (the server, stopped, never answers)."""
+    process = start_server()
+    try:
+        with PricingClient(process.target, timeout=1) as client:
+            feed = client.feed("cut-off", streamed=True)
+            feed.open("HILO")
+            feed.expose("2S", "BURN")
+            process.proc.send_signal(signal.SIGSTOP)
+            failed: list[BaseException] = []
+
+            def expose() -> None:
+                try:
+                    feed.expose("3S", "BURN")
+                except BaseException as exc:
+                    failed.append(exc)
+
+            sender = threading.Thread(target=expose)
+            sender.start()
+            wait_for(lambda: feed._open.stream is not None, what="the event's stream open")
+            feed.end_stream()
+            sender.join(10)
+            assert not sender.is_alive(), "the event was resent after the caller ended its stream"
+            assert isinstance(failed[0], grpc.RpcError) and feed.last_seq == 1
+
+        async def run() -> BaseException | None:
+            async with AsyncPricingClient(process.target, timeout=1) as client:
+                feed = client.feed("cut-off", streamed=True)
+                feed.last_seq = 1
+                sending = asyncio.create_task(feed.expose("3S", "BURN"))
+                while feed._open.stream is None:  # its stream is open: the event is on it
+                    await asyncio.sleep(0)
+                await feed.end_stream()
+                async with asyncio.timeout(10):
+                    return (await asyncio.gather(sending, return_exceptions=True))[0]
+
+        assert isinstance(asyncio.run(run()), grpc.RpcError)
     finally:
         process.proc.send_signal(signal.SIGCONT)
         assert process.stop() == 0

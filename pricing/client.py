@@ -32,7 +32,7 @@ import queue
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -92,8 +92,8 @@ def retry_delay(attempt: int) -> float:
     return float(min(0.05 * 2**attempt, 1.0))
 
 
-def _say_resending(table_id: str, seq: int, exc: grpc.RpcError, delay: float) -> None:
-    log.warning("table %r: %s, resending seq %d in %.2f s", table_id, exc.code().name, seq, delay)
+def _say_resending(table_id: str, what: str, exc: grpc.RpcError, delay: float) -> None:
+    log.warning("table %r: %s, resending %s in %.2f s", table_id, exc.code().name, what, delay)
 
 
 def _say_reconnecting(table_id: str, from_version: int, exc: grpc.RpcError) -> str:
@@ -522,29 +522,43 @@ class DealerFeed:
     ) -> pb.TableState:
         """Open the table, or join it as it is (same config): the feed carries on from its
         ``last_seq``."""
-        state = self.client.open_table(self.table_id, game, decks=decks, hilo=hilo, rules=rules)
+        rules = rules if rules is not None else hilo
+        state = self._resending(
+            "the opening",
+            lambda: self.client.open_table(self.table_id, game, decks=decks, rules=rules),
+        )
         self.last_seq = state.last_seq
         return state
 
+    def _resending(self, what: str, send: Callable[[], pb.TableState]) -> pb.TableState:
+        """``send()``, sent again after a growing pause while it fails in a way a resend may
+        cure (``_resend``) and the caller has not cut it off meanwhile; ``what`` it sends, for
+        the log. Safe: the server applies a seq once, and an opening once per config."""
+        for attempt in range(self.retries + 1):
+            ended = self._ended
+            try:
+                return send()
+            except grpc.RpcError as exc:
+                if not self._may_resend(exc, ended) or attempt == self.retries:
+                    raise
+                _say_resending(self.table_id, what, exc, retry_delay(attempt))
+                time.sleep(retry_delay(attempt))
+                if not self._may_resend(exc, ended):  # the caller ended it while we waited
+                    raise
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def _may_resend(self, exc: grpc.RpcError, ended: int) -> bool:
+        return _resend(exc, cancelled_here=self.client.closed or self._ended != ended)
+
     def _send(self, event: str, *args: object) -> pb.TableState:
         """``event`` (the client's call of that name, or its FeedRequest), numbered."""
-        call = getattr(self.client, event)
         seq = self.last_seq + 1
-        ended = self._ended
-        for attempt in range(self.retries + 1):
-            try:
-                if self.streamed:
-                    request = _FEED_REQUESTS[event](self.table_id, seq, *args)
-                    state: pb.TableState = self._on_stream(request)
-                else:
-                    state = call(self.table_id, seq, *args)
-                break
-            except grpc.RpcError as exc:
-                cancelled_here = self.client.closed or self._ended != ended
-                if not _resend(exc, cancelled_here) or attempt == self.retries:
-                    raise
-                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
-                time.sleep(retry_delay(attempt))  # then the same seq again: idempotent
+        if self.streamed:
+            request = _FEED_REQUESTS[event](self.table_id, seq, *args)
+            state = self._resending(f"seq {seq}", lambda: self._on_stream(request))
+        else:
+            call = getattr(self.client, event)
+            state = self._resending(f"seq {seq}", lambda: call(self.table_id, seq, *args))
         self.last_seq = seq
         return state
 
@@ -564,9 +578,9 @@ class DealerFeed:
     def end_stream(self) -> None:
         """End the Feed stream, if one is open (the events already answered stand; one still
         waiting for its answer fails, and is not resent)."""
-        self._ended += 1
         stream, self._open.stream = self._open.stream, None
         if stream is not None:
+            self._ended += 1
             stream.end(self.client.timeout)
 
     def expose(self, card: str, role: str | int = "BURN", seat: int = 0) -> pb.TableState:
@@ -895,31 +909,43 @@ class AsyncDealerFeed:
         hilo: pb.HiLoRules | None = None,
         rules: Rules | None = None,
     ) -> pb.TableState:
-        state = await self.client.open_table(
-            self.table_id, game, decks=decks, hilo=hilo, rules=rules
+        rules = rules if rules is not None else hilo
+        state = await self._resending(
+            "the opening",
+            lambda: self.client.open_table(self.table_id, game, decks=decks, rules=rules),
         )
         self.last_seq = state.last_seq
         return state
 
+    async def _resending(
+        self, what: str, send: Callable[[], Awaitable[pb.TableState]]
+    ) -> pb.TableState:
+        """As ``DealerFeed._resending``."""
+        for attempt in range(self.retries + 1):
+            ended = self._ended
+            try:
+                return await send()
+            except grpc.aio.AioRpcError as exc:
+                if not self._may_resend(exc, ended) or attempt == self.retries:
+                    raise
+                _say_resending(self.table_id, what, exc, retry_delay(attempt))
+                await asyncio.sleep(retry_delay(attempt))
+                if not self._may_resend(exc, ended):  # the caller ended it while we waited
+                    raise
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def _may_resend(self, exc: grpc.RpcError, ended: int) -> bool:
+        return _resend(exc, cancelled_here=self.client.closed or self._ended != ended)
+
     async def _send(self, event: str, *args: object) -> pb.TableState:
         """``event`` (the client's call of that name, or its FeedRequest), numbered."""
-        call = getattr(self.client, event)
         seq = self.last_seq + 1
-        ended = self._ended
-        for attempt in range(self.retries + 1):
-            try:
-                if self.streamed:
-                    request = _FEED_REQUESTS[event](self.table_id, seq, *args)
-                    state: pb.TableState = await self._on_stream(request)
-                else:
-                    state = await call(self.table_id, seq, *args)
-                break
-            except grpc.aio.AioRpcError as exc:
-                cancelled_here = self.client.closed or self._ended != ended
-                if not _resend(exc, cancelled_here) or attempt == self.retries:
-                    raise
-                _say_resending(self.table_id, seq, exc, retry_delay(attempt))
-                await asyncio.sleep(retry_delay(attempt))  # then the same seq again: idempotent
+        if self.streamed:
+            request = _FEED_REQUESTS[event](self.table_id, seq, *args)
+            state = await self._resending(f"seq {seq}", lambda: self._on_stream(request))
+        else:
+            call = getattr(self.client, event)
+            state = await self._resending(f"seq {seq}", lambda: call(self.table_id, seq, *args))
         self.last_seq = seq
         return state
 
@@ -946,6 +972,16 @@ class AsyncDealerFeed:
         except TimeoutError:
             self._drop(stream)
             raise _stream_error(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time") from None
+        except asyncio.CancelledError:
+            self._drop(stream)
+            task = asyncio.current_task()
+            if stream.cancelled() and task is not None and not task.cancelling():
+                # The stream was cancelled under it (end_stream from another task), not this
+                # task: say so as a call would, not as if the task had been cancelled.
+                raise _stream_error(
+                    grpc.StatusCode.CANCELLED, "the Feed stream was cancelled"
+                ) from None
+            raise
         except BaseException:
             self._drop(stream)
             raise
@@ -963,10 +999,10 @@ class AsyncDealerFeed:
         """End the Feed stream, if one is open, within the client's timeout (the events
         already answered stand, however the stream ends; one still waiting for its answer
         fails, and is not resent)."""
-        self._ended += 1
         stream, self._open.stream = self._open.stream, None
         if stream is None or stream.done():
             return
+        self._ended += 1
         try:
             async with asyncio.timeout(self.client.timeout):
                 await stream.done_writing()

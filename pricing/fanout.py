@@ -197,11 +197,22 @@ class Waker:
 class Hub:
     """A table's watchers, its latest published state, and its last round-ending states."""
 
-    __slots__ = ("_waker", "dropped", "latest", "round_backlog", "rounds", "slots")
+    __slots__ = ("_waker", "dropped", "horizon", "latest", "round_backlog", "rounds", "slots")
 
-    def __init__(self, latest: Published, waker: Waker, round_backlog: int = ROUND_BACKLOG) -> None:
+    def __init__(
+        self,
+        latest: Published,
+        waker: Waker,
+        round_backlog: int = ROUND_BACKLOG,
+        *,
+        horizon: int = 1,
+    ) -> None:
         if round_backlog < 1:
             raise ValueError(f"round_backlog must be at least 1, not {round_backlog}")
+        #: Every round-ending state from this version on has passed through the hub (held,
+        #: or dropped past the backlog): 1 for a table it saw open, the version it started at
+        #: for one recovered after a restart, until ``backfill`` reaches further back.
+        self.horizon = horizon
         self.latest = latest
         self.slots: set[Slot] = set()
         self._waker = waker
@@ -221,6 +232,19 @@ class Hub:
         rounds.append(published)
         if len(rounds) > self.round_backlog:
             self.dropped = rounds.popleft().version
+
+    def backfill(self, older: list[Published], horizon: int) -> None:
+        """Hold the round-ending states ``older`` (oldest first, all before ``horizon``'s
+        current value) from before the hub started; every one from version ``horizon`` on is
+        among them. The newest ``round_backlog`` of all held are kept."""
+        if horizon >= self.horizon:
+            return
+        rounds = [p for p in older if p.version < self.horizon] + list(self.rounds or ())
+        cut = max(0, len(rounds) - self.round_backlog)
+        if cut:
+            self.dropped = max(self.dropped, rounds[cut - 1].version)
+        self.rounds = deque(rounds[cut:]) if rounds[cut:] else self.rounds
+        self.horizon = horizon
 
     def subscribe(self, from_version: int) -> Slot:
         """A new watcher's slot: it is sent the round-ending states held from

@@ -128,7 +128,7 @@ class Phase(Enum):
 
     OPENING = "OPENING"  # the opening burns are being dealt; no bets
     BETTING = "BETTING"  # a round is open for bets on the next result
-    SHOE_COMPLETE = "SHOE_COMPLETE"  # the 10th result is out; only a new shoe follows
+    SHOE_COMPLETE = "SHOE_COMPLETE"  # the 10th result or the last card is out: a new shoe next
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,9 +209,9 @@ class HiLoDeck:
         if role not in (CardRole.BURN, CardRole.RESULT):
             raise InvalidInput(f"card role {role.name} is not used in Hi-Lo: use BURN or RESULT")
         if self.phase is Phase.SHOE_COMPLETE:
+            why = f"{RESULTS_PER_DECK} results" if self.cards_remaining else "its last card"
             raise IllegalMove(
-                f"card {card} rejected: the shoe is complete after {RESULTS_PER_DECK} results; "
-                "start a new shoe"
+                f"card {card} rejected: the shoe is complete after {why}; start a new shoe"
             )
         if role is CardRole.RESULT and self.phase is not Phase.BETTING:
             raise IllegalMove(

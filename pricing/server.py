@@ -24,6 +24,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -482,16 +483,21 @@ async def serve(
 
 
 async def _stop_calls(service: PricingService, server: grpc.aio.Server, grace: float) -> None:
-    """End every stream and refuse every new dealer write (UNAVAILABLE, nothing applied), then
-    stop gRPC. Once stopped, gRPC cancels the calls it has not handed to the service yet
-    (CANCELLED, which a client may not read as "resend"). So it stops once the writes begun
-    are answered, and at a moment when no feed's call is on its way, if one comes soon:
-    meanwhile each feed is answered UNAVAILABLE, backs off and resends."""
-    service.end_streams()
+    """Refuse every new dealer write (UNAVAILABLE, nothing applied), let those begun finish
+    and reach the watchers, end every stream, then stop gRPC: all within ``grace``.
+
+    Once stopped, gRPC cancels the calls it has not handed to the service yet: CANCELLED,
+    though nothing of them was applied. So it stops when the writes begun are answered and,
+    best effort, at a moment when no write has been asked for lately (each refused feed backs
+    off before it resends); a call already on its way can still be cancelled, which is why
+    the clients resend a CANCELLED they did not cause."""
+    deadline = time.monotonic() + grace
+    service.stop_writes()
     if not await service.writes_done(grace):
         log.warning("dealer writes still being applied after %.1f s: they are cut off", grace)
-    await service.writes_quiet(QUIET_GAP, min(grace, QUIET_WAIT))
-    await server.stop(grace)
+    await service.writes_quiet(QUIET_GAP, max(0.0, min(deadline - time.monotonic(), QUIET_WAIT)))
+    service.end_streams()
+    await server.stop(max(0.0, deadline - time.monotonic()))
 
 
 async def _refresh_images(store: TableStore) -> None:

@@ -237,6 +237,8 @@ class PricingService:
         # The tasks of the Feed streams open (max-feeds), and of those now waiting for their
         # next event (end_streams ends them).
         self._feeds: set[asyncio.Task[Any]] = set()
+        # Tables whose hub is being given its past round results (``_backfill``).
+        self._filling: dict[str, asyncio.Future[None]] = {}
         self._feed_readers: set[asyncio.Task[Any]] = set()
 
     # ---- wiring ----------------------------------------------------------------------------
@@ -348,13 +350,19 @@ class PricingService:
             await asyncio.sleep(wait)
         return True
 
-    def end_streams(self) -> None:
-        """Shutting down: every WatchTable stream ends once it has sent the state already in
-        its slot, with UNAVAILABLE (a table closing is the only OK end); so does every Feed
-        stream, at once if it waits for its next event, else once its event is answered."""
+    def stop_writes(self) -> None:
+        """Shutting down: no dealer write starts from now on (each is answered UNAVAILABLE,
+        nothing applied), no WatchTable stream either; every Feed stream ends, at once if it
+        waits for its next event, else once its event is answered. The writes begun go on,
+        and their states reach the watchers (``end_streams`` comes after them)."""
         self._stopping = True
         for reader in self._feed_readers:  # Feed streams between events: they end now
             reader.cancel()
+
+    def end_streams(self) -> None:
+        """Shutting down: ``stop_writes``, and every WatchTable stream ends once it has sent
+        what is due in its slot, with UNAVAILABLE (a table closing is the only OK end)."""
+        self.stop_writes()
         for slot in self._watchers:
             slot.end()
         for hub in self._hubs.values():
@@ -549,7 +557,11 @@ class PricingService:
         )
         hub = self._hubs.get(table.table_id)
         if hub is None:
-            self._hubs[table.table_id] = Hub(published, self._waker, self.limits.max_round_backlog)
+            # From its first version on, every state of the table passes through the hub: a
+            # table it sees open, or one recovered (or followed) from that version.
+            self._hubs[table.table_id] = Hub(
+                published, self._waker, self.limits.max_round_backlog, horizon=snapshot.version
+            )
             if not snapshot.closed:
                 self.metrics.tables.inc()
                 # Opened, or recovered at start-up: the idle clock starts now.
@@ -609,6 +621,11 @@ class PricingService:
             assert code is not None
             await context.abort(code, self.rejected("WatchTable", code, exc, logging.DEBUG))
             return
+        if 0 < request.from_version < hub.horizon:
+            await self._backfill(request.table_id, hub)
+            if self._stopping:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+                return
         slot = hub.subscribe(request.from_version)
         self._watchers.add(slot)
         self.metrics.watchers.inc()
@@ -634,6 +651,34 @@ class PricingService:
         await context.abort(
             grpc.StatusCode.UNAVAILABLE,
             "the server is shutting down: reconnect and resume with from_version",
+        )
+
+    async def _backfill(self, table_id: str, hub: Hub) -> None:
+        """Give a table's hub the round-ending states from before this server started (a
+        watcher resumes from a version older than that): its recent events' states, folding
+        its journal once if needed. One fill per table, however many watchers wait on it."""
+        filling = self._filling.get(table_id)
+        if filling is None:
+            filling = self._filling[table_id] = asyncio.ensure_future(self._fill(table_id, hub))
+            filling.add_done_callback(lambda _: self._filling.pop(table_id, None))
+        await asyncio.shield(filling)
+
+    async def _fill(self, table_id: str, hub: Hub) -> None:
+        try:
+            table = await self.store.load_history(table_id)
+        except Exception:  # the stream goes on with the round results held, as documented
+            log.warning(
+                "table %r: its past round results could not be read", table_id, exc_info=True
+            )
+            return
+        endings, since = table.round_endings()
+        hub.backfill(
+            [
+                Published(s.version, snapshot_to_proto(s).SerializeToString(), s.closed, True)
+                for s in endings
+                if s.version < hub.horizon
+            ],
+            since,
         )
 
     def _check_watchers(self, hub: Hub) -> None:

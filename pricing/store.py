@@ -414,6 +414,13 @@ class TableStore:
         self.on_commit(table, table.snapshot, compute)
         return True
 
+    async def load_history(self, table_id: str) -> Table:
+        """``table_id`` with every history a table that never restarted would hold (folding
+        its journal once if it was rebuilt from an image)."""
+        if self.tables.get(table_id).history_from > 1:
+            await self._hydrate(table_id)
+        return self.tables.get(table_id)
+
     async def _hydrate(self, table_id: str) -> None:
         """Fold ``table_id``'s whole journal so it holds every history a table that never
         restarted would. The fold runs in a thread without the table's lock (the feed goes

@@ -517,6 +517,13 @@ class _Bounded(Generic[K, V]):
         held = self._held
         return 0 if held is None else 1 if isinstance(held, tuple) else len(held)
 
+    def values(self) -> list[V]:
+        """Every value held, oldest first."""
+        held = self._held
+        if held is None:
+            return []
+        return [held[1]] if isinstance(held, tuple) else list(held.values())
+
     def get(self, key: K) -> V | None:
         held = self._held
         if held is None:
@@ -792,6 +799,17 @@ class Table:
                 f"{_describe(applied)}, not {_describe(event)}"
             )
         return snapshot
+
+    def round_endings(self) -> tuple[list[Snapshot], int]:
+        """The states of the most recent events that ended a round (oldest first), and the
+        version from which every such state is among them (those of the ``seq_history``
+        most recent events are held; a table rebuilt from an image holds none before it)."""
+        held = [snapshot for _, snapshot in self._by_seq.values()]
+        endings = [s for s in held if s.view.ended is not None]
+        since = held[0].version if held else self.snapshot.version
+        if self.history_from == 1 and len(held) < self._by_seq.limit:
+            since = 1  # every event since the opening is held
+        return endings, since
 
     def _need_history(self, what: str, held: bool) -> None:
         """Before saying something is too old: a table rebuilt from an image may just not hold

@@ -84,6 +84,25 @@ def test_a_watcher_further_behind_than_the_backlog_is_told_where_to_resume() -> 
     asyncio.run(main())
 
 
+def test_a_hub_started_mid_table_is_backfilled_with_the_round_results_before_it() -> None:
+    """A hub recovered at version 10 holds nothing from before; given the states of the
+    table's recent events (version 4 on), a watcher resuming from 3 gets those results."""
+
+    async def main() -> None:
+        hub = Hub(state(10), Waker(), round_backlog=3, horizon=10)
+        hub.publish(state(11, ends_round=True))
+        hub.backfill([state(v, ends_round=True) for v in (5, 7, 9)], horizon=4)
+        assert hub.horizon == 4
+        assert hub.dropped == 5  # four held at most three: the oldest is dropped
+        assert await drain(hub.subscribe(from_version=3)) == [7, 9, 11]
+        hub.backfill([state(2, ends_round=True)], horizon=2)  # further back: the newest kept
+        assert await drain(hub.subscribe(from_version=1)) == [7, 9, 11]
+        hub.backfill([state(1, ends_round=True)], horizon=3)  # not further back: nothing
+        assert hub.horizon == 2
+
+    asyncio.run(main())
+
+
 def test_a_round_backlog_must_be_at_least_one() -> None:
     with pytest.raises(ValueError, match="at least 1, not 0"):
         Hub(state(1), Waker(), round_backlog=0)

@@ -8,6 +8,7 @@ with its call's status and changes nothing; a shutdown ends a waiting stream at 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import signal
 import threading
@@ -312,19 +313,28 @@ def test_an_event_cut_off_by_end_stream_is_not_resent() -> None:
             sender.join(10)
             assert not sender.is_alive(), "the event was resent after the caller ended its stream"
             assert isinstance(failed[0], grpc.RpcError) and feed.last_seq == 1
+        process.proc.send_signal(signal.SIGCONT)
 
         async def run() -> BaseException | None:
-            async with AsyncPricingClient(process.target, timeout=1) as client:
-                feed = client.feed("cut-off", streamed=True)
-                feed.last_seq = 1
+            # No timeout of the client's: the event waits until its stream goes. The caller
+            # gives its end_stream a second (the stopped server never ends the stream), so
+            # end_stream cancels the stream under the waiting event.
+            async with AsyncPricingClient(process.target, timeout=None) as client:
+                feed = client.feed("cut-off-async", streamed=True)
+                await feed.open("HILO")
+                await feed.expose("2S", "BURN")  # the stream is open, the server running
+                process.proc.send_signal(signal.SIGSTOP)
                 sending = asyncio.create_task(feed.expose("3S", "BURN"))
                 while feed._open.stream is None:  # its stream is open: the event is on it
                     await asyncio.sleep(0)
-                await feed.end_stream()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(feed.end_stream(), 1)
                 async with asyncio.timeout(10):
                     return (await asyncio.gather(sending, return_exceptions=True))[0]
 
-        assert isinstance(asyncio.run(run()), grpc.RpcError)
+        cut = asyncio.run(run())
+        assert isinstance(cut, grpc.RpcError), repr(cut)  # not the task's CancelledError
+        assert cut.code() == grpc.StatusCode.CANCELLED
     finally:
         process.proc.send_signal(signal.SIGCONT)
         assert process.stop() == 0

@@ -17,7 +17,7 @@ from pricing.client import DealerFeed, PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher, start_server
-from tests.natsserver import NatsServer, kill_all
+from tests.natsserver import NatsServer, free_port, kill_all
 from tests.wire import metric, wait_for
 
 CARDS = [str(card) for card in DECK]
@@ -117,6 +117,38 @@ def test_from_version_first_sends_every_round_result_since_then(server: ServerPr
     assert resumed[-1] == meanwhile[-1]
     assert [s.version for s in resumed] == sorted({s.version for s in resumed})
     assert resumed[0].version > before[-1].version
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_from_version_finds_the_round_results_from_before_a_restart(sig: int) -> None:
+    """The game server stops reading; rounds end; the server restarts (its tables rebuilt from
+    snapshots); more rounds end; the game server resumes from its last version + 1 on the
+    restarted server and is sent every round's result, from before the restart and after."""
+    first = start_server("--snapshot-every=4", f"--port={free_port()}")
+    events = shoe_events(seed=31)
+    with PricingClient(first.target) as client:
+        feed = client.feed("restarted")
+        feed.open("HILO")
+        watcher = Watcher(first.pricing(), "restarted")
+        seen = send(feed, events[:6])  # the opening burns and one result
+        read_to(watcher, seen[-1].version)
+        watcher.cancel()
+        before = send(feed, events[6:12])  # 6 rounds end unseen (one of them void)
+    first.stop(sig)
+    second = start_server(f"--port={first.grpc_port}", data_dir=first.data_dir)
+    try:
+        with PricingClient(second.target) as client:
+            feed = client.feed("restarted")
+            feed.open("HILO")  # joins the table where it is
+            after = send(feed, events[12:])  # and the rest of the shoe
+            resumed = read_to(
+                Watcher(second.pricing(), "restarted", from_version=seen[-1].version + 1),
+                after[-1].version,
+            )
+        assert round_results(resumed) == round_results(before + after)
+        assert len(round_results(before)) == 6 and resumed[-1] == after[-1]
+    finally:
+        assert second.stop() == 0, second.log()
 
 
 # ---- a replica paused while a shoe goes through another ------------------------------------

@@ -1198,8 +1198,10 @@ class WatchTableRequest(_message.Message):
     table_id: _builtins.str
     """not a table id: INVALID_ARGUMENT; unknown: NOT_FOUND"""
     from_version: _builtins.int
-    """Send only states with version >= from_version (0: from the current state). A reconnecting
-    game server sends the last version it saw + 1: older states are skipped, not replayed.
+    """Send only states with version >= from_version (0: from the current state): first every
+    state that ended a round (ended_round set) from that version on that the table still holds
+    (--max-round-backlog of them), in order, then the current state. A reconnecting game server
+    sends the last version it saw + 1, and misses no round's result held.
     """
     def __init__(
         self,

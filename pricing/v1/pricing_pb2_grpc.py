@@ -443,8 +443,11 @@ class PricingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTable(self, request, context):
-        """The current state, then every new version in order; a slow reader is conflated to the
-        newest state (versions skipped, never reordered). Ends with OK when the table closes.
+        """The current state, then every new version in order; a slow reader skips prices to the
+        newest state (versions skipped, never reordered) but is sent every state that ended a
+        round. Ends with OK when the table closes; UNAVAILABLE when the server shuts down;
+        RESOURCE_EXHAUSTED (--max-round-backlog) when the reader fell so far behind that a round's
+        result is no longer held (resume with the from_version the message names).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -218,8 +218,11 @@ class PricingServiceStub:
     GetTable: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.GetTableRequest, _pricing_pb2.TableState]
     """The table's current state."""
     WatchTable: _grpc.UnaryStreamMultiCallable[_pricing_pb2.WatchTableRequest, _pricing_pb2.TableState]
-    """The current state, then every new version in order; a slow reader is conflated to the
-    newest state (versions skipped, never reordered). Ends with OK when the table closes.
+    """The current state, then every new version in order; a slow reader skips prices to the
+    newest state (versions skipped, never reordered) but is sent every state that ended a
+    round. Ends with OK when the table closes; UNAVAILABLE when the server shuts down;
+    RESOURCE_EXHAUSTED (--max-round-backlog) when the reader fell so far behind that a round's
+    result is no longer held (resume with the from_version the message names).
     """
     Quote: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]
     """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
@@ -242,8 +245,11 @@ class PricingServiceAsyncStub(PricingServiceStub):
     GetTable: _aio.UnaryUnaryMultiCallable[_pricing_pb2.GetTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
     """The table's current state."""
     WatchTable: _aio.UnaryStreamMultiCallable[_pricing_pb2.WatchTableRequest, _pricing_pb2.TableState]  # type: ignore[assignment]
-    """The current state, then every new version in order; a slow reader is conflated to the
-    newest state (versions skipped, never reordered). Ends with OK when the table closes.
+    """The current state, then every new version in order; a slow reader skips prices to the
+    newest state (versions skipped, never reordered) but is sent every state that ended a
+    round. Ends with OK when the table closes; UNAVAILABLE when the server shuts down;
+    RESOURCE_EXHAUSTED (--max-round-backlog) when the reader fell so far behind that a round's
+    result is no longer held (resume with the from_version the message names).
     """
     Quote: _aio.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]  # type: ignore[assignment]
     """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
@@ -275,8 +281,11 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pricing_pb2.WatchTableRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_pricing_pb2.TableState], _abc.AsyncIterator[_pricing_pb2.TableState]]:
-        """The current state, then every new version in order; a slow reader is conflated to the
-        newest state (versions skipped, never reordered). Ends with OK when the table closes.
+        """The current state, then every new version in order; a slow reader skips prices to the
+        newest state (versions skipped, never reordered) but is sent every state that ended a
+        round. Ends with OK when the table closes; UNAVAILABLE when the server shuts down;
+        RESOURCE_EXHAUSTED (--max-round-backlog) when the reader fell so far behind that a round's
+        result is no longer held (resume with the from_version the message names).
         """
 
     @_abc_1.abstractmethod

@@ -328,6 +328,13 @@ class _Patient:
 
     target: str
     out: TextIO
+    waiting: bool = False  # said that the server is unavailable, not yet that it is back
+
+    def resending(self, line: str) -> None:
+        """The feed resends an event (or its opening): said once per outage."""
+        if not self.waiting:
+            self.waiting = True
+            print(f"server {self.target} unavailable: retrying", file=self.out, flush=True)
 
     def __call__(self, call: Callable[[], T]) -> T:
         attempt = 0
@@ -337,12 +344,12 @@ class _Patient:
             except grpc.RpcError as exc:
                 if exc.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
-                if attempt == 0:
-                    print(f"server {self.target} unavailable: retrying", file=self.out, flush=True)
+                self.resending(str(exc))
                 time.sleep(retry_delay(attempt))
                 attempt += 1
                 continue
-            if attempt:
+            if self.waiting:
+                self.waiting = False
                 print(f"server {self.target} is back", file=self.out, flush=True)
             return result
 
@@ -355,7 +362,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     rng = random.Random(args.seed)
     with _client(args) as client:
         patient = _Patient(client.target, out)
-        with client.feed(args.table, streamed=args.stream) as feed:
+        with client.feed(args.table, streamed=args.stream, on_resend=patient.resending) as feed:
             return _deal(args, feed, patient, out, request=request, rng=rng)
 
 

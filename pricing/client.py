@@ -92,8 +92,8 @@ def retry_delay(attempt: int) -> float:
     return float(min(0.05 * 2**attempt, 1.0))
 
 
-def _say_resending(table_id: str, what: str, exc: grpc.RpcError, delay: float) -> None:
-    log.warning("table %r: %s, resending %s in %.2f s", table_id, exc.code().name, what, delay)
+def _say_resending(table_id: str, what: str, exc: grpc.RpcError, delay: float) -> str:
+    return f"table {table_id!r}: {exc.code().name}, resending {what} in {delay:.2f} s"
 
 
 def _say_reconnecting(table_id: str, from_version: int, exc: grpc.RpcError) -> str:
@@ -312,9 +312,16 @@ class PricingClient:
         request = pb.CloseTableRequest(table_id=table_id, seq=seq)
         return self._dealer.CloseTable(request, timeout=self.timeout, metadata=self._md)
 
-    def feed(self, table_id: str, *, streamed: bool = False) -> DealerFeed:
-        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream."""
-        return DealerFeed(self, table_id, streamed=streamed)
+    def feed(
+        self,
+        table_id: str,
+        *,
+        streamed: bool = False,
+        on_resend: Callable[[str], None] | None = None,
+    ) -> DealerFeed:
+        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream;
+        ``on_resend``: told a line before each resend (default: a warning logged)."""
+        return DealerFeed(self, table_id, streamed=streamed, on_resend=on_resend)
 
     def feed_stream(self) -> BlockingFeedStream:
         """A new DealerService.Feed stream (``exchange`` an event for its answer)."""
@@ -486,12 +493,15 @@ class DealerFeed:
         *,
         retries: int = FEED_RETRIES,
         streamed: bool = False,
+        on_resend: Callable[[str], None] | None = None,
     ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
         self.retries = retries
         self.streamed = streamed
+        #: Told one line before each resend (default: a warning on ``pricing.client``).
+        self.on_resend: Callable[[str], None] = on_resend or log.warning
         self._open: _OpenStream[BlockingFeedStream] = _OpenStream.cancelling_when_collected(self)
         #: How many times the caller ended or cancelled the stream: an event cut off by that
         #: is not resent.
@@ -541,7 +551,7 @@ class DealerFeed:
             except grpc.RpcError as exc:
                 if not self._may_resend(exc, ended) or attempt == self.retries:
                     raise
-                _say_resending(self.table_id, what, exc, retry_delay(attempt))
+                self.on_resend(_say_resending(self.table_id, what, exc, retry_delay(attempt)))
                 time.sleep(retry_delay(attempt))
                 if not self._may_resend(exc, ended):  # the caller ended it while we waited
                     raise
@@ -765,9 +775,16 @@ class AsyncPricingClient:
         request = pb.CloseTableRequest(table_id=table_id, seq=seq)
         return await self._dealer.CloseTable(request, timeout=self.timeout, metadata=self._md)
 
-    def feed(self, table_id: str, *, streamed: bool = False) -> AsyncDealerFeed:
-        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream."""
-        return AsyncDealerFeed(self, table_id, streamed=streamed)
+    def feed(
+        self,
+        table_id: str,
+        *,
+        streamed: bool = False,
+        on_resend: Callable[[str], None] | None = None,
+    ) -> AsyncDealerFeed:
+        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream;
+        ``on_resend``: told a line before each resend (default: a warning logged)."""
+        return AsyncDealerFeed(self, table_id, streamed=streamed, on_resend=on_resend)
 
     def feed_stream(self) -> FeedStream:
         """A new DealerService.Feed stream: write ``FeedRequest``s, read their answers."""
@@ -876,12 +893,15 @@ class AsyncDealerFeed:
         *,
         retries: int = FEED_RETRIES,
         streamed: bool = False,
+        on_resend: Callable[[str], None] | None = None,
     ) -> None:
         self.client = client
         self.table_id = table_id
         self.last_seq = 0
         self.retries = retries
         self.streamed = streamed
+        #: Told one line before each resend (default: a warning on ``pricing.client``).
+        self.on_resend: Callable[[str], None] = on_resend or log.warning
         self._open: _OpenStream[FeedStream] = _OpenStream.cancelling_when_collected(self)
         #: As ``DealerFeed._ended``.
         self._ended = 0
@@ -928,7 +948,7 @@ class AsyncDealerFeed:
             except grpc.aio.AioRpcError as exc:
                 if not self._may_resend(exc, ended) or attempt == self.retries:
                     raise
-                _say_resending(self.table_id, what, exc, retry_delay(attempt))
+                self.on_resend(_say_resending(self.table_id, what, exc, retry_delay(attempt)))
                 await asyncio.sleep(retry_delay(attempt))
                 if not self._may_resend(exc, ended):  # the caller ended it while we waited
                     raise

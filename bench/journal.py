@@ -37,6 +37,7 @@ from pricing.cards import DECK  # noqa: E402
 from pricing.events import CardRole, ExposeCard, NewShoe  # noqa: E402
 from pricing.journal import Record  # noqa: E402
 from pricing.journal.codec import encode_event, encode_image  # noqa: E402
+from pricing.journal.integrity import image_crc  # noqa: E402
 from pricing.journal.sqlite import SqliteJournal  # noqa: E402
 from pricing.store import DEFAULT_SNAPSHOT_EVERY, TableStore  # noqa: E402
 from pricing.tables import (  # noqa: E402
@@ -188,14 +189,15 @@ def write_big_journal(data: Path, tables: int, events: int, *, clean: bool) -> N
     with conn:
         for t in range(tables):
             table_id = f"t{t:04}"
-            conn.execute("INSERT INTO tables VALUES (?)", (table_id,))
-            conn.executemany(
+            conn.execute("INSERT INTO tables (table_id) VALUES (?)", (table_id,))
+            conn.executemany(  # the trigger records the table's last version
                 "INSERT INTO events VALUES (?, ?, ?, 1.0, ?, ?)",
                 [(table_id, *row) for row in encoded],
             )
+            fmt, body = encode_image(_renamed(image, table_id))
             conn.execute(
-                "INSERT INTO images VALUES (?, ?, 1.0, ?, ?)",
-                (table_id, image.snapshot.version, *encode_image(_renamed(image, table_id))),
+                "INSERT INTO images VALUES (?, ?, 1.0, ?, ?, ?)",
+                (table_id, image.snapshot.version, fmt, body, image_crc(fmt, body)),
             )
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

@@ -10,6 +10,9 @@
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
     pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
     pricing journal replay demo.jsonl          # fold them again: each round, the final state
+    pricing journal check                      # what is damaged in ./data's journal, if any
+    pricing journal backup --to backup/        # a consistent copy while the server runs
+    pricing journal salvage --to data2/        # copy what is whole from a damaged journal
     pricing analyze hilo --plot hilo.png       # exact RTP report of every dynamic bet
     pricing analyze --table demo               # what table "demo"'s bets actually returned
 
@@ -716,14 +719,93 @@ def _journal_replay(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None:
+    """A journal check's report: SQLite's own check, then one line per table."""
+    sqlite_says = "; ".join(checked.sqlite_problems) or "ok"
+    print(f"journal {checked.path}: SQLite quick_check {sqlite_says}", file=out)
+    for t in checked.tables:
+        if t.whole:
+            print(f"table {t.table_id!r}: whole, versions 1-{t.recorded}", file=out)
+        elif not salvaged:
+            print(f"table {t.table_id!r}: DAMAGED: {t.problem}", file=out)
+        elif t.good:
+            print(
+                f"table {t.table_id!r}: CUT SHORT at version {t.good}, its last good "
+                f"version ({t.recorded} recorded): {t.problem}",
+                file=out,
+            )
+        else:
+            print(f"table {t.table_id!r}: DROPPED, no good version: {t.problem}", file=out)
+    damaged = sum(not t.whole for t in checked.tables)
+    print(f"{len(checked.tables)} table(s), {damaged} damaged", file=out)
+
+
+def _journal_check(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal import JournalError  # noqa: PLC0415
+    from pricing.journal.maintenance import check  # noqa: PLC0415
+
+    try:
+        checked = check(Path(args.data_dir))
+    except JournalError as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    _print_checked(checked, out)
+    return 0 if checked.whole else 1
+
+
+def _journal_salvage(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal import JournalError  # noqa: PLC0415
+    from pricing.journal.maintenance import salvage  # noqa: PLC0415
+
+    try:
+        checked = salvage(Path(args.data_dir), Path(args.to))
+    except JournalError as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    _print_checked(checked, out, salvaged=True)
+    kept = sum(t.good > 0 for t in checked.tables)
+    print(
+        f"salvaged {kept} table(s) into {args.to}: start a server with --data-dir {args.to}",
+        file=out,
+    )
+    return 0
+
+
+def _journal_backup(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.journal import JournalError  # noqa: PLC0415
+    from pricing.journal.maintenance import backup  # noqa: PLC0415
+
+    try:
+        done = backup(Path(args.data_dir), Path(args.to))
+    except (JournalError, OSError) as exc:
+        print(f"pricing: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"backed up {done.tables} table(s), {done.events} event(s) to {done.path} and "
+        f"{done.archived} archive file(s); restore: start a server with --data-dir {args.to}",
+        file=out,
+    )
+    return 0
+
+
+def _add_data_dir(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help=f"the server's data directory (default: $PRICING_DATA_DIR or ./data); {what}",
+    )
+
+
 def _add_journal_commands(sub: Any) -> None:
     j = sub.add_parser(
         "journal",
-        help="export a table's journaled events, or replay them through the engines",
+        help="export, replay, check, salvage or back up the journal",
         description="A table's accepted events, as the server journaled them: 'export' prints "
         "them as JSON Lines (seq, version, time accepted, event), 'replay' folds such a file "
         "through the engines and prints each round's result and the final state, or the state "
-        "at one version (the prices a bet was accepted on).",
+        "at one version (the prices a bet was accepted on). 'check' says what is damaged, "
+        "'salvage' copies what is whole to a new directory, 'backup' takes a consistent copy "
+        "while the server runs.",
     )
     jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
     e = jsub.add_parser("export", help="print a table's events as JSON Lines")
@@ -745,6 +827,48 @@ def _add_journal_commands(sub: Any) -> None:
         help="print only the state at version V (what a bet accepted at V was priced on)",
     )
     r.set_defaults(run=_journal_replay)
+    # The operator's tools: (name, help, description, what --data-dir is to it, --to, run).
+    tools: tuple[tuple[str, str, str, str, str, Callable[..., int]], ...] = (
+        (
+            "check",
+            "what is damaged in the journal, table by table (exit 1 if anything is)",
+            "SQLite's quick_check of journal.sqlite3, then every table: its events against its "
+            "recorded last version, folded through the engines, and its snapshot against its "
+            "checksum. Exit 0 if all is whole, 1 if anything is damaged.",
+            "read-only, safe while the server runs",
+            "",
+            _journal_check,
+        ),
+        (
+            "salvage",
+            "copy the tables whose events are whole into a new data directory",
+            "Copy every table whose events are whole, each other table up to its last good "
+            "version (reported CUT SHORT), and the archive, into the new directory --to; a "
+            "table with no good version is reported DROPPED. Start a server on --to to go on "
+            "from what survived.",
+            "only read",
+            "NEWDIR",
+            _journal_salvage,
+        ),
+        (
+            "backup",
+            "a consistent copy of the journal and its archive, while the server runs",
+            "SQLite's online backup of journal.sqlite3 (the journal as of one moment: every "
+            "event acknowledged before the backup began), checked whole, and the archive's "
+            "files, into the new directory --to. Restore: start a server with --data-dir on "
+            "it. Never back up by copying the files: journal.sqlite3 without its -wal misses "
+            "the latest events.",
+            "read-only, safe while the server runs",
+            "BACKUPDIR",
+            _journal_backup,
+        ),
+    )
+    for name, short, description, reads, to, run in tools:
+        tool = jsub.add_parser(name, help=short, description=description)
+        _add_data_dir(tool, reads)
+        if to:
+            tool.add_argument("--to", required=True, metavar=to, help="a new directory")
+        tool.set_defaults(run=run)
 
 
 def parser() -> argparse.ArgumentParser:

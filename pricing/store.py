@@ -52,6 +52,7 @@ from pricing.journal import (
     TableLog,
 )
 from pricing.journal.codec import archive_name, record_to_json
+from pricing.journal.integrity import describe
 from pricing.tables import (
     FeedEvent,
     HistoryNotLoaded,
@@ -168,11 +169,34 @@ class TableStore:
     # ---- start-up --------------------------------------------------------------------------
 
     def recover(self) -> Recovery:
-        """Rebuild every table in the journal (blocking: run it in a thread before serving)."""
+        """Rebuild every table in the journal (blocking: run it in a thread before serving).
+        ``JournalCorrupt`` naming every damaged table, and no table kept, if the journal is
+        not whole: never a partial start."""
         t0 = time.perf_counter()
+        try:
+            images, folded, ignored = self._recover_tables()
+        except BaseException:
+            self.tables = Tables(keep_journal=False)
+            self._imaged.clear()
+            self._last_at.clear()
+            raise
+        seconds = time.perf_counter() - t0
+        return Recovery(len(self.tables), images, folded, seconds, ignored)
+
+    def _recover_tables(self) -> tuple[int, int, int]:
         images = folded = ignored = 0
+        damaged: list[tuple[str, str]] = []
         for log_ in self.journal.load():
-            table = self._rebuild(log_)
+            try:
+                table = self._rebuild(log_)
+            except JournalCorrupt as exc:
+                damaged.append((log_.table_id, str(exc)))
+                continue
+            if log_.recorded and table.snapshot.version != log_.recorded:
+                reached = table.snapshot.version
+                what = f"it folds to version {reached}, not to its recorded {log_.recorded}"
+                damaged.append((log_.table_id, what))
+                continue
             images += log_.image is not None
             ignored += log_.image_ignored
             folded += len(log_.records)
@@ -181,8 +205,12 @@ class TableStore:
             if version:
                 self._imaged[table.table_id] = version
             self._last_at[table.table_id] = log_.last_at
-        seconds = time.perf_counter() - t0
-        return Recovery(len(self.tables), images, folded, seconds, ignored)
+        if damaged:
+            raise JournalCorrupt(
+                f"{self.journal.location} is damaged: {describe(damaged)}. Run 'pricing "
+                "journal check' on it, and 'pricing journal salvage' to start from what is whole"
+            )
+        return images, folded, ignored
 
     async def refresh_images(self) -> int:
         """After recovery: snapshot every table that had events past its image, so the next

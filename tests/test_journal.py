@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import importlib.util
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from pricing.errors import IllegalMove, InvalidInput
 from pricing.eventloop import LOOPS
 from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
+from pricing.journal import sqlite as sqlite_journal
 from pricing.journal.codec import (
     decode_event,
     encode_event,
@@ -31,8 +33,10 @@ from pricing.journal.codec import (
     record_from_json,
     record_to_json,
 )
+from pricing.journal.integrity import image_crc
 from pricing.journal.memory import MemoryJournal
 from pricing.journal.sqlite import (
+    APPLICATION_ID,
     FILE_NAME,
     ROWS_PER_STATEMENT,
     SCHEMA_VERSION,
@@ -574,7 +578,12 @@ def test_a_batch_of_events_is_one_statement_and_a_bigger_one_is_one_transaction(
         return Record("t", JournalEntry(version - 1, version, event), float(version))
 
     statements: list[str] = []
-    journal._conn.set_trace_callback(statements.append)
+
+    def traced(sql: str) -> None:  # a trigger's run is traced as its statement once more
+        if not statements or statements[-1] != sql:
+            statements.append(sql)
+
+    journal._conn.set_trace_callback(traced)
     assert _one_batch(journal, *(([burn(v)], [], []) for v in range(2, 12))) == [None] * 10
     assert len(statements) == 1 and statements[0].startswith("INSERT INTO events"), statements
 
@@ -749,8 +758,12 @@ def test_snapshots_of_changed_classes_are_ignored_then_replaced(tmp_path: Path) 
             await store.apply("h", seq, ExposeCard(card, CardRole.BURN))
         await store.close()
         conn = sqlite3.connect(tmp_path / FILE_NAME)
-        with conn:  # as if an upgrade changed a pickled class
-            conn.execute("UPDATE images SET format = 'pickle-5 0000000000000000'")
+        ((body,),) = conn.execute("SELECT body FROM images").fetchall()
+        changed = "pickle-5 0000000000000000"
+        with conn:  # as if an upgrade changed a pickled class (the row itself is intact)
+            conn.execute(
+                "UPDATE images SET format = ?, crc = ?", (changed, image_crc(changed, body))
+            )
         conn.close()
         again = TableStore(SqliteJournal(tmp_path))
         recovery = again.recover()
@@ -819,3 +832,77 @@ def test_another_programs_database_is_not_taken_for_a_journal(tmp_path: Path) ->
     conn.close()
     with pytest.raises(JournalCorrupt, match="another program"):
         SqliteJournal(tmp_path)
+
+
+def test_a_flapping_disk_logs_its_failures_and_recoveries_once_a_minute(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A nearly full disk fails a commit and takes the next, over and over: two lines a
+    minute (the first failure, the first recovery), then counts, not two lines per commit."""
+    now = [0.0]
+    errors = sqlite_journal._Errors(clock=lambda: now[0])
+    caplog.set_level(logging.WARNING, logger="pricing.journal")
+    for step in range(100):  # a failure and a success every 0.2 s: 20 s
+        now[0] = step * 0.2
+        errors.failed("disk full")
+        errors.succeeded("the journal")
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        "journal writes are failing: disk full",
+        "journal writes succeed again (the journal)",
+    ]
+    now[0] = 61.0
+    errors.failed("disk full")
+    errors.succeeded("the journal")
+    assert [r.getMessage() for r in caplog.records][2:] == [
+        "journal writes are failing: disk full (99 more failed commits since last logged)",
+        "journal writes succeed again (the journal) (99 more recoveries since last logged)",
+    ]
+
+
+_SCHEMA_1 = """
+CREATE TABLE tables (table_id TEXT NOT NULL PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE events (
+    table_id TEXT NOT NULL, version INTEGER NOT NULL, seq INTEGER NOT NULL,
+    accepted_at REAL NOT NULL, kind TEXT NOT NULL, body BLOB NOT NULL,
+    PRIMARY KEY (table_id, version)) WITHOUT ROWID;
+CREATE TABLE images (
+    table_id TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, accepted_at REAL NOT NULL,
+    format TEXT NOT NULL, body BLOB NOT NULL) WITHOUT ROWID;
+"""
+
+
+def test_a_journal_of_schema_1_is_upgraded_and_held_to_its_events(tmp_path: Path) -> None:
+    """A journal the previous build wrote: opened, it gains each table's last version (from
+    its events) and the trigger that keeps it; it recovers as before and goes on."""
+    table = Table("old", TableConfig(Game.HILO))
+    records = [Record("old", table.opening, 1.0)]
+    for seq, card in enumerate(DECK[:6], start=1):
+        table.apply(seq, ExposeCard(card, CardRole.BURN))
+        records.append(Record("old", table.journal[-1], float(seq)))  # type: ignore[index]
+    conn = sqlite3.connect(tmp_path / FILE_NAME)
+    conn.executescript(
+        _SCHEMA_1 + f"PRAGMA user_version = 1; PRAGMA application_id = {APPLICATION_ID};"
+    )
+    with conn:
+        conn.execute("INSERT INTO tables VALUES ('old')")
+        for r in records:
+            kind, body = encode_event(r.entry.event)
+            conn.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+                ("old", r.entry.version, r.entry.seq, r.accepted_at, kind, body),
+            )
+    conn.close()
+
+    async def main() -> None:
+        store = TableStore(SqliteJournal(tmp_path))
+        assert store.recover().tables == 1
+        assert store.tables.get("old").snapshot == table.snapshot
+        await store.apply("old", 7, ExposeCard(DECK[6], CardRole.BURN))
+        await store.close()
+
+    run(main())
+    conn = sqlite3.connect(tmp_path / FILE_NAME)
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (2,)
+    assert conn.execute("SELECT last_version FROM tables").fetchall() == [(8,)]  # the trigger
+    conn.close()

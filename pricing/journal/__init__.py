@@ -87,6 +87,9 @@ class TableLog:
     records: Sequence[Record]
     last_at: float
     image_ignored: bool = False  # it had an image this build cannot use (changed classes)
+    #: The newest version the journal recorded for the table, which its fold must reach (0:
+    #: the journal records none apart from its events).
+    recorded: int = 0
 
 
 class JournalMetrics(Protocol):

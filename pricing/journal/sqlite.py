@@ -20,7 +20,8 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -42,16 +43,36 @@ from pricing.journal.codec import (
     encode_image,
     format_is_current,
 )
+from pricing.journal.integrity import (
+    TableHealth,
+    describe,
+    image_crc,
+    quick_check,
+    table_health,
+)
 from pricing.ratelog import LogBudget
 from pricing.tables import JournalEntry, TableImage
 
-__all__ = ["FILE_NAME", "SCHEMA_VERSION", "SqliteJournal", "connect_readonly", "read_records"]
+__all__ = [
+    "FILE_NAME",
+    "SCHEMA_VERSION",
+    "SqliteJournal",
+    "check_sqlite",
+    "check_tables",
+    "check_whole",
+    "connect_readonly",
+    "read_records",
+    "schema_version",
+]
 
 log = logging.getLogger("pricing.journal")
 
 FILE_NAME: Final = "journal.sqlite3"
-#: ``PRAGMA user_version`` of the file; a file of a newer version is refused.
-SCHEMA_VERSION: Final = 1
+#: Beside the journal while a server that has committed to it runs (``SqliteJournal``).
+RUNNING_MARK: Final = "journal.running"
+#: ``PRAGMA user_version`` of the file; a file of a newer version is refused, one of version 1
+#: is upgraded when a server opens it (2 adds each table's last version and each image's CRC).
+SCHEMA_VERSION: Final = 2
 #: ``PRAGMA application_id``: "PRCJ", so no other program's database is taken for a journal.
 APPLICATION_ID: Final = 0x5052434A
 #: A failing disk is logged at most once per this many seconds (with the count in between).
@@ -67,9 +88,22 @@ ROWS_PER_STATEMENT: Final = 64
 #: kinds of row, and room for the rest.
 CACHED_STATEMENTS: Final = 3 * ROWS_PER_STATEMENT + 64
 
-_SCHEMA: Final = """
+#: ``tables.last_version`` is each table's newest journaled version, kept by a trigger in the
+#: same statement as the events (no extra round trip): a second record, in another B-tree, of
+#: what the events must account for, so events lost to damage are found at start-up.
+#: ``images.crc`` (CRC-32 of format and body) tells a damaged snapshot from one of an older
+#: layout.
+_LAST_VERSION_TRIGGER: Final = """
+CREATE TRIGGER events_last_version AFTER INSERT ON events BEGIN
+    UPDATE tables SET last_version = NEW.version
+    WHERE table_id = NEW.table_id AND last_version < NEW.version;
+END;
+"""
+_SCHEMA: Final = (
+    """
 CREATE TABLE tables (
-    table_id    TEXT    NOT NULL PRIMARY KEY
+    table_id     TEXT    NOT NULL PRIMARY KEY,
+    last_version INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE TABLE events (
     table_id    TEXT    NOT NULL,
@@ -85,9 +119,24 @@ CREATE TABLE images (
     version     INTEGER NOT NULL,
     accepted_at REAL    NOT NULL,
     format      TEXT    NOT NULL,
-    body        BLOB    NOT NULL
+    body        BLOB    NOT NULL,
+    crc         INTEGER
 ) WITHOUT ROWID;
 """
+    + _LAST_VERSION_TRIGGER
+)
+#: Version 1 to 2, in one transaction: the columns, each table's last version from its events
+#: as they are (the check then holds them to that), the trigger. Images of version 1 have no
+#: CRC (NULL): a damaged one is found only if it does not decode.
+_UPGRADE_FROM_1: Final = (
+    """
+ALTER TABLE tables ADD COLUMN last_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE images ADD COLUMN crc INTEGER;
+UPDATE tables SET last_version = coalesce(
+    (SELECT max(version) FROM events WHERE events.table_id = tables.table_id), 0);
+"""
+    + _LAST_VERSION_TRIGGER
+)
 
 
 def _connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -142,6 +191,74 @@ def _check_schema(conn: sqlite3.Connection, path: Path) -> int:
         raise JournalCorrupt(f"{path} is not a readable journal: {exc}") from exc
 
 
+def check_whole(conn: sqlite3.Connection, path: Path) -> list[TableHealth]:
+    """Every table's health, once SQLite's quick check and every table's events are found
+    whole; else ``JournalCorrupt`` naming the file, the tables and what failed."""
+    check_sqlite(conn, path)
+    return check_tables(conn, path)
+
+
+def check_sqlite(conn: sqlite3.Connection, path: Path) -> None:
+    """``JournalCorrupt`` if SQLite's quick_check finds the file damaged."""
+    problems = quick_check(conn)
+    if problems:
+        shown = "; ".join(problems[:3]) + (
+            f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        )
+        raise JournalCorrupt(f"{path} fails SQLite's quick_check: {shown}. {_WAY_OUT}")
+
+
+def check_tables(conn: sqlite3.Connection, path: Path) -> list[TableHealth]:
+    """Every table's health; ``JournalCorrupt`` naming each table whose events do not account
+    for every version it recorded."""
+    version = _check_schema(conn, path)
+    health = table_health(conn, recorded_column=version >= 2)
+    damaged = [(h.table_id, h.problem()) for h in health if not h.whole]
+    if damaged:
+        raise JournalCorrupt(f"{path} is damaged: {describe(damaged)}. {_WAY_OUT}")
+    return health
+
+
+#: What an operator can do about a damaged journal: said with every such start-up error.
+_WAY_OUT: Final = (
+    "'pricing journal check --data-dir DIR' reports every table; 'pricing journal salvage "
+    "--data-dir DIR --to NEWDIR' copies the tables whose events are whole (and the others up "
+    "to their last good version) to start a server from"
+)
+
+
+def _format_is_current(fmt: str) -> bool:
+    try:
+        return format_is_current(fmt)
+    except ValueError:  # not even a format: damage, which the CRC (if any) has missed
+        return False
+
+
+def _joined(
+    checkers: list[threading.Thread], found: list[BaseException | None]
+) -> BaseException | None:
+    """Wait for the start-up checks; the first problem one of them found, if any."""
+    for checker in checkers:
+        checker.join()
+    return next((problem for problem in found if problem is not None), None)
+
+
+def _close_and_unmark(conn: sqlite3.Connection, running: Path) -> None:
+    """Close the writer's connection (SQLite checkpoints the -wal into the file and removes
+    it), then the mark that a server runs; the mark stays if the close failed."""
+    try:
+        conn.close()
+    except sqlite3.Error:
+        log.warning("journal: could not close the journal cleanly", exc_info=True)
+        return
+    running.unlink(missing_ok=True)
+
+
+def schema_version(conn: sqlite3.Connection, path: Path) -> int:
+    """The journal's schema version (``JournalCorrupt`` if ``path`` is not a journal)."""
+    return _check_schema(conn, path)
+
+
 def _record(table_id: str, row: tuple[int, int, float, str, bytes]) -> Record:
     version, seq, at, kind, body = row
     return Record(table_id, JournalEntry(seq, version, decode_event(kind, body)), at)
@@ -179,10 +296,14 @@ class _Write:
 
 
 class _Errors:
-    """Logs a failing disk once per ``ERROR_LOG_INTERVAL``, not once per write."""
+    """Logs a failing disk once per ``ERROR_LOG_INTERVAL``, not once per write, and its
+    recovery at most as often. A nearly full disk fails one commit and takes the next (a
+    smaller one) again and again: a success does not start the failures' minute afresh, so
+    such a disk still logs two lines a minute, not two per commit."""
 
-    def __init__(self) -> None:
-        self.budget = LogBudget(lines=1, seconds=ERROR_LOG_INTERVAL)
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget = LogBudget(lines=1, seconds=ERROR_LOG_INTERVAL, clock=clock)
+        self.recoveries = LogBudget(lines=1, seconds=ERROR_LOG_INTERVAL, clock=clock)
         self.failing = False
 
     def failed(self, message: str) -> None:
@@ -194,9 +315,11 @@ class _Errors:
 
     def succeeded(self, location: str) -> None:
         if self.failing:
-            log.warning("journal writes succeed again (%s)", location)
             self.failing = False
-            self.budget.reset()
+            suppressed = self.recoveries.take()
+            if suppressed is not None:
+                more = f" ({suppressed} more recoveries since last logged)" * bool(suppressed)
+                log.warning("journal writes succeed again (%s)%s", location, more)
 
 
 class SqliteJournal(Journal):
@@ -221,12 +344,32 @@ class SqliteJournal(Journal):
                 "server its own --data-dir"
             ) from None
         self._metrics = metrics
+        # Present from a server's first commit to its clean close: found at start-up, the last
+        # server was killed, and its commits since the last checkpoint are in the -wal.
+        self._running = data_dir / RUNNING_MARK
+        self._marked = False
+        wal = self.path.with_name(self.path.name + "-wal")
+        if self._running.exists() and self.path.exists() and not wal.exists():
+            self._lock.close()
+            raise JournalCorrupt(
+                f"{wal} is missing, and the server that used {data_dir} last was not stopped "
+                "cleanly: the events it committed since its last checkpoint were in that file, "
+                "so the journal would start without them. Put the file back if you have it; "
+                f"else start from what is left knowingly: {_WAY_OUT}"
+            )
         try:
             self._conn = _connect(self.path)
         except sqlite3.Error as exc:
             raise JournalCorrupt(f"cannot open the journal {self.path}: {exc}") from exc
-        if _check_schema(self._conn, self.path) == 0:
+        # However this object goes (closed, collected, the interpreter exiting), the mark goes
+        # only once its connection, the last, is closed: SQLite has then moved the -wal into
+        # the file and removed it. A kill runs none of this, and leaves both.
+        self._closer = weakref.finalize(self, _close_and_unmark, self._conn, self._running)
+        version = _check_schema(self._conn, self.path)
+        if version == 0:
             self._create()
+        elif version < SCHEMA_VERSION:
+            self._upgrade()
         try:
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             self._conn.execute("PRAGMA synchronous = FULL")
@@ -250,22 +393,69 @@ class SqliteJournal(Journal):
         except sqlite3.Error as exc:
             raise JournalCorrupt(f"cannot create the journal {self.path}: {exc}") from exc
 
+    def _upgrade(self) -> None:
+        try:
+            self._conn.executescript(
+                f"BEGIN IMMEDIATE; {_UPGRADE_FROM_1} PRAGMA user_version = {SCHEMA_VERSION}; "
+                "COMMIT;"
+            )
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalCorrupt(f"cannot upgrade the journal {self.path}: {exc}") from exc
+        log.info("journal %s upgraded to schema version %d", self.path, SCHEMA_VERSION)
+
     # ---- start-up --------------------------------------------------------------------------
 
     def load(self) -> Iterator[TableLog]:
+        """Every table's log, and a check that the journal is whole: ``JournalCorrupt``
+        naming the file, the tables and what failed, if not, once every log was read (the
+        store then starts nothing: never a partial start). The check (SQLite's quick_check,
+        every table's events against its recorded version) runs in a thread of its own
+        meanwhile: it is SQLite's C, and the store folds the logs in Python."""
+        checked: list[BaseException | None] = []
+        checkers = [
+            threading.Thread(
+                target=self._check_into, args=(check, checked), name="journal-check", daemon=True
+            )
+            for check in (check_sqlite, check_tables)  # each a scan of the file: side by side
+        ]
+        for checker in checkers:
+            checker.start()
         conn = _connect(self.path, readonly=True)
         try:
+            recorded = dict(conn.execute("SELECT table_id, last_version FROM tables"))
             images = {
-                table_id: (version, at, fmt, body)
-                for table_id, version, at, fmt, body in conn.execute(
-                    "SELECT table_id, version, accepted_at, format, body FROM images"
+                table_id: (version, at, fmt, body, crc)
+                for table_id, version, at, fmt, body, crc in conn.execute(
+                    "SELECT table_id, version, accepted_at, format, body, crc FROM images"
                 )
             }
-            table_ids = [row[0] for row in conn.execute("SELECT table_id FROM tables")]
-            for table_id in table_ids:
-                yield self._table_log(conn, table_id, images.get(table_id))
+            for table_id in sorted(recorded):
+                yield self._table_log(conn, table_id, recorded[table_id], images.get(table_id))
         except sqlite3.DatabaseError as exc:
+            found = _joined(checkers, checked)
+            if found is not None:  # what the checks found says more
+                raise found from exc
             raise JournalCorrupt(f"{self.path} cannot be read: {exc}") from exc
+        finally:
+            conn.close()
+        found = _joined(checkers, checked)
+        if found is not None:
+            raise found
+
+    def _check_into(
+        self, check: Callable[[sqlite3.Connection, Path], object], out: list[BaseException | None]
+    ) -> None:
+        conn = _connect(self.path, readonly=True)
+        try:
+            check(conn, self.path)
+            out.append(None)
+        except JournalCorrupt as exc:
+            out.append(exc)
+        except sqlite3.DatabaseError as exc:
+            out.append(JournalCorrupt(f"{self.path} cannot be read: {exc}. {_WAY_OUT}"))
+        except BaseException as exc:  # a bug: raised in the loading thread all the same
+            out.append(exc)
         finally:
             conn.close()
 
@@ -273,25 +463,38 @@ class SqliteJournal(Journal):
         self,
         conn: sqlite3.Connection,
         table_id: str,
-        stored: tuple[int, float, str, bytes] | None,
+        recorded: int,
+        stored: tuple[int, float, str, bytes, int | None] | None,
     ) -> TableLog:
         image: TableImage | None = None
         after, last_at = 0, 0.0
+        changed = False  # an image of classes this build changed: an upgrade, not damage
         if stored is not None:
-            version, at, fmt, body = stored
-            if format_is_current(fmt):
+            version, at, fmt, body, crc = stored
+            damage = ""
+            if crc is not None and crc != image_crc(fmt, body):
+                damage = "its checksum does not match"
+            elif version > recorded:
+                damage = f"it is of version {version}, past the last one recorded"
+            elif _format_is_current(fmt):
                 try:
                     image = decode_image(body)
                     after, last_at = version, at
                 except Exception as exc:  # a cache: fold from the events instead
-                    log.warning(
-                        "table %r: snapshot unreadable (%s), folding its events", table_id, exc
-                    )
-            # else: of classes this build changed; recovery counts them in its summary
+                    damage = f"it does not decode ({exc})"
+            else:
+                changed = True
+            if damage:
+                log.warning(
+                    "table %r: its snapshot (version %d) is damaged, %s: folding its events",
+                    table_id,
+                    version,
+                    damage,
+                )
         records = read_records(conn, table_id, after)
         if records:
             last_at = records[-1].accepted_at
-        return TableLog(table_id, image, records, last_at, stored is not None and image is None)
+        return TableLog(table_id, image, records, last_at, changed, recorded=recorded)
 
     # ---- writes ----------------------------------------------------------------------------
 
@@ -392,7 +595,7 @@ class SqliteJournal(Journal):
             )
             outcome.update(dict.fromkeys((n for n, _ in good), failed))
         else:
-            self._errors.succeeded(self.location)
+            self._succeeded()
             if self._metrics is not None:
                 records = sum(len(rows.events) for n, rows in good if outcome[n] is None)
                 self._metrics.journal_committed(time.perf_counter() - t0, records)
@@ -406,6 +609,12 @@ class SqliteJournal(Journal):
                 loop.call_soon_threadsafe(_settle, outcomes)
             except RuntimeError:  # that loop is closed: no one waits there any more
                 log.debug("journal: a write's event loop closed before its commit")
+
+    def _succeeded(self) -> None:
+        self._errors.succeeded(self.location)
+        if not self._marked:  # the -wal holds commits now: a kill leaves them only there
+            self._running.touch()
+            self._marked = True
 
     def _store(
         self,
@@ -470,7 +679,7 @@ class SqliteJournal(Journal):
             self._closing = True
             self._cond.notify()
         await asyncio.to_thread(self._writer.join)
-        self._conn.close()
+        self._closer()
         self._lock.close()
 
 
@@ -479,7 +688,7 @@ class _Rows:
     """One write, as rows of the journal's tables."""
 
     events: list[tuple[str, int, int, float, str, bytes]]
-    images: list[tuple[str, int, float, str, bytes]]
+    images: list[tuple[str, int, float, str, bytes, int]]
     forget: list[tuple[str]]
 
     @classmethod
@@ -500,9 +709,9 @@ class _Rows:
         opened = [(row[0],) for row in self.events if row[1] == 1]  # a table's first version
         out: list[tuple[str, tuple[object, ...]]] = []
         for into, rows, width, then in (
-            ("tables", opened, 1, ""),
+            ("tables (table_id)", opened, 1, ""),  # its last version: the trigger's
             ("events", self.events, 6, ""),
-            ("images", self.images, 5, _NEWER_IMAGE),
+            ("images", self.images, 6, _NEWER_IMAGE),
         ):
             for start in range(0, len(rows), ROWS_PER_STATEMENT):
                 chunk: Sequence[tuple[object, ...]] = rows[start : start + ROWS_PER_STATEMENT]
@@ -521,8 +730,8 @@ class _Rows:
 #: An image is stored over an older one of its table, never over a newer one.
 _NEWER_IMAGE: Final = (
     " ON CONFLICT (table_id) DO UPDATE SET version = excluded.version, "
-    "accepted_at = excluded.accepted_at, format = excluded.format, body = excluded.body "
-    "WHERE excluded.version >= images.version"
+    "accepted_at = excluded.accepted_at, format = excluded.format, body = excluded.body, "
+    "crc = excluded.crc WHERE excluded.version >= images.version"
 )
 
 
@@ -545,7 +754,8 @@ def _encode(write: _Write) -> _Rows:
     images = []
     for image, at in write.images:
         fmt, data = encode_image(image)
-        images.append((image.table_id, image.snapshot.version, at, fmt, data))
+        crc = image_crc(fmt, data)
+        images.append((image.table_id, image.snapshot.version, at, fmt, data, crc))
     return _Rows(events, images, [(table_id,) for table_id in write.forget])
 
 

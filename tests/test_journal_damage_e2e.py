@@ -1,0 +1,240 @@
+"""A damaged journal is never served or exported as if whole, with real files and real server
+processes: bytes flipped in the file, a table's events cut short of its recorded version, a
+deleted ``-wal`` after ``kill -9``; ``pricing journal check`` and ``salvage`` for the day it
+happens; and ``pricing journal backup`` taken while a feed writes, restored on a new server."""
+
+from __future__ import annotations
+
+import io
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import grpc
+import pytest
+
+from pricing import cli
+from pricing.cards import DECK
+from pricing.client import PricingClient
+from pricing.journal.sqlite import FILE_NAME
+from pricing.v1 import pricing_pb2 as pb
+from tests.conftest import ROOT, ServerProcess, start_server
+
+pytestmark = pytest.mark.timeout(120)
+
+CARDS = [str(card) for card in DECK]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    """``pricing ARGV`` in process: its exit code, standard output and standard error."""
+    out, err = io.StringIO(), io.StringIO()
+    real = sys.stderr
+    sys.stderr = err
+    try:
+        code = cli.main(list(argv), out=out)
+    finally:
+        sys.stderr = real
+    return code, out.getvalue(), err.getvalue()
+
+
+def start_fails(data_dir: Path) -> str:
+    """A server started on ``data_dir`` exits 1 before it is ready; its standard error."""
+    try:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "server.py"), "--port=0", "--metrics-port=0",
+             f"--data-dir={data_dir}"],
+            capture_output=True, text=True, timeout=20, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the server started on the damaged {data_dir}: {exc.stdout!r}")
+    assert done.returncode == 1, done.stderr
+    assert '"ready"' not in done.stdout
+    return done.stderr
+
+
+def deal(server: ServerProcess, tables: dict[str, int]) -> dict[str, pb.TableState]:
+    """Open each table and burn its count of cards; each one's last state."""
+    states = {}
+    with PricingClient(server.target) as client:
+        for table, cards in tables.items():
+            feed = client.feed(table)
+            states[table] = feed.open("HILO")
+            for card in CARDS[:cards]:
+                states[table] = feed.expose(card, "BURN")
+    return states
+
+
+def journal_with(tables: dict[str, int], tmp_path: Path) -> tuple[Path, dict[str, pb.TableState]]:
+    """A data directory whose server dealt ``tables`` and stopped cleanly."""
+    data = tmp_path / "data"
+    server = start_server("--snapshot-every=4", data_dir=data)
+    states = deal(server, tables)
+    assert server.stop() == 0, server.log()
+    return data, states
+
+
+def test_bytes_flipped_in_the_file_refuse_start_up_check_and_export(tmp_path: Path) -> None:
+    data, _ = journal_with({"a": 30, "b": 30}, tmp_path)
+    path = data / FILE_NAME
+    conn = sqlite3.connect(path)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'events'").fetchone()
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    raw = bytearray(path.read_bytes())
+    at = (root - 1) * page_size + 3  # the events B-tree root's count of cells
+    raw[at : at + 2] = (500).to_bytes(2, "big")
+    path.write_bytes(raw)
+
+    err = start_fails(data)
+    assert f"{path} fails SQLite's quick_check" in err, err
+    assert "pricing journal salvage" in err
+    code, out, _ = run("journal", "check", "--data-dir", str(data))
+    assert code == 1 and "quick_check" in out and "ok" not in out.splitlines()[0], out
+    code, out, err = run("journal", "export", "a", "--data-dir", str(data))
+    assert code == 1 and out == "", out
+
+
+def cut_short(data: Path, table: str, keep: int) -> None:
+    """Lose every event of ``table`` after version ``keep`` (as damage would: its recorded
+    last version stays)."""
+    conn = sqlite3.connect(data / FILE_NAME)
+    with conn:
+        conn.execute("DELETE FROM events WHERE table_id = ? AND version > ?", (table, keep))
+        conn.execute("DELETE FROM images WHERE table_id = ?", (table,))
+    conn.close()
+
+
+def test_events_short_of_the_recorded_version_refuse_start_up_and_salvage_starts(
+    tmp_path: Path,
+) -> None:
+    data, states = journal_with({"whole": 20, "short": 30, "gone": 5}, tmp_path)
+    cut_short(data, "short", keep=12)
+    cut_short(data, "gone", keep=0)
+
+    err = start_fails(data)
+    assert "table 'short': its events stop at version 12 (version 13 missing); 31 recorded" in err
+    assert "table 'gone': its opening (version 1) is missing" in err
+    assert "'whole'" not in err
+
+    code, out, _ = run("journal", "check", "--data-dir", str(data))
+    assert code == 1, out
+    assert "table 'whole': whole, versions 1-21" in out
+    assert "table 'short': DAMAGED: its events stop at version 12" in out
+    assert out.splitlines()[-1] == "3 table(s), 2 damaged"
+    code, _, err = run("journal", "export", "short", "--data-dir", str(data))
+    assert code == 1 and "table 'short'" in err and "is damaged" in err, err
+    assert run("journal", "export", "whole", "--data-dir", str(data))[0] == 0
+
+    salvaged = tmp_path / "salvaged"
+    code, out, _ = run("journal", "salvage", "--data-dir", str(data), "--to", str(salvaged))
+    assert code == 0, out
+    assert "table 'short': CUT SHORT at version 12, its last good version (31 recorded)" in out
+    assert "table 'gone': DROPPED, no good version" in out
+    assert (
+        out.splitlines()[-1]
+        == f"salvaged 2 table(s) into {salvaged}: start a server with --data-dir {salvaged}"
+    )
+    assert run("journal", "check", "--data-dir", str(salvaged))[0] == 0
+
+    server = start_server(data_dir=salvaged)
+    try:
+        read = server.pricing()
+        assert read.GetTable(pb.GetTableRequest(table_id="whole")) == states["whole"]
+        short = read.GetTable(pb.GetTableRequest(table_id="short"))
+        assert (short.version, list(short.exposed)) == (12, CARDS[:11])
+        with pytest.raises(grpc.RpcError) as gone:
+            read.GetTable(pb.GetTableRequest(table_id="gone"))
+        assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        assert server.stop() == 0, server.log()
+
+
+def test_a_damaged_snapshot_is_refolded_with_a_warning(tmp_path: Path) -> None:
+    data, states = journal_with({"s": 10}, tmp_path)
+    conn = sqlite3.connect(data / FILE_NAME)
+    with conn:
+        conn.execute("UPDATE images SET body = zeroblob(length(body))")
+    conn.close()
+    server = start_server(data_dir=data)
+    try:
+        assert server.pricing().GetTable(pb.GetTableRequest(table_id="s")) == states["s"]
+        log = server.log()
+        assert "WARNING" in log and "table 's': its snapshot (version 11) is damaged" in log
+        assert "its checksum does not match: folding its events" in log
+        assert "classes this build changed" not in log
+    finally:
+        assert server.stop() == 0
+
+
+def test_a_backup_taken_while_a_feed_writes_holds_every_acknowledged_event(
+    tmp_path: Path,
+) -> None:
+    server = start_server("--snapshot-every=4", data_dir=tmp_path / "data")
+    acknowledged: list[pb.TableState] = []
+    stop = threading.Event()
+
+    def feed() -> None:
+        with PricingClient(server.target) as client:
+            dealer = client.feed("live")
+            dealer.open("HILO")
+            for _ in range(1000):
+                for card in CARDS[:20]:
+                    if stop.is_set():
+                        return
+                    acknowledged.append(dealer.expose(card, "BURN"))
+                dealer.new_shoe()
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        while len(acknowledged) < 30:
+            feeder.join(0.01)
+        before = len(acknowledged)  # acknowledged before the backup began
+        backup = tmp_path / "backup"
+        code, out, err = run(
+            "journal", "backup", "--data-dir", str(tmp_path / "data"), "--to", str(backup)
+        )
+        assert code == 0, err
+        assert "backed up 1 table(s)" in out
+    finally:
+        stop.set()
+        feeder.join(30)
+        assert server.stop() == 0, server.log()
+    last = acknowledged[before - 1]
+    restored = start_server(data_dir=backup)
+    try:
+        state = restored.pricing().GetTable(pb.GetTableRequest(table_id="live"))
+        assert state.last_seq >= last.last_seq
+    finally:
+        assert restored.stop() == 0, restored.log()
+
+
+def test_a_deleted_wal_after_kill_9_refuses_start_up_as_the_readme_says(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server = start_server(data_dir=data)
+    deal(server, {"k": 10})
+    assert server.stop(signal.SIGKILL) == -signal.SIGKILL
+    wal = data / (FILE_NAME + "-wal")
+    assert wal.exists()
+    wal.unlink()
+
+    err = start_fails(data)
+    assert f"{wal} is missing" in err and "not stopped cleanly" in err, err
+    salvaged = tmp_path / "salvaged"
+    code, out, _ = run("journal", "salvage", "--data-dir", str(data), "--to", str(salvaged))
+    assert code == 0, out
+    again = start_server(data_dir=salvaged)  # what the file held at its last checkpoint
+    assert again.stop() == 0, again.log()
+
+
+def test_a_clean_stop_leaves_nothing_to_refuse(tmp_path: Path) -> None:
+    data, states = journal_with({"c": 5}, tmp_path)
+    assert not (data / (FILE_NAME + "-wal")).exists()  # SQLite took it in at the close
+    server = start_server(data_dir=data)
+    try:
+        assert server.pricing().GetTable(pb.GetTableRequest(table_id="c")) == states["c"]
+    finally:
+        assert server.stop() == 0

@@ -721,9 +721,14 @@ def _journal_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None:
     """A journal check's report: SQLite's own check, then one line per table."""
-    sqlite_says = "; ".join(checked.sqlite_problems) or "ok"
-    print(f"journal {checked.path}: SQLite quick_check {sqlite_says}", file=out)
+    problems = checked.sqlite_problems
+    sqlite_says = "; ".join(problems[:3]) + (
+        f"; and {len(problems) - 3} more" * (len(problems) > 3)
+    )
+    print(f"journal {checked.path}: SQLite quick_check {sqlite_says or 'ok'}", file=out)
     for t in checked.tables:
+        if t.snapshot:
+            print(f"table {t.table_id!r}: {t.snapshot}", file=out)
         if t.whole:
             print(f"table {t.table_id!r}: whole, versions 1-{t.recorded}", file=out)
         elif not salvaged:

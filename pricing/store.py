@@ -186,31 +186,42 @@ class TableStore:
     def _recover_tables(self) -> tuple[int, int, int]:
         images = folded = ignored = 0
         damaged: list[tuple[str, str]] = []
-        for log_ in self.journal.load():
-            try:
-                table = self._rebuild(log_)
-            except JournalCorrupt as exc:
-                damaged.append((log_.table_id, str(exc)))
-                continue
-            if log_.recorded and table.snapshot.version != log_.recorded:
-                reached = table.snapshot.version
-                what = f"it folds to version {reached}, not to its recorded {log_.recorded}"
-                damaged.append((log_.table_id, what))
-                continue
-            images += log_.image is not None
-            ignored += log_.image_ignored
-            folded += len(log_.records)
-            self.tables.put(table)
-            version = log_.image.snapshot.version if log_.image is not None else 0
-            if version:
-                self._imaged[table.table_id] = version
-            self._last_at[table.table_id] = log_.last_at
+        try:
+            for log_ in self.journal.load():
+                if self._recover_table(log_, damaged) is not None:
+                    images += log_.image is not None
+                    ignored += log_.image_ignored
+                    folded += len(log_.records)
+        except JournalCorrupt as exc:  # what the journal found, and what the folds did
+            if damaged:
+                raise JournalCorrupt(f"{exc} Also: {describe(damaged)}") from exc
+            raise
         if damaged:
             raise JournalCorrupt(
                 f"{self.journal.location} is damaged: {describe(damaged)}. Run 'pricing "
                 "journal check' on it, and 'pricing journal salvage' to start from what is whole"
             )
         return images, folded, ignored
+
+    def _recover_table(self, log_: TableLog, damaged: list[tuple[str, str]]) -> Table | None:
+        """Fold one table's log into the store; None (and why in ``damaged``) if it does not
+        fold, or not to its recorded version."""
+        try:
+            table = self._rebuild(log_)
+        except JournalCorrupt as exc:
+            damaged.append((log_.table_id, str(exc)))
+            return None
+        if log_.recorded and table.snapshot.version != log_.recorded:
+            reached = table.snapshot.version
+            what = f"it folds to version {reached}, not to its recorded {log_.recorded}"
+            damaged.append((log_.table_id, what))
+            return None
+        self.tables.put(table)
+        version = log_.image.snapshot.version if log_.image is not None else 0
+        if version:
+            self._imaged[table.table_id] = version
+        self._last_at[table.table_id] = log_.last_at
+        return table
 
     async def refresh_images(self) -> int:
         """After recovery: snapshot every table that had events past its image, so the next

@@ -4,19 +4,23 @@ kept by a trigger as the events are written). Start-up refuses a journal that fa
 (``pricing.journal.sqlite``); ``pricing journal check`` reports it table by table, and
 ``salvage`` copies what is whole (``pricing.journal.tools``).
 
-A table is whole when its events are versions 1 to its recorded last version, each once (the
-primary key makes each version unique, so the count and the newest tell it). Otherwise its
-events are good up to ``whole_to``: the last version before the first one missing.
+A table is whole when it is listed and its events are versions 1 to its recorded last version,
+each once (the primary key makes each version unique, so the count and the newest tell it).
+Otherwise its events are good up to ``whole_to``: the last version before the first one
+missing. Every read of a journal a server may be writing is one read transaction
+(``snapshot``): counted apart, a commit between two reads looks like damage.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["TableHealth", "describe", "image_crc", "quick_check", "table_health"]
+__all__ = ["TableHealth", "describe", "image_crc", "quick_check", "snapshot", "table_health"]
 
 #: Problems named in one message; the rest are counted.
 SHOWN: Final = 10
@@ -31,15 +35,18 @@ class TableHealth:
     events: int  # its event rows
     newest: int  # the newest version among them (0: none)
     whole_to: int  # versions 1 to this are all there (0: not even the opening)
+    listed: bool = True  # it has its row in the journal's list of tables
 
     @property
     def whole(self) -> bool:
-        return self.recorded >= 1 and self.events == self.newest == self.recorded
+        return self.listed and self.recorded >= 1 and self.events == self.newest == self.recorded
 
     def problem(self) -> str:
         """What is wrong with it, in a phrase ('' if nothing)."""
         if self.whole:
             return ""
+        if not self.listed:
+            return f"it has events (to version {self.newest}) but no row in the list of tables"
         if self.whole_to == 0:
             return f"its opening (version 1) is missing; {self.recorded} recorded"
         if self.whole_to < self.recorded:
@@ -49,6 +56,17 @@ class TableHealth:
                 f"{missing}); {self.recorded} recorded"
             )
         return f"it has events past its recorded last version {self.recorded} (to {self.newest})"
+
+
+@contextlib.contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Reads through ``conn`` (autocommit) as one read transaction: the journal as of one
+    moment, whatever a server commits meanwhile."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
 
 
 def quick_check(conn: sqlite3.Connection) -> list[str]:
@@ -74,13 +92,14 @@ def table_health(
         )
     }
     column = "last_version" if recorded_column else "0"
+    listed = dict(conn.execute(f"SELECT table_id, {column} FROM tables {where}", args))
     out = []
-    for table, last in conn.execute(f"SELECT table_id, {column} FROM tables {where}", args):
+    for table in sorted(listed.keys() | counts.keys(), key=str):  # events unlisted: damage
         count, newest = counts.get(table, (0, 0))
-        recorded = int(last) or newest
+        recorded = int(listed.get(table, 0)) or newest
         whole_to = newest if count == newest else _whole_to(conn, table)
-        out.append(TableHealth(table, recorded, count, newest, whole_to))
-    return sorted(out, key=lambda h: h.table_id)
+        out.append(TableHealth(table, recorded, count, newest, whole_to, table in listed))
+    return out
 
 
 def _whole_to(conn: sqlite3.Connection, table_id: str) -> int:

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pricing.journal import JournalCorrupt, Record
-from pricing.journal.integrity import TableHealth, image_crc, quick_check, table_health
+from pricing.journal.integrity import TableHealth, image_crc, quick_check, snapshot, table_health
 from pricing.journal.sqlite import (
     FILE_NAME,
     SqliteJournal,
     check_whole,
     connect_readonly,
-    read_records,
+    record_from_row,
     schema_version,
 )
 from pricing.store import apply_record, fold_records
@@ -34,13 +34,16 @@ ARCHIVE: str = "archive"
 
 @dataclass(frozen=True, slots=True)
 class TableReport:
-    """One table: ``good``, the last version whose events are all there and fold; ``recorded``
-    the last one the journal recorded; ``problem``, what is wrong ('' if it is whole)."""
+    """One table: ``good``, the last version whose events are all there, decode and fold;
+    ``recorded`` the last one the journal recorded; ``problem``, what is wrong with its events
+    ('' if they are whole); ``snapshot``, what is wrong with its snapshot ('' if nothing: a
+    damaged one is only a cache, folded again from the events at start-up)."""
 
     table_id: str
     good: int
     recorded: int
     problem: str = ""
+    snapshot: str = ""
 
     @property
     def whole(self) -> bool:
@@ -49,7 +52,8 @@ class TableReport:
 
 @dataclass(slots=True)
 class Checked:
-    """A journal's check: SQLite's quick_check messages, and every table's report."""
+    """A journal's check: SQLite's quick_check messages (and anything that could not be read
+    at all), and every table's report."""
 
     path: Path
     sqlite_problems: list[str] = field(default_factory=list)
@@ -58,6 +62,23 @@ class Checked:
     @property
     def whole(self) -> bool:
         return not self.sqlite_problems and all(t.whole for t in self.tables)
+
+
+def _good_records(conn: sqlite3.Connection, table_id: str, upto: int) -> tuple[list[Record], str]:
+    """``table_id``'s records from the opening to version ``upto``, up to the first that does
+    not decode; and what stopped them there ('' if none did)."""
+    records = []
+    rows = conn.execute(
+        "SELECT version, seq, accepted_at, kind, body FROM events "
+        "WHERE table_id = ? AND version <= ? ORDER BY version",
+        (table_id, upto),
+    )
+    for row in rows:
+        try:
+            records.append(record_from_row(table_id, row))
+        except JournalCorrupt as exc:
+            return records, f"version {row[0]} does not decode: {exc}"
+    return records, ""
 
 
 def _folded_to(table_id: str, records: list[Record]) -> tuple[int, str]:
@@ -77,87 +98,119 @@ def _folded_to(table_id: str, records: list[Record]) -> tuple[int, str]:
     return table.snapshot.version, ""
 
 
-def _report(conn: sqlite3.Connection, health: TableHealth) -> TableReport:
-    """A table's report: its events against its recorded version, folded through the engines,
-    and its snapshot (if any) against its checksum."""
+def _snapshot_note(conn: sqlite3.Connection, table_id: str, with_crc: bool) -> str:
+    crc = "crc" if with_crc else "NULL"
+    try:
+        row = conn.execute(
+            f"SELECT version, format, body, {crc} FROM images WHERE table_id = ?", (table_id,)
+        ).fetchone()
+    except sqlite3.DatabaseError as exc:
+        return f"its snapshot cannot be read ({exc}): start-up folds its events instead"
+    if row is not None and row[3] is not None and row[3] != image_crc(row[1], row[2]):
+        return f"its snapshot (version {row[0]}) is damaged: start-up folds its events instead"
+    return ""
+
+
+def _report(conn: sqlite3.Connection, health: TableHealth, version: int) -> TableReport:
+    """A table's report: its events against its recorded version, decoded and folded through
+    the engines; its snapshot against its checksum, apart."""
     table_id = health.table_id
     try:
-        records = read_records(conn, table_id)
-    except (sqlite3.DatabaseError, JournalCorrupt) as exc:
+        records, undecodable = _good_records(conn, table_id, health.whole_to)
+    except sqlite3.DatabaseError as exc:
         return TableReport(table_id, 0, health.recorded, f"its events cannot be read: {exc}")
-    whole = records[: health.whole_to]
-    good, stopped = _folded_to(table_id, whole)
-    problem = health.problem() or stopped
-    if not problem:
-        row = conn.execute(
-            "SELECT version, format, body, crc FROM images WHERE table_id = ?", (table_id,)
-        ).fetchone()
-        if row is not None and row[3] is not None and row[3] != image_crc(row[1], row[2]):
-            problem = f"its snapshot (version {row[0]}) is damaged: checksum (refolded at start)"
-            return TableReport(table_id, good, health.recorded, problem)
-    return TableReport(table_id, good, health.recorded, problem)
+    good, stopped = _folded_to(table_id, records)
+    problem = health.problem() or undecodable or stopped
+    return TableReport(
+        table_id, good, health.recorded, problem, _snapshot_note(conn, table_id, version >= 2)
+    )
 
 
 def check(data_dir: Path) -> Checked:
-    """What is damaged in the journal of ``data_dir``: read-only, safe while a server runs."""
+    """What is damaged in the journal of ``data_dir``: read-only, safe while a server runs
+    (one read transaction: the journal as of one moment)."""
     path = data_dir / FILE_NAME
     conn = connect_readonly(data_dir)
+    checked = Checked(path)
     try:
-        checked = Checked(path, quick_check(conn))
-        version = schema_version(conn, path)
-        for health in table_health(conn, recorded_column=version >= 2):
-            checked.tables.append(_report(conn, health))
+        with snapshot(conn):
+            checked.sqlite_problems = quick_check(conn)
+            version = schema_version(conn, path)
+            for health in table_health(conn, recorded_column=version >= 2):
+                checked.tables.append(_report(conn, health, version))
     except sqlite3.DatabaseError as exc:
-        checked.sqlite_problems.append(f"the file cannot be read through: {exc}")
+        checked.sqlite_problems.append(f"the list of tables cannot be read through: {exc}")
     finally:
         conn.close()
     return checked
 
 
 def _fresh_journal(to: Path) -> Path:
-    """A new, empty journal in ``to`` (refused if one is there already)."""
-    if (to / FILE_NAME).exists():
-        raise JournalCorrupt(f"{to / FILE_NAME} exists already: give a new directory")
+    """A new, empty journal in ``to``."""
     to.mkdir(parents=True, exist_ok=True)
     asyncio.run(SqliteJournal(to).close())  # created, with the schema of this build
     return to / FILE_NAME
 
 
+def _refuse_existing(to: Path) -> None:
+    if (to / FILE_NAME).exists():
+        raise JournalCorrupt(f"{to / FILE_NAME} exists already: give a new directory")
+
+
+def _remove_journal(to: Path) -> None:
+    """What a failed salvage or backup left in ``to`` (so that it can be run again)."""
+    for name in (FILE_NAME, FILE_NAME + "-wal", FILE_NAME + "-shm", "journal.lock"):
+        (to / name).unlink(missing_ok=True)
+
+
 def _copy_archive(data_dir: Path, to: Path) -> int:
-    """Copy the archive's files (closed tables' events), as they are; how many."""
+    """Copy the archive's files (closed tables' events), as they are; how many. A file being
+    written (``.tmp``) is not yet one, and one a running server's retention removes
+    meanwhile is left out."""
     source = data_dir / ARCHIVE
     if not source.is_dir():
         return 0
     (to / ARCHIVE).mkdir(exist_ok=True)
     copied = 0
     for path in sorted(source.iterdir()):
-        if path.is_file():
+        if path.suffix == ".tmp" or not path.is_file():
+            continue
+        try:
             shutil.copy2(path, to / ARCHIVE / path.name)
-            copied += 1
+        except FileNotFoundError:
+            continue
+        copied += 1
     return copied
 
 
 def salvage(data_dir: Path, to: Path) -> Checked:
     """Copy to the new data directory ``to`` every table whose events are whole, each other
     table up to its last good version (dropped if it has none), and the archive; the check
-    of ``data_dir`` it went by, which names what was cut short or dropped."""
+    of ``data_dir`` it went by, which names what was cut short or dropped. Snapshots are not
+    copied: the server started on ``to`` folds every table once and snapshots it again."""
+    _refuse_existing(to)
     checked = check(data_dir)
     target = _fresh_journal(to)
     source = connect_readonly(data_dir)
     out = sqlite3.connect(target, isolation_level=None)
     try:
         out.execute("BEGIN IMMEDIATE")
-        for table in checked.tables:
-            if table.good == 0:
-                continue
-            out.execute("INSERT INTO tables (table_id) VALUES (?)", (table.table_id,))
-            rows = source.execute(
-                "SELECT table_id, version, seq, accepted_at, kind, body FROM events "
-                "WHERE table_id = ? AND version <= ? ORDER BY version",
-                (table.table_id, table.good),
-            ).fetchall()
-            out.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
+        with snapshot(source):
+            for table in checked.tables:
+                if table.good == 0:
+                    continue
+                out.execute("INSERT INTO tables (table_id) VALUES (?)", (table.table_id,))
+                rows = source.execute(
+                    "SELECT table_id, version, seq, accepted_at, kind, body FROM events "
+                    "WHERE table_id = ? AND version <= ? ORDER BY version",
+                    (table.table_id, table.good),
+                ).fetchall()
+                out.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
         out.execute("COMMIT")
+    except sqlite3.DatabaseError as exc:
+        out.close()
+        _remove_journal(to)
+        raise JournalCorrupt(f"salvage of {data_dir / FILE_NAME} failed: {exc}") from exc
     finally:
         out.close()
         source.close()
@@ -181,8 +234,7 @@ def backup(data_dir: Path, to: Path) -> BackedUp:
     committed before it began), checked whole, then the archive's files. Start a server with
     ``--data-dir`` ``to`` to restore it."""
     path = to / FILE_NAME
-    if path.exists():
-        raise JournalCorrupt(f"{path} exists already: give a new directory")
+    _refuse_existing(to)
     to.mkdir(parents=True, exist_ok=True)
     source = connect_readonly(data_dir)
     copy = sqlite3.connect(path, isolation_level=None)
@@ -192,7 +244,7 @@ def backup(data_dir: Path, to: Path) -> BackedUp:
         health = check_whole(copy, path)
     except BaseException:
         copy.close()
-        path.unlink(missing_ok=True)
+        _remove_journal(to)
         raise
     finally:
         source.close()

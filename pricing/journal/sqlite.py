@@ -62,6 +62,7 @@ __all__ = [
     "check_whole",
     "connect_readonly",
     "read_records",
+    "record_from_row",
     "schema_version",
 ]
 
@@ -227,20 +228,22 @@ _WAY_OUT: Final = (
 )
 
 
-def _format_is_current(fmt: str) -> bool:
+def _format_is_current(fmt: str) -> bool | None:
+    """Whether an image of format ``fmt`` is of this build's classes; None if ``fmt`` is not
+    even a format (damage, which a CRC, if the row has one, would have found)."""
     try:
         return format_is_current(fmt)
-    except ValueError:  # not even a format: damage, which the CRC (if any) has missed
-        return False
+    except ValueError:
+        return None
 
 
-def _joined(
-    checkers: list[threading.Thread], found: list[BaseException | None]
-) -> BaseException | None:
-    """Wait for the start-up checks; the first problem one of them found, if any."""
-    for checker in checkers:
-        checker.join()
-    return next((problem for problem in found if problem is not None), None)
+def _together(found: list[BaseException]) -> BaseException:
+    """The start-up checks' problems as one error (a bug, if one was, as it is)."""
+    bugs = [exc for exc in found if not isinstance(exc, JournalCorrupt)]
+    if bugs:
+        return bugs[0]
+    messages = [str(exc).removesuffix(f". {_WAY_OUT}") for exc in found]
+    return JournalCorrupt(". ".join(messages) + f". {_WAY_OUT}")
 
 
 def _close_and_unmark(conn: sqlite3.Connection, running: Path) -> None:
@@ -259,7 +262,9 @@ def schema_version(conn: sqlite3.Connection, path: Path) -> int:
     return _check_schema(conn, path)
 
 
-def _record(table_id: str, row: tuple[int, int, float, str, bytes]) -> Record:
+def record_from_row(table_id: str, row: tuple[int, int, float, str, bytes]) -> Record:
+    """A record from its row (version, seq, accepted_at, kind, body); ``JournalCorrupt`` if
+    its event does not decode."""
     version, seq, at, kind, body = row
     return Record(table_id, JournalEntry(seq, version, decode_event(kind, body)), at)
 
@@ -271,7 +276,7 @@ def read_records(conn: sqlite3.Connection, table_id: str, after: int = 0) -> lis
         "WHERE table_id = ? AND version > ? ORDER BY version",
         (table_id, after),
     ).fetchall()
-    return [_record(table_id, row) for row in rows]
+    return [record_from_row(table_id, row) for row in rows]
 
 
 def _reason(exc: sqlite3.Error) -> str:
@@ -369,6 +374,7 @@ class SqliteJournal(Journal):
         if version == 0:
             self._create()
         elif version < SCHEMA_VERSION:
+            check_sqlite(self._conn, self.path)  # never write to a damaged file
             self._upgrade()
         try:
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -408,19 +414,20 @@ class SqliteJournal(Journal):
 
     def load(self) -> Iterator[TableLog]:
         """Every table's log, and a check that the journal is whole: ``JournalCorrupt``
-        naming the file, the tables and what failed, if not, once every log was read (the
-        store then starts nothing: never a partial start). The check (SQLite's quick_check,
-        every table's events against its recorded version) runs in a thread of its own
-        meanwhile: it is SQLite's C, and the store folds the logs in Python."""
-        checked: list[BaseException | None] = []
+        naming the file, every damaged table and what failed, if not, once every log was
+        read (the store then starts nothing: never a partial start). The checks (SQLite's
+        quick_check; every table's events against its recorded version) run in threads of
+        their own meanwhile: they are SQLite's C, and the store folds the logs in Python."""
+        found: list[BaseException] = []
         checkers = [
             threading.Thread(
-                target=self._check_into, args=(check, checked), name="journal-check", daemon=True
+                target=self._check_into, args=(check, found), name="journal-check", daemon=True
             )
             for check in (check_sqlite, check_tables)  # each a scan of the file: side by side
         ]
         for checker in checkers:
             checker.start()
+        undecodable: list[tuple[str, str]] = []
         conn = _connect(self.path, readonly=True)
         try:
             recorded = dict(conn.execute("SELECT table_id, last_version FROM tables"))
@@ -431,29 +438,37 @@ class SqliteJournal(Journal):
                 )
             }
             for table_id in sorted(recorded):
-                yield self._table_log(conn, table_id, recorded[table_id], images.get(table_id))
+                try:
+                    log_ = self._table_log(conn, table_id, recorded[table_id], images.get(table_id))
+                except JournalCorrupt as exc:  # an event that does not decode
+                    undecodable.append((table_id, str(exc)))
+                    continue
+                yield log_
         except sqlite3.DatabaseError as exc:
-            found = _joined(checkers, checked)
-            if found is not None:  # what the checks found says more
-                raise found from exc
-            raise JournalCorrupt(f"{self.path} cannot be read: {exc}") from exc
+            found.append(JournalCorrupt(f"{self.path} cannot be read: {exc}"))
         finally:
             conn.close()
-        found = _joined(checkers, checked)
-        if found is not None:
-            raise found
+            for checker in checkers:
+                checker.join()
+        if undecodable:
+            found.append(JournalCorrupt(f"{self.path} is damaged: {describe(undecodable)}"))
+        if found:
+            raise _together(found)
 
     def _check_into(
-        self, check: Callable[[sqlite3.Connection, Path], object], out: list[BaseException | None]
+        self, check: Callable[[sqlite3.Connection, Path], object], out: list[BaseException]
     ) -> None:
-        conn = _connect(self.path, readonly=True)
+        try:
+            conn = _connect(self.path, readonly=True)
+        except BaseException as exc:  # a check not run is a problem, never a pass
+            out.append(JournalCorrupt(f"cannot check {self.path}: {exc}"))
+            return
         try:
             check(conn, self.path)
-            out.append(None)
         except JournalCorrupt as exc:
             out.append(exc)
         except sqlite3.DatabaseError as exc:
-            out.append(JournalCorrupt(f"{self.path} cannot be read: {exc}. {_WAY_OUT}"))
+            out.append(JournalCorrupt(f"{self.path} cannot be read: {exc}"))
         except BaseException as exc:  # a bug: raised in the loading thread all the same
             out.append(exc)
         finally:
@@ -476,7 +491,9 @@ class SqliteJournal(Journal):
                 damage = "its checksum does not match"
             elif version > recorded:
                 damage = f"it is of version {version}, past the last one recorded"
-            elif _format_is_current(fmt):
+            elif (current := _format_is_current(fmt)) is None:
+                damage = f"its format is not one ({fmt[:40]!r})"
+            elif current:
                 try:
                     image = decode_image(body)
                     after, last_at = version, at
@@ -613,8 +630,11 @@ class SqliteJournal(Journal):
     def _succeeded(self) -> None:
         self._errors.succeeded(self.location)
         if not self._marked:  # the -wal holds commits now: a kill leaves them only there
-            self._running.touch()
             self._marked = True
+            try:
+                self._running.touch()
+            except OSError:  # only a guard for the -wal: never worth a write's answer
+                log.warning("journal: cannot write %s", self._running, exc_info=True)
 
     def _store(
         self,

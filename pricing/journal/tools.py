@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 from pricing.errors import InvalidInput
 from pricing.journal import MEMORY, JournalCorrupt, Record
 from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
-from pricing.journal.integrity import table_health
+from pricing.journal.integrity import snapshot, table_health
 from pricing.journal.sqlite import FILE_NAME, connect_readonly, read_records, schema_version
 from pricing.store import apply_record, fold_records
 from pricing.tables import Snapshot, Table
@@ -59,15 +60,8 @@ def export_records(data_dir: Path, table_id: str) -> list[Record]:
         raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to export")
     conn = connect_readonly(data_dir)
     try:
-        version = schema_version(conn, data_dir / FILE_NAME)
-        for health in table_health(conn, recorded_column=version >= 2, table_id=table_id):
-            if not health.whole:  # never exported as if whole
-                raise JournalCorrupt(
-                    f"table {table_id!r} in {data_dir / FILE_NAME} is damaged: "
-                    f"{health.problem()}. 'pricing journal check' reports the journal; "
-                    "'pricing journal salvage' copies what is whole"
-                )
-        records = read_records(conn, table_id)
+        with snapshot(conn):
+            records = _whole_records(conn, data_dir, table_id)
     finally:
         conn.close()
     if records:
@@ -80,6 +74,19 @@ def export_records(data_dir: Path, table_id: str) -> list[Record]:
             raise JournalCorrupt(f"{archives[-1]} holds records of {sorted(strays)}")
         return records
     raise LookupError(f"no table {table_id!r} in the journal of {data_dir} or its archive")
+
+
+def _whole_records(conn: sqlite3.Connection, data_dir: Path, table_id: str) -> list[Record]:
+    """``table_id``'s records in the live journal; ``JournalCorrupt`` if they are not whole."""
+    version = schema_version(conn, data_dir / FILE_NAME)
+    for health in table_health(conn, recorded_column=version >= 2, table_id=table_id):
+        if not health.whole:  # never exported as if whole
+            raise JournalCorrupt(
+                f"table {table_id!r} in {data_dir / FILE_NAME} is damaged: "
+                f"{health.problem()}. 'pricing journal check' reports the journal; "
+                "'pricing journal salvage' copies what is whole"
+            )
+    return read_records(conn, table_id)
 
 
 def read_lines(path: Path) -> Iterator[str]:

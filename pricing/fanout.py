@@ -243,7 +243,8 @@ class Hub:
         cut = max(0, len(rounds) - self.round_backlog)
         if cut:
             self.dropped = max(self.dropped, rounds[cut - 1].version)
-        self.rounds = deque(rounds[cut:]) if rounds[cut:] else self.rounds
+        if rounds:
+            self.rounds = deque(rounds[cut:])
         self.horizon = horizon
 
     def subscribe(self, from_version: int) -> Slot:

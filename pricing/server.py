@@ -7,9 +7,9 @@ health reports SERVING, one machine-readable line goes to standard output::
     {"event": "ready", "host": "127.0.0.1", "grpc_port": 50051, "metrics_port": 9464}
 
 (with port 0 the ports are the ones the system picked). SIGTERM or SIGINT: health turns
-NOT_SERVING, every stream ends, new dealer writes are answered UNAVAILABLE (nothing applied)
-while those begun get the grace period, then the server stops taking calls, and the process
-exits 0.
+NOT_SERVING, new dealer writes are answered UNAVAILABLE (nothing applied) while those begun
+finish, every stream ends, then the server stops taking calls, all within the grace period,
+and the process exits 0.
 """
 
 from __future__ import annotations

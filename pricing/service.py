@@ -191,6 +191,13 @@ _FEED: Final[dict[str, Callable[[Any], FeedEvent]]] = {
     "close_table": lambda _: CloseTable(),
 }
 
+
+def _published_state(snapshot: Snapshot) -> Published:
+    """``snapshot`` as its watchers are sent it: serialised once."""
+    payload = snapshot_to_proto(snapshot).SerializeToString()
+    return Published(snapshot.version, payload, snapshot.closed, snapshot.view.ended is not None)
+
+
 #: The response serializer of pre-serialised ``TableState`` bytes: none, gRPC sends bytes as
 #: they are (one Python call less per message to every watcher).
 _raw: Final = None
@@ -331,7 +338,7 @@ class PricingService:
 
     async def writes_done(self, timeout: float) -> bool:
         """Wait (at most ``timeout`` seconds) until no dealer write is being applied; whether
-        none is. Called after ``end_streams``, when every new write is refused."""
+        none is. Called after ``stop_writes``, when every new write is refused."""
         try:
             async with asyncio.timeout(timeout):
                 await self._no_writes.wait()
@@ -360,9 +367,8 @@ class PricingService:
             reader.cancel()
 
     def end_streams(self) -> None:
-        """Shutting down: ``stop_writes``, and every WatchTable stream ends once it has sent
+        """Shutting down, after ``stop_writes``: every WatchTable stream ends once it has sent
         what is due in its slot, with UNAVAILABLE (a table closing is the only OK end)."""
-        self.stop_writes()
         for slot in self._watchers:
             slot.end()
         for hub in self._hubs.values():
@@ -548,13 +554,7 @@ class PricingService:
         if compute_seconds is not None:
             self.metrics.compute.labels(snapshot.game.name).observe(compute_seconds)
         t0 = time.perf_counter()
-        payload = snapshot_to_proto(snapshot).SerializeToString()
-        published = Published(
-            snapshot.version,
-            payload,
-            final=snapshot.closed,
-            ends_round=snapshot.view.ended is not None,
-        )
+        published = _published_state(snapshot)
         hub = self._hubs.get(table.table_id)
         if hub is None:
             # From its first version on, every state of the table passes through the hub: a
@@ -672,14 +672,7 @@ class PricingService:
             )
             return
         endings, since = table.round_endings()
-        hub.backfill(
-            [
-                Published(s.version, snapshot_to_proto(s).SerializeToString(), s.closed, True)
-                for s in endings
-                if s.version < hub.horizon
-            ],
-            since,
-        )
+        hub.backfill([_published_state(s) for s in endings if s.version < hub.horizon], since)
 
     def _check_watchers(self, hub: Hub) -> None:
         limits = self.limits

@@ -52,7 +52,7 @@ from pricing.journal import (
     TableLog,
 )
 from pricing.journal.codec import archive_name, record_to_json
-from pricing.journal.integrity import describe
+from pricing.journal.integrity import WAY_OUT, describe
 from pricing.tables import (
     FeedEvent,
     HistoryNotLoaded,
@@ -198,8 +198,7 @@ class TableStore:
             raise
         if damaged:
             raise JournalCorrupt(
-                f"{self.journal.location} is damaged: {describe(damaged)}. Run 'pricing "
-                "journal check' on it, and 'pricing journal salvage' to start from what is whole"
+                f"{self.journal.location} is damaged: {describe(damaged)}. {WAY_OUT}"
             )
         return images, folded, ignored
 

@@ -20,10 +20,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["TableHealth", "describe", "image_crc", "quick_check", "snapshot", "table_health"]
+__all__ = [
+    "WAY_OUT",
+    "TableHealth",
+    "describe",
+    "image_crc",
+    "quick_check",
+    "records_versions",
+    "snapshot",
+    "table_health",
+]
 
 #: Problems named in one message; the rest are counted.
 SHOWN: Final = 10
+#: What an operator can do about a damaged journal: said with every report of damage.
+WAY_OUT: Final = (
+    "'pricing journal check --data-dir DIR' reports every table; 'pricing journal salvage "
+    "--data-dir DIR --to NEWDIR' copies the tables whose events are whole (and the others up "
+    "to their last good version) to start a server from"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +93,14 @@ def quick_check(conn: sqlite3.Connection) -> list[str]:
     return [line for line in lines if line and not line.startswith("***")]
 
 
-def table_health(
-    conn: sqlite3.Connection, *, recorded_column: bool = True, table_id: str | None = None
-) -> list[TableHealth]:
-    """Every table's health (or only ``table_id``'s), by id. ``recorded_column`` False (a
-    version-1 file): the newest event stands for the recorded version, so only a gap shows."""
+def records_versions(conn: sqlite3.Connection) -> bool:
+    """Whether the journal records each table's last version and each image's CRC (schema 2
+    on); before, the newest event stands for the recorded version, so only a gap shows."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0]) >= 2
+
+
+def table_health(conn: sqlite3.Connection, table_id: str | None = None) -> list[TableHealth]:
+    """Every table's health (or only ``table_id``'s), by id."""
     where, args = ("WHERE table_id = ?", (table_id,)) if table_id is not None else ("", ())
     counts = {
         row[0]: (row[1], row[2])
@@ -91,7 +109,7 @@ def table_health(
             args,
         )
     }
-    column = "last_version" if recorded_column else "0"
+    column = "last_version" if records_versions(conn) else "0"
     listed = dict(conn.execute(f"SELECT table_id, {column} FROM tables {where}", args))
     out = []
     for table in sorted(listed.keys() | counts.keys(), key=str):  # events unlisted: damage

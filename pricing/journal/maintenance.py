@@ -16,14 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pricing.journal import JournalCorrupt, Record
-from pricing.journal.integrity import TableHealth, image_crc, quick_check, snapshot, table_health
+from pricing.journal.integrity import (
+    TableHealth,
+    image_crc,
+    quick_check,
+    records_versions,
+    snapshot,
+    table_health,
+)
 from pricing.journal.sqlite import (
     FILE_NAME,
     SqliteJournal,
     check_whole,
     connect_readonly,
     record_from_row,
-    schema_version,
 )
 from pricing.store import apply_record, fold_records
 
@@ -98,8 +104,8 @@ def _folded_to(table_id: str, records: list[Record]) -> tuple[int, str]:
     return table.snapshot.version, ""
 
 
-def _snapshot_note(conn: sqlite3.Connection, table_id: str, with_crc: bool) -> str:
-    crc = "crc" if with_crc else "NULL"
+def _snapshot_note(conn: sqlite3.Connection, table_id: str) -> str:
+    crc = "crc" if records_versions(conn) else "NULL"
     try:
         row = conn.execute(
             f"SELECT version, format, body, {crc} FROM images WHERE table_id = ?", (table_id,)
@@ -111,7 +117,7 @@ def _snapshot_note(conn: sqlite3.Connection, table_id: str, with_crc: bool) -> s
     return ""
 
 
-def _report(conn: sqlite3.Connection, health: TableHealth, version: int) -> TableReport:
+def _report(conn: sqlite3.Connection, health: TableHealth) -> TableReport:
     """A table's report: its events against its recorded version, decoded and folded through
     the engines; its snapshot against its checksum, apart."""
     table_id = health.table_id
@@ -121,9 +127,7 @@ def _report(conn: sqlite3.Connection, health: TableHealth, version: int) -> Tabl
         return TableReport(table_id, 0, health.recorded, f"its events cannot be read: {exc}")
     good, stopped = _folded_to(table_id, records)
     problem = health.problem() or undecodable or stopped
-    return TableReport(
-        table_id, good, health.recorded, problem, _snapshot_note(conn, table_id, version >= 2)
-    )
+    return TableReport(table_id, good, health.recorded, problem, _snapshot_note(conn, table_id))
 
 
 def check(data_dir: Path) -> Checked:
@@ -135,9 +139,8 @@ def check(data_dir: Path) -> Checked:
     try:
         with snapshot(conn):
             checked.sqlite_problems = quick_check(conn)
-            version = schema_version(conn, path)
-            for health in table_health(conn, recorded_column=version >= 2):
-                checked.tables.append(_report(conn, health, version))
+            for health in table_health(conn):
+                checked.tables.append(_report(conn, health))
     except sqlite3.DatabaseError as exc:
         checked.sqlite_problems.append(f"the list of tables cannot be read through: {exc}")
     finally:

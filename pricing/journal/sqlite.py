@@ -44,6 +44,7 @@ from pricing.journal.codec import (
     format_is_current,
 )
 from pricing.journal.integrity import (
+    WAY_OUT,
     TableHealth,
     describe,
     image_crc,
@@ -63,7 +64,6 @@ __all__ = [
     "connect_readonly",
     "read_records",
     "record_from_row",
-    "schema_version",
 ]
 
 log = logging.getLogger("pricing.journal")
@@ -206,26 +206,18 @@ def check_sqlite(conn: sqlite3.Connection, path: Path) -> None:
         shown = "; ".join(problems[:3]) + (
             f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
         )
-        raise JournalCorrupt(f"{path} fails SQLite's quick_check: {shown}. {_WAY_OUT}")
+        raise JournalCorrupt(f"{path} fails SQLite's quick_check: {shown}. {WAY_OUT}")
 
 
 def check_tables(conn: sqlite3.Connection, path: Path) -> list[TableHealth]:
     """Every table's health; ``JournalCorrupt`` naming each table whose events do not account
     for every version it recorded."""
-    version = _check_schema(conn, path)
-    health = table_health(conn, recorded_column=version >= 2)
+    _check_schema(conn, path)
+    health = table_health(conn)
     damaged = [(h.table_id, h.problem()) for h in health if not h.whole]
     if damaged:
-        raise JournalCorrupt(f"{path} is damaged: {describe(damaged)}. {_WAY_OUT}")
+        raise JournalCorrupt(f"{path} is damaged: {describe(damaged)}. {WAY_OUT}")
     return health
-
-
-#: What an operator can do about a damaged journal: said with every such start-up error.
-_WAY_OUT: Final = (
-    "'pricing journal check --data-dir DIR' reports every table; 'pricing journal salvage "
-    "--data-dir DIR --to NEWDIR' copies the tables whose events are whole (and the others up "
-    "to their last good version) to start a server from"
-)
 
 
 def _format_is_current(fmt: str) -> bool | None:
@@ -242,8 +234,8 @@ def _together(found: list[BaseException]) -> BaseException:
     bugs = [exc for exc in found if not isinstance(exc, JournalCorrupt)]
     if bugs:
         return bugs[0]
-    messages = [str(exc).removesuffix(f". {_WAY_OUT}") for exc in found]
-    return JournalCorrupt(". ".join(messages) + f". {_WAY_OUT}")
+    messages = [str(exc).removesuffix(f". {WAY_OUT}") for exc in found]
+    return JournalCorrupt(". ".join(messages) + f". {WAY_OUT}")
 
 
 def _close_and_unmark(conn: sqlite3.Connection, running: Path) -> None:
@@ -255,11 +247,6 @@ def _close_and_unmark(conn: sqlite3.Connection, running: Path) -> None:
         log.warning("journal: could not close the journal cleanly", exc_info=True)
         return
     running.unlink(missing_ok=True)
-
-
-def schema_version(conn: sqlite3.Connection, path: Path) -> int:
-    """The journal's schema version (``JournalCorrupt`` if ``path`` is not a journal)."""
-    return _check_schema(conn, path)
 
 
 def record_from_row(table_id: str, row: tuple[int, int, float, str, bytes]) -> Record:
@@ -360,7 +347,7 @@ class SqliteJournal(Journal):
                 f"{wal} is missing, and the server that used {data_dir} last was not stopped "
                 "cleanly: the events it committed since its last checkpoint were in that file, "
                 "so the journal would start without them. Put the file back if you have it; "
-                f"else start from what is left knowingly: {_WAY_OUT}"
+                f"else start from what is left knowingly: {WAY_OUT}"
             )
         try:
             self._conn = _connect(self.path)

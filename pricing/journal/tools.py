@@ -18,8 +18,8 @@ from pathlib import Path
 from pricing.errors import InvalidInput
 from pricing.journal import MEMORY, JournalCorrupt, Record
 from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
-from pricing.journal.integrity import snapshot, table_health
-from pricing.journal.sqlite import FILE_NAME, connect_readonly, read_records, schema_version
+from pricing.journal.integrity import WAY_OUT, snapshot, table_health
+from pricing.journal.sqlite import FILE_NAME, connect_readonly, read_records
 from pricing.store import apply_record, fold_records
 from pricing.tables import Snapshot, Table
 
@@ -78,13 +78,11 @@ def export_records(data_dir: Path, table_id: str) -> list[Record]:
 
 def _whole_records(conn: sqlite3.Connection, data_dir: Path, table_id: str) -> list[Record]:
     """``table_id``'s records in the live journal; ``JournalCorrupt`` if they are not whole."""
-    version = schema_version(conn, data_dir / FILE_NAME)
-    for health in table_health(conn, recorded_column=version >= 2, table_id=table_id):
+    for health in table_health(conn, table_id):
         if not health.whole:  # never exported as if whole
             raise JournalCorrupt(
                 f"table {table_id!r} in {data_dir / FILE_NAME} is damaged: "
-                f"{health.problem()}. 'pricing journal check' reports the journal; "
-                "'pricing journal salvage' copies what is whole"
+                f"{health.problem()}. {WAY_OUT}"
             )
     return read_records(conn, table_id)
 

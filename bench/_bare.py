@@ -12,7 +12,7 @@ as plain grpc.aio code with nothing of the service in it.
 
 A subscriber's queue holds at most ``QUEUE`` posts; when full the oldest is dropped (a bounded
 queue is what plain code would do; the service keeps one, the newest). No interceptors; the
-same transport options as the real server (``pricing.limits.grpc_options``: pending-call
+same transport options as the real server (``pricing.server.limits.grpc_options``: pending-call
 limits, keepalive, message size).
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 import grpc
 import grpc.aio
 
-from pricing.limits import Limits, grpc_options
+from pricing.server.limits import Limits, grpc_options
 from pricing.v1 import pricing_pb2 as pb
 
 SERVICE = "bench.Bare"

@@ -20,9 +20,9 @@ from collections.abc import Callable
 # root on sys.path for tests.reference.
 import _harness  # noqa: F401
 
-from pricing import blackjack as bj
 from pricing.cards import CARD_INDEX, DECK, Rank
-from pricing.events import CardRole, EndRound, ExposeCard
+from pricing.games import blackjack as bj
+from pricing.games.events import CardRole, EndRound, ExposeCard
 from tests.reference import blackjack_ref as ref
 
 GOAL = 50.0

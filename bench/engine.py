@@ -2,7 +2,7 @@
 
 Run with ``make bench`` (or ``.venv/bin/python bench/engine.py``). Prints quotes per second of
 each in the same run, their ratio (goal: at least 50x) and the median microseconds per
-``pricing.hilo.quote()`` call.
+``pricing.games.hilo.quote()`` call.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import random
 
 from _harness import median_seconds, rate, report
 
-from pricing import hilo
 from pricing.cards import DECK
+from pricing.games import hilo
 from tests.reference import hilo_ref
 
 GOAL = 50.0

@@ -17,7 +17,7 @@ import time
 
 import _harness  # noqa: F401  (puts the repository on sys.path)
 
-from pricing.fanout import Hub, Published, Waker
+from pricing.server.fanout import Hub, Published, Waker
 
 WATCHERS = 5_000
 VERSIONS = 40

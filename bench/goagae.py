@@ -16,8 +16,8 @@ from collections.abc import Callable
 # root on sys.path for tests.reference.
 from _harness import median_seconds, rate
 
-from pricing import goagae
 from pricing.cards import DECK
+from pricing.games import goagae
 from tests.reference import goagae_ref
 
 GOAL = 100.0

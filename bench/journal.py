@@ -34,12 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pricing.cards import DECK  # noqa: E402
-from pricing.events import CardRole, ExposeCard, NewShoe  # noqa: E402
+from pricing.games.events import CardRole, ExposeCard, NewShoe  # noqa: E402
 from pricing.journal import Record  # noqa: E402
 from pricing.journal.codec import encode_event, encode_image  # noqa: E402
 from pricing.journal.integrity import image_crc  # noqa: E402
 from pricing.journal.sqlite import SqliteJournal  # noqa: E402
-from pricing.store import DEFAULT_SNAPSHOT_EVERY, TableStore  # noqa: E402
+from pricing.server.store import DEFAULT_SNAPSHOT_EVERY, TableStore  # noqa: E402
 from pricing.tables import (  # noqa: E402
     Game,
     JournalEntry,

@@ -58,8 +58,8 @@ from _live import Feed, Steal, cpu_seconds, cpu_ticks, rss_bytes
 from _watchers import Child, Watchers, pb_version_of, version_of, watcher_main
 from prometheus_client.parser import text_string_to_metric_families
 
-from pricing import eventloop
-from pricing.eventloop import LOOPS
+from pricing.server import eventloop
+from pricing.server.eventloop import LOOPS
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, start_server

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from pricing.cards import Card, parse_card
 from pricing.errors import IllegalMove, InvalidCard, InvalidInput, LimitExceeded
-from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.service import PricingService, Undecodable, decoder
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.server.service import PricingService, Undecodable, decoder
 from pricing.tables import CloseTable, Game, SeqConflict, Table, TableConfig, replay
 from pricing.text import BLANKS
 from pricing.v1 import pricing_pb2 as pb

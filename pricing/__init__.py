@@ -1,7 +1,8 @@
 """Exact remaining-deck odds and dynamic payouts for live-dealer card games.
 
-The engines (``pricing.hilo``, ``pricing.blackjack``, ``pricing.goagae``) are pure functions of
-the cards seen; ``pricing.service`` puts them behind gRPC.
+The games (``pricing.games``) are pure functions of the cards seen; ``pricing.tables`` folds a
+dealer's feed over them; ``pricing.server`` keeps live tables behind gRPC. docs/ARCHITECTURE.md
+is the map.
 """
 
 __version__ = "0.1.0"

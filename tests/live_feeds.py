@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from pricing import blackjack, goagae, hilo
 from pricing.analysis.live import LiveReport
 from pricing.cards import DECK, Card, Rank
-from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.games import blackjack, goagae, hilo
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Record
 from pricing.tables import FeedEvent, Table, TableConfig
 

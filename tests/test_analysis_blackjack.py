@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 from pricing.analysis.blackjack import PENETRATIONS, blackjack_rtp, side_bet_presets
-from pricing.blackjack import side_bets
 from pricing.errors import InvalidOption
+from pricing.games.blackjack import side_bets
 
 REPORT = blackjack_rtp(shoes=1_500, seed=7)
 

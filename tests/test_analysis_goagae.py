@@ -10,7 +10,7 @@ import pytest
 
 from pricing.analysis.goagae import goagae_rtp
 from pricing.errors import InvalidOption
-from pricing.goagae import BETS, DEFAULT_PAYTABLE, GoaGaePaytable, quote
+from pricing.games.goagae import BETS, DEFAULT_PAYTABLE, GoaGaePaytable, quote
 from pricing.payout import PayRule
 from tests.reference import goagae_ref
 

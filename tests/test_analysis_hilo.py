@@ -17,7 +17,7 @@ from pricing.analysis import hilo_rtp
 from pricing.analysis.hilo import CLASSES, FULL_DECK_CLASSES, class_sizes
 from pricing.cards import DECK
 from pricing.errors import InvalidOption
-from pricing.hilo import BETS, DEFAULT_PAYTABLE, HiLoPaytable, bet_wins, quote
+from pricing.games.hilo import BETS, DEFAULT_PAYTABLE, HiLoPaytable, bet_wins, quote
 from pricing.payout import PayRule
 from tests.reference import hilo_rtp_ref
 

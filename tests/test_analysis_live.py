@@ -7,17 +7,17 @@ from fractions import Fraction
 
 import pytest
 
-from pricing.adapters.blackjack import BlackjackOptions
 from pricing.analysis import hilo_rtp
 from pricing.analysis.blackjack import full_shoe_rtps
 from pricing.analysis.live import FLAG_SE, LiveBet, live_stats
 from pricing.analysis.present import parse_time
 from pricing.cards import Rank
 from pricing.errors import InvalidInput
-from pricing.events import EndRound
-from pricing.hilo import HiLoPaytable
+from pricing.games.events import EndRound
+from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.tables import Game, TableConfig
+from pricing.tables.adapters.blackjack import BlackjackOptions
 from tests.live_feeds import (
     assert_matches,
     blackjack_feed,

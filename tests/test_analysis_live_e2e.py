@@ -17,7 +17,7 @@ import pytest
 from pricing.analysis.live import FLAG_SE, live_stats
 from pricing.cards import Rank
 from pricing.cli import main
-from pricing.events import EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal.tools import export_records
 from pricing.tables import FeedEvent
 from pricing.v1 import pricing_pb2 as pb

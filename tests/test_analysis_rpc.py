@@ -6,7 +6,7 @@ import grpc
 
 from pricing.analysis import goagae_rtp, hilo_rtp
 from pricing.analysis.blackjack import blackjack_rtp
-from pricing.hilo import HiLoPaytable
+from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as rpc

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from pricing import cli
-from pricing.auth import TokenError, TokenStore, read_tokens
+from pricing.server.auth import TokenError, TokenStore, read_tokens
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, start_server

@@ -19,7 +19,7 @@ import pytest
 from pricing.cards import parse_card
 from pricing.errors import InvalidCard, InvalidInput, InvalidOption
 from pricing.ratelog import LogBudget
-from pricing.service import PricingService
+from pricing.server.service import PricingService
 from pricing.text import check_table_id, distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, ServerProcess

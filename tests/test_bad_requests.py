@@ -12,7 +12,7 @@ import pytest
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from pricing.service import MAX_DETAILS
+from pricing.server.service import MAX_DETAILS
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server
 from tests.wire import FEED_CALLS, Feed

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pricing import _blackjack
-from pricing.blackjack import (
+from pricing.cards import CARD_INDEX, DECK, Card, Rank, Suit, card_index, parse_card
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidOption
+from pricing.games.blackjack import (
     ANY_PAIR,
     DEALER_OUTCOMES,
     DEFAULT_ROYAL_MATCH,
@@ -28,8 +30,6 @@ from pricing.blackjack import (
     royal_match_paytable,
     side_bets,
 )
-from pricing.cards import CARD_INDEX, DECK, Card, Rank, Suit, card_index, parse_card
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidOption
 
 # --- published figures -------------------------------------------------------------------------
 

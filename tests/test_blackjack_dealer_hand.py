@@ -8,7 +8,9 @@ from fractions import Fraction
 
 import pytest
 
-from pricing.blackjack import (
+from pricing.cards import DECK, parse_card
+from pricing.errors import IllegalMove, InvalidInput
+from pricing.games.blackjack import (
     DEALER_OUTCOMES,
     BlackjackShoe,
     DealerRule,
@@ -19,9 +21,7 @@ from pricing.blackjack import (
     insurance,
     played_dealer_hand,
 )
-from pricing.cards import DECK, parse_card
-from pricing.errors import IllegalMove, InvalidInput
-from pricing.events import CardRole, ExposeCard
+from pricing.games.events import CardRole, ExposeCard
 from tests.reference import blackjack_ref as ref
 
 P, D, B = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN

@@ -11,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pricing.blackjack import (
+from pricing.cards import DECK
+from pricing.errors import IllegalMove
+from pricing.games.blackjack import (
     PairsPaytable,
     RoyalMatchPaytable,
     dealer_odds,
@@ -20,8 +22,6 @@ from pricing.blackjack import (
     insurance,
     side_bets,
 )
-from pricing.cards import DECK
-from pricing.errors import IllegalMove
 from tests.reference import blackjack_ref as ref
 
 

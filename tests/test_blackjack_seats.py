@@ -15,11 +15,9 @@ import grpc
 import pytest
 
 from pricing import cli
-from pricing.adapters.blackjack import MAX_SEATS, BlackjackOptions
 from pricing.cards import parse_card
 from pricing.errors import InvalidInput, InvalidOption
-from pricing.events import CardRole, EndRound, ExposeCard
-from pricing.messages import config_from_proto
+from pricing.games.events import CardRole, EndRound, ExposeCard
 from pricing.tables import (
     FeedEvent,
     Game,
@@ -30,7 +28,9 @@ from pricing.tables import (
     Tables,
     replay,
 )
+from pricing.tables.adapters.blackjack import MAX_SEATS, BlackjackOptions
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import config_from_proto
 from tests.conftest import ServerProcess, Watcher
 from tests.wire import Feed, expect_error
 

@@ -10,7 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from pricing.blackjack import (
+from pricing.cards import DECK, Card, parse_card
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.games.blackjack import (
     ANY_PAIR,
     DEFAULT_ROYAL_MATCH,
     PERFECT_PAIRS,
@@ -21,8 +23,6 @@ from pricing.blackjack import (
     classify_royal_match,
     side_bets,
 )
-from pricing.cards import DECK, Card, parse_card
-from pricing.errors import InvalidInput, InvalidOption
 
 
 def _probabilities(counts: Counter[str]) -> dict[str, Fraction]:

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing.blackjack import (
+from pricing.cards import DECK, Card, parse_card
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
+from pricing.games.blackjack import (
     ANY_PAIR,
     BlackjackShoe,
     DealerRule,
@@ -19,9 +21,7 @@ from pricing.blackjack import (
     insurance,
     side_bets,
 )
-from pricing.cards import DECK, Card, parse_card
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
-from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from tests.reference import blackjack_ref as ref
 
 P, D, B = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN

@@ -9,8 +9,9 @@ import threading
 
 import pytest
 
-from pricing import blackjack, cli, goagae
+from pricing import cli
 from pricing.client import AsyncPricingClient, PricingClient
+from pricing.games import blackjack, goagae
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server
 from tests.wire import metric

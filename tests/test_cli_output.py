@@ -13,11 +13,11 @@ from google.protobuf import json_format
 
 from pricing import cli
 from pricing.cards import DECK, parse_card
-from pricing.cli_format import WATCH_WIDTH, WatchPrinter, format_state
-from pricing.messages import snapshot_to_proto
+from pricing.cli.format import WATCH_WIDTH, WatchPrinter, format_state
 from pricing.tables import CardRole, EndRound, ExposeCard, Game, NewShoe, TableConfig, Tables
 from pricing.tables import VoidRound as Void
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import snapshot_to_proto
 from tests.conftest import ServerProcess
 from tests.wire import Feed
 

@@ -98,8 +98,8 @@ def test_messages() -> None:
 
 
 def test_every_game_has_its_rules_field_in_the_oneof() -> None:
-    from pricing.messages import RULES_FROM_PROTO  # noqa: PLC0415 - the wire-only tests above
     from pricing.tables import Game  # noqa: PLC0415
+    from pricing.wire import RULES_FROM_PROTO  # noqa: PLC0415 - the wire-only tests above
 
     oneof = {f.name for f in pb.OpenTableRequest.DESCRIPTOR.oneofs_by_name["rules"].fields}
     assert set(RULES_FROM_PROTO) == set(Game)

@@ -14,8 +14,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from pricing import hilo
 from pricing.cards import DECK
+from pricing.games import hilo
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.conftest import ServerProcess, Watcher, start_server

@@ -1,4 +1,4 @@
-"""The fan-out (pricing.fanout): every watcher ends on the newest version, in order, is sent
+"""The fan-out (pricing.server.fanout): every watcher ends on the newest version, in order, is sent
 every round's result (or told it fell too far behind), and waking thousands of watchers
 leaves the event loop free between batches."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing.fanout import FellBehind, Hub, Published, Slot, Waker
+from pricing.server.fanout import FellBehind, Hub, Published, Slot, Waker
 
 
 def state(version: int, final: bool = False, ends_round: bool = False) -> Published:

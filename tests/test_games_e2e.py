@@ -14,8 +14,8 @@ from typing import Any
 import grpc
 import pytest
 
-from pricing import blackjack, goagae
 from pricing.cards import DECK
+from pricing.games import blackjack, goagae
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher
 from tests.wire import Feed, engine_prices, expect_error, metric, scraped, wire_prices

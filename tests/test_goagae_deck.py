@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidInput
-from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.goagae import (
+from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.goagae import (
     BETS,
     GoaGaeDeck,
     GoaGaePaytable,

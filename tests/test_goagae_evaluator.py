@@ -11,7 +11,7 @@ import pytest
 from pricing import _goagae
 from pricing.cards import DECK, parse_card
 from pricing.errors import InvalidCard, InvalidInput
-from pricing.goagae import Category, HandValue, bet_wins, evaluate
+from pricing.games.goagae import Category, HandValue, bet_wins, evaluate
 from tests.reference import goagae_ref
 
 CARD_TEXTS = [str(card) for card in DECK]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pricing import _goagae
 from pricing.cards import CARD_INDEX, DECK, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidInput, InvalidOption
-from pricing.goagae import (
+from pricing.games.goagae import (
     BETS,
     DEFAULT_PAYTABLE,
     GoaGaePaytable,

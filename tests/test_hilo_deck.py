@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
-from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.hilo import (
+from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.hilo import (
     OPENING_BURNS,
     RESULTS_PER_DECK,
     HiLoDeck,

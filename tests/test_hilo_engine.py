@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, InvalidCard, InvalidOption
-from pricing.hilo import (
+from pricing.games.hilo import (
     BETS,
     DEFAULT_PAYTABLE,
     HiLoPaytable,

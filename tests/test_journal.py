@@ -17,12 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pricing import blackjack, eventloop, goagae, hilo
-from pricing.adapters.blackjack import BlackjackOptions
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput
-from pricing.eventloop import LOOPS
-from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.games import blackjack, goagae, hilo
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
 from pricing.journal import sqlite as sqlite_journal
 from pricing.journal.codec import (
@@ -45,7 +43,9 @@ from pricing.journal.sqlite import (
     _Write,
 )
 from pricing.payout import PayRule
-from pricing.store import TableStore, apply_record
+from pricing.server import eventloop
+from pricing.server.eventloop import LOOPS
+from pricing.server.store import TableStore, apply_record
 from pricing.tables import (
     CloseTable,
     FeedEvent,
@@ -59,6 +59,7 @@ from pricing.tables import (
     TableImage,
     adapter_for,
 )
+from pricing.tables.adapters.blackjack import BlackjackOptions
 
 pay_rules = st.builds(
     lambda rtp, low, span: PayRule(rtp, low, low + span),
@@ -116,7 +117,7 @@ feed_events = st.one_of(
 
 def test_the_codec_knows_every_field_of_what_it_writes() -> None:
     # A field added to an event or to a game's options must be written to the journal too
-    # (pricing.messages.config_to_proto / expose_request), or a restart would lose it.
+    # (pricing.wire.config_to_proto / expose_request), or a restart would lose it.
     assert [f.name for f in dataclasses.fields(ExposeCard)] == ["card", "role", "seat"]
     assert [f.name for f in dataclasses.fields(BlackjackOptions)] == [
         "rule",

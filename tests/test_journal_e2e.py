@@ -22,9 +22,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing import cli
 from pricing.cards import DECK
-from pricing.events import CardRole, ExposeCard
+from pricing.games.events import CardRole, ExposeCard
 from pricing.journal.sqlite import SCHEMA_VERSION, SqliteJournal
-from pricing.store import TableStore
+from pricing.server.store import TableStore
 from pricing.tables import Game, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc

@@ -14,10 +14,10 @@ import grpc.aio
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from pricing.auth import AuthInterceptor, TokenStore
 from pricing.cards import DECK
-from pricing.limits import ConcurrencyInterceptor, Limits, TokenBucket, grpc_options
-from pricing.metrics import Metrics
+from pricing.server.auth import AuthInterceptor, TokenStore
+from pricing.server.limits import ConcurrencyInterceptor, Limits, TokenBucket, grpc_options
+from pricing.server.metrics import Metrics
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher, start_server
 from tests.wire import Feed, FeedStream, event, expect_error, metric

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as openmetrics
 
-from pricing import metrics_http
-from pricing.metrics_http import MetricsHTTPServer, _with_extra
-from pricing.metrics_tables import TableGauge
+from pricing.server import metrics_http
+from pricing.server.metrics_http import MetricsHTTPServer, _with_extra
+from pricing.server.metrics_tables import TableGauge
 
 labels = st.text(min_size=1, max_size=12)
 values = st.one_of(st.floats(allow_nan=False), st.integers(-(2**40), 2**40).map(float))
@@ -53,7 +53,7 @@ def test_extra_families_go_before_the_openmetrics_end() -> None:
 
 
 class _Clock:
-    """time.monotonic for pricing.metrics_http: each render "takes" ``render`` seconds."""
+    """time.monotonic for pricing.server.metrics_http: each render "takes" ``render`` seconds."""
 
     def __init__(self, render: float) -> None:
         self.now, self.render, self.reads = 100.0, render, 0

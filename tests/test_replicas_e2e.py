@@ -17,8 +17,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from pricing import hilo
 from pricing.client import DealerFeed, PricingClient
+from pricing.games import hilo
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, ServerProcess, Watcher, start_server
 from tests.natsserver import NatsServer, cluster, kill_all

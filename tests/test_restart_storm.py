@@ -23,9 +23,9 @@ import pytest
 from pricing.cards import DECK
 from pricing.client import AsyncPricingClient, PricingClient
 from pricing.journal.tools import export_records
-from pricing.messages import snapshot_to_proto
-from pricing.store import fold_records
+from pricing.server.store import fold_records
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import snapshot_to_proto
 from tests.conftest import start_server
 
 CARDS = [str(card) for card in DECK]

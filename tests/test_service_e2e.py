@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
-from pricing import hilo
 from pricing.cards import DECK, parse_card
-from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.messages import snapshot_to_proto
-from pricing.service import status_code
+from pricing.games import hilo
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.server.service import status_code
 from pricing.tables import Game, OpenTable, Table, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from pricing.wire import snapshot_to_proto
 from tests.conftest import ServerProcess, Watcher
 from tests.wire import Feed, engine_prices, expect_error, metric, wait_for, wire_prices
 

@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidInput, InvalidOption
-from pricing.service import INTERNAL_DETAILS, PricingService, status_code
+from pricing.server.service import INTERNAL_DETAILS, PricingService, status_code
 from pricing.tables import GameUnavailable, SeqConflict, TableExists, TableNotFound
 from pricing.v1 import pricing_pb2 as pb
 

@@ -1,5 +1,5 @@
 """``pricing simulate --game blackjack`` against the real server: it deals to several seats and
-plays each round as a dealer would (the basic strategy of ``pricing.basic_strategy``)."""
+plays each round as a dealer would (the basic strategy of ``pricing.games.blackjack.strategy``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import io
 import pytest
 
 from pricing import cli
-from pricing.basic_strategy import player_draws
-from pricing.blackjack import dealer_hand_result, hand_total
 from pricing.client import PricingClient
+from pricing.games.blackjack import dealer_hand_result, hand_total
+from pricing.games.blackjack.strategy import player_draws
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess
 

@@ -10,13 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing import blackjack, goagae, hilo
-from pricing.adapters.blackjack import BlackjackOptions
-from pricing.blackjack import STANDARD_ROYAL_MATCH, DealerRule, ShoeMode
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
-from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.messages import config_from_proto
+from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack import STANDARD_ROYAL_MATCH, DealerRule, ShoeMode
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.payout import PayRule
 from pricing.tables import (
     CloseTable,
@@ -30,7 +28,9 @@ from pricing.tables import (
     Tables,
     replay,
 )
+from pricing.tables.adapters.blackjack import BlackjackOptions
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import config_from_proto
 
 PLAYER, DEALER, BURN = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
 

@@ -12,12 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing import hilo
 from pricing import tables as tables_module
 from pricing.cards import DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
-from pricing.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
-from pricing.messages import settlement_to_proto
+from pricing.games import hilo
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.payout import MAX_HUNDREDTHS, BetPrice, PayRule
 from pricing.tables import (
     CloseTable,
@@ -42,6 +41,7 @@ from pricing.tables import (
     standard_view,
 )
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import settlement_to_proto
 
 BURN, RESULT = CardRole.BURN, CardRole.RESULT
 

@@ -103,7 +103,7 @@ def metric(server: ServerProcess, name: str, labels: dict[str, str] | None = Non
 def scraped(read: Callable[[], T], until: Callable[[T], bool], timeout: float = 5.0) -> T:
     """``read()`` (a value from the metrics page) once ``until`` holds of it, or the last value
     read after ``timeout`` seconds. A large page, or one slow to render, is reused for up to
-    twice its render time (pricing.metrics_http), so a scrape right after a change may show
+    twice its render time (pricing.server.metrics_http), so a scrape right after a change may show
     the state before it, as Prometheus would at worst."""
     deadline = time.monotonic() + timeout
     while True:

@@ -64,7 +64,7 @@ async def bare_server() -> None:
     """A stream that sends one message and waits; the heap figure on each line of stdin."""
     import grpc.aio  # noqa: PLC0415 - after the row's GRPC_EXPERIMENTS are in the environment
 
-    from pricing.limits import Limits, grpc_options  # noqa: PLC0415
+    from pricing.server.limits import Limits, grpc_options  # noqa: PLC0415
 
     async def watch(request: bytes, context: object) -> object:
         yield b"x" * 300

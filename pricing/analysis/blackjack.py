@@ -26,15 +26,15 @@ from fractions import Fraction
 from typing import Any, Final
 
 from pricing import _blackjack
-from pricing.blackjack import (
+from pricing.cards import MAX_DECKS
+from pricing.errors import InvalidOption
+from pricing.games.blackjack import (
     PAIRS_PRESETS,
     ROYAL_MATCH_PRESETS,
     PairsPaytable,
     RoyalMatchPaytable,
     side_bets,
 )
-from pricing.cards import MAX_DECKS
-from pricing.errors import InvalidOption
 
 __all__ = ["BlackjackReport", "PenetrationPoint", "blackjack_rtp", "side_bet_presets"]
 

@@ -31,7 +31,7 @@ from pricing import _goagae_rtp
 from pricing.analysis.report import BetReport, PositionTally, bet_report
 from pricing.cards import DECK, Card, parse_cards
 from pricing.errors import InvalidOption
-from pricing.goagae import BETS, DEFAULT_PAYTABLE, HAND_SIZE, GoaGaePaytable, quote
+from pricing.games.goagae import BETS, DEFAULT_PAYTABLE, HAND_SIZE, GoaGaePaytable, quote
 
 __all__ = ["ENUMERATION_LIMIT", "GoaGaeReport", "goagae_rtp"]
 

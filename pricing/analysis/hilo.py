@@ -19,7 +19,7 @@ from typing import Any, Final
 from pricing import _hilo, _hilo_rtp
 from pricing.analysis.report import BetReport, PositionTally, bet_report
 from pricing.errors import InvalidOption
-from pricing.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
+from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
 
 __all__ = ["CLASSES", "FULL_DECK_CLASSES", "HiLoReport", "class_sizes", "hilo_rtp"]
 

@@ -53,11 +53,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final
 
-from pricing.blackjack import side_bets
 from pricing.errors import InvalidInput
-from pricing.hilo import HiLoPaytable
+from pricing.games.blackjack import side_bets
+from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
-from pricing.store import apply_record, fold_records
+from pricing.server.store import apply_record, fold_records
 from pricing.tables import (
     Game,
     GameView,
@@ -335,7 +335,7 @@ def _certified(config: TableConfig) -> dict[str, Fraction]:
         assert isinstance(config.rules, HiLoPaytable)
         return _hilo_certified(config.rules)
     if config.game is Game.BLACKJACK:
-        from pricing.adapters.blackjack import BlackjackOptions  # noqa: PLC0415
+        from pricing.tables.adapters.blackjack import BlackjackOptions  # noqa: PLC0415
 
         options = config.rules
         assert isinstance(options, BlackjackOptions)

@@ -21,8 +21,8 @@ from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.live import FLAG_SE, LiveReport
 from pricing.analysis.report import BetReport
 from pricing.errors import InvalidOption
-from pricing.goagae import GoaGaePaytable
-from pricing.hilo import HiLoPaytable
+from pricing.games.goagae import GoaGaePaytable
+from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.tables import Game, OpenTable
 

@@ -93,7 +93,7 @@ class TableLog:
 
 
 class JournalMetrics(Protocol):
-    """What a journal reports (``pricing.metrics.Metrics`` has these)."""
+    """What a journal reports (``pricing.server.metrics.Metrics`` has these)."""
 
     def journal_committed(self, seconds: float, records: int) -> None: ...
     def journal_failed(self, reason: str) -> None: ...

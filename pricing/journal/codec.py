@@ -34,9 +34,8 @@ from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
 from pricing.errors import InvalidInput
-from pricing.events import EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import JournalCorrupt, Record
-from pricing.messages import config_from_proto, config_to_proto, expose_event, expose_request
 from pricing.tables import (
     CloseTable,
     JournalEntry,
@@ -46,6 +45,7 @@ from pricing.tables import (
     adapter_for,
 )
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import config_from_proto, config_to_proto, expose_event, expose_request
 
 __all__ = [
     "archive_name",

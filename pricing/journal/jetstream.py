@@ -142,7 +142,7 @@ def table_of_token(token: str) -> str:
 
 @runtime_checkable
 class ReplicaMetrics(JournalMetrics, Protocol):
-    """What a replicated journal reports besides commits (``pricing.metrics.Metrics``)."""
+    """What a replicated journal reports besides commits (``pricing.server.metrics.Metrics``)."""
 
     def journal_lagged(self, seconds: float) -> None: ...
     def journal_conflicted(self) -> None: ...

@@ -31,7 +31,7 @@ from pricing.journal.sqlite import (
     connect_readonly,
     record_from_row,
 )
-from pricing.store import apply_record, fold_records
+from pricing.server.store import apply_record, fold_records
 
 __all__ = ["Checked", "TableReport", "backup", "check", "salvage"]
 

@@ -1,4 +1,4 @@
-"""Slow, obviously-correct references for ``pricing.blackjack``: exact ``Fraction``s from
+"""Slow, obviously-correct references for ``pricing.games.blackjack``: exact ``Fraction``s from
 brute-force enumeration over the remaining shoe (docs/rules.md §2, §3).
 
 Nothing here shares code with the kernel: cards are ``(rank, suit)`` pairs with rank 1–13 and

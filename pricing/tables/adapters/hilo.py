@@ -1,5 +1,5 @@
-"""Hi-Lo tables (docs/rules.md §1) over ``pricing.hilo.HiLoDeck``: one 52-card deck per shoe, five
-dynamic bets on the next result card, each round decided by one card.
+"""Hi-Lo tables (docs/rules.md §1) over ``pricing.games.hilo.HiLoDeck``: one 52-card deck per
+shoe, five dynamic bets on the next result card, each round decided by one card.
 
 >>> from pricing.tables import TableConfig, Game
 >>> adapter = HiLoAdapter()
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pricing import hilo
-from pricing.adapters.single_deck import SingleDeckAdapter
 from pricing.cards import Card
+from pricing.games import hilo
 from pricing.payout import BetPrice
 from pricing.tables import Game, TableConfig
+from pricing.tables.adapters.single_deck import SingleDeckAdapter
 
 __all__ = ["HiLoAdapter"]
 

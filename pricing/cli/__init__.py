@@ -39,12 +39,9 @@ import grpc
 from google.protobuf.message import Message
 
 from pricing import __version__
-from pricing.adapters.blackjack import MAX_SEATS
-from pricing.basic_strategy import player_draws
-from pricing.blackjack import dealer_hand_result, hand_total
 from pricing.cards import DECK, MAX_DECKS
-from pricing.cli_args import UINT64_MAX, check_game_options, fraction, integer, seconds
-from pricing.cli_format import (
+from pricing.cli.args import UINT64_MAX, check_game_options, fraction, integer, seconds
+from pricing.cli.format import (
     WatchPrinter,
     format_quote,
     format_settlement,
@@ -55,9 +52,12 @@ from pricing.cli_format import (
 )
 from pricing.client import DealerFeed, PricingClient, default_target, retry_delay
 from pricing.errors import InvalidOption
-from pricing.messages import answer_quote, config_from_proto, snapshot_to_proto
+from pricing.games.blackjack import dealer_hand_result, hand_total
+from pricing.games.blackjack.strategy import player_draws
 from pricing.tables import MAX_STAKE_CENTS, adapter_for
+from pricing.tables.adapters.blackjack import MAX_SEATS
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import answer_quote, config_from_proto, snapshot_to_proto
 
 __all__ = ["EXIT_USAGE", "format_state", "main"]
 
@@ -885,7 +885,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    # 'serve' is handed to pricing.server before parsing (see main); listed here for --help.
+    # 'serve' is handed to pricing.server.main before parsing (see main); listed here for --help.
     sub.add_parser("serve", help="run the gRPC service ('pricing serve --help' for its flags)")
 
     q = sub.add_parser(
@@ -1020,7 +1020,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
-        from pricing.server import main as serve  # noqa: PLC0415 - only this command needs it
+        from pricing.server.main import main as serve  # noqa: PLC0415 - only this command needs it
 
         return serve(argv[1:])
     p = parser()

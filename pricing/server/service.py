@@ -2,7 +2,8 @@
 game servers), over the live tables of ``pricing.tables``. No game rules here.
 
 The hot path, a card arriving: the table folds the event (engine work once), the new state is
-serialised once to bytes, and each watcher's slot is handed those same bytes (``pricing.fanout``).
+serialised once to bytes, and each watcher's slot is handed those same bytes
+(``pricing.server.fanout``).
 A slot holds only the newest state not yet sent (latest wins), so a slow watcher skips versions
 (counted in ``pricing_conflated_total``) but never reorders them, never holds the feed up and
 never makes the server buffer more than one state per watcher; the states that end a round are
@@ -26,24 +27,16 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
-from pricing.analysis.wire import answer_analyze, answer_live, check_live_request
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
-from pricing.fanout import FellBehind, Hub, Published, Slot, Waker
 from pricing.journal import JournalUnavailable
 from pricing.journal.memory import MemoryJournal
-from pricing.limits import Limits, TokenBucket
-from pricing.messages import (
-    config_from_proto,
-    expose_event,
-    game_from_proto,
-    settlement_to_proto,
-    snapshot_to_proto,
-    summary_to_proto,
-)
-from pricing.metrics import Metrics
-from pricing.quoting import QuoteWorker
 from pricing.ratelog import LogBudget
-from pricing.store import TableStore
+from pricing.server.analyze import answer_analyze, answer_live, check_live_request
+from pricing.server.fanout import FellBehind, Hub, Published, Slot, Waker
+from pricing.server.limits import Limits, TokenBucket
+from pricing.server.metrics import Metrics
+from pricing.server.quoting import QuoteWorker
+from pricing.server.store import TableStore
 from pricing.tables import (
     CloseTable,
     EndRound,
@@ -61,6 +54,14 @@ from pricing.tables import (
 )
 from pricing.text import ascii_name, check_table_id
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import (
+    config_from_proto,
+    expose_event,
+    game_from_proto,
+    settlement_to_proto,
+    snapshot_to_proto,
+    summary_to_proto,
+)
 
 __all__ = [
     "DEALER_SERVICE",
@@ -209,7 +210,7 @@ _raw: Final = None
 
 class PricingService:
     """Both servicers over one set of tables, within ``limits``. Who may call which is checked
-    before a call reaches them (``pricing.auth``)."""
+    before a call reaches them (``pricing.server.auth``)."""
 
     def __init__(
         self,
@@ -689,7 +690,7 @@ class PricingService:
     async def Quote(self, request: pb.QuoteRequest, context: Context) -> bytes:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
         # time is grpc_server_handling_seconds{grpc_method="Quote"}. Answered in a worker
-        # process (pricing.quoting), so the heaviest quotes never hold the event loop.
+        # process (pricing.server.quoting), so the heaviest quotes never hold the event loop.
         self._check_ready()
         return await self.quotes.answer(request)
 

@@ -18,8 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
-from pricing.messages import answer_quote
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import answer_quote
 
 __all__ = ["QUOTE_NICENESS", "QuoteWorker"]
 

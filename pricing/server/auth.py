@@ -30,7 +30,7 @@ from typing import Any, Final
 import grpc
 import grpc.aio
 
-from pricing.limits import (
+from pricing.server.limits import (
     BuiltHandlers,
     Continuation,
     Handler,
@@ -69,7 +69,7 @@ def check_token(token: str, where: str) -> str:
     >>> check_token("   ", "PRICING_DEALER_TOKEN")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pricing.auth.TokenError: PRICING_DEALER_TOKEN: a token must be at least 16 characters ...
+    pricing.server.auth.TokenError: PRICING_DEALER_TOKEN: a token must be at least 16 characters ...
     """
     if len(token) < MIN_TOKEN_LENGTH or not all("!" <= c <= "~" for c in token):
         raise TokenError(

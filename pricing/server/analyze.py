@@ -13,12 +13,12 @@ from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.report import BetReport
 from pricing.errors import InvalidOption
-from pricing.goagae import GoaGaePaytable
-from pricing.hilo import HiLoPaytable
+from pricing.games.goagae import GoaGaePaytable
+from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
-from pricing.messages import RULES_FROM_PROTO, game_from_proto
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import RULES_FROM_PROTO, game_from_proto
 
 __all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
 

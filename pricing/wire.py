@@ -13,10 +13,9 @@ from typing import Final
 
 from google.protobuf.message import Message
 
-from pricing import blackjack, goagae, hilo
-from pricing.adapters.blackjack import BlackjackOptions
 from pricing.cards import CARDS_PER_DECK, parse_card
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
+from pricing.games import blackjack, goagae, hilo
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
     CardRole,
@@ -29,6 +28,7 @@ from pricing.tables import (
     TableConfig,
     adapter_for,
 )
+from pricing.tables.adapters.blackjack import BlackjackOptions
 from pricing.text import distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 

@@ -6,11 +6,12 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
 
 - ``max_tables``: ``pricing.tables.Tables.open_table`` (the tables layer owns the tables);
 - ``max_watchers`` / ``max_watchers_per_table``: ``PricingService.WatchTable``;
-- ``max_round_backlog``: a table's ``pricing.fanout.Hub`` (round results held for its watchers);
+- ``max_round_backlog``: a table's ``pricing.server.fanout.Hub`` (round results held for its
+  watchers);
 - ``max_feeds``: ``PricingService.Feed``, the handler of ``DealerService.Feed`` (Feed streams
   open at once; their events are not counted in ``max_concurrent_rpcs``, as a stream applies
   one event at a time);
-- ``max_message_bytes``: the request decoder of every handler (``pricing.service``), before
+- ``max_message_bytes``: the request decoder of every handler (``pricing.server.service``), before
   the body is parsed;
 - ``max_events_per_second``: a ``TokenBucket`` per table in front of the feed's writes;
 - ``max_concurrent_rpcs``: ``ConcurrencyInterceptor``, for the unary calls of the two pricing
@@ -30,7 +31,7 @@ import grpc
 import grpc.aio
 
 from pricing.errors import LimitExceeded
-from pricing.fanout import ROUND_BACKLOG
+from pricing.server.fanout import ROUND_BACKLOG
 
 __all__ = [
     "BuiltHandlers",

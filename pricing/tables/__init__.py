@@ -41,7 +41,7 @@ from typing import Final, Generic, Protocol, TypeVar
 
 from pricing.cards import Card
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
-from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from pricing.payout import MAX_HUNDREDTHS, BetPrice, closed
 from pricing.text import check_table_id
 
@@ -262,7 +262,7 @@ class GameView:
 
 
 class RoundOutcome(Protocol):
-    """How the round the last event ended went (``pricing.hilo.RoundOutcome`` is the model):
+    """How the round the last event ended went (``pricing.games.hilo.RoundOutcome`` is the model):
     ``result`` is the card (or cards) that decided it, ``None`` when it was void."""
 
     @property
@@ -274,7 +274,7 @@ class RoundOutcome(Protocol):
 
 
 class GameState(Protocol):
-    """The shape every engine state has (``pricing.hilo.HiLoDeck`` is the model): immutable;
+    """The shape every engine state has (``pricing.games.hilo.HiLoDeck`` is the model): immutable;
     ``apply`` returns the next state, or raises one of ``pricing.errors``' types
     (``InvalidInput``, ``IllegalMove``) and changes nothing (anything else is a bug: INTERNAL);
     ``outcome`` is the round the last event ended, if it ended one. A state may also have a
@@ -345,7 +345,7 @@ class SideBetResult:
 
 class GameAdapter(Protocol):
     """What a game implements to get live tables, quotes and settlement (then
-    ``register_adapter`` it, and map its rules message in ``pricing.messages``):
+    ``register_adapter`` it, and map its rules message in ``pricing.wire``):
 
     - ``configure`` fills in defaults and validates (``InvalidOption``: INVALID_ARGUMENT);
     - ``new_state`` is the state of a freshly opened table;
@@ -415,9 +415,9 @@ def check_seat(seats: int, seat: int, what: str) -> int:
 #: Where the built-in games' adapters live: imported on first use, since they build on this
 #: module's types.
 _BUILTIN_ADAPTERS: Final[dict[Game, tuple[str, str]]] = {
-    Game.HILO: ("pricing.adapters.hilo", "HiLoAdapter"),
-    Game.GOA_GAE: ("pricing.adapters.goagae", "GoaGaeAdapter"),
-    Game.BLACKJACK: ("pricing.adapters.blackjack", "BlackjackAdapter"),
+    Game.HILO: ("pricing.tables.adapters.hilo", "HiLoAdapter"),
+    Game.GOA_GAE: ("pricing.tables.adapters.goagae", "GoaGaeAdapter"),
+    Game.BLACKJACK: ("pricing.tables.adapters.blackjack", "BlackjackAdapter"),
 }
 _ADAPTERS: dict[Game, GameAdapter] = {}
 
@@ -432,7 +432,7 @@ def _builtin_adapter(game: Game) -> GameAdapter | None:
 
 
 def register_adapter(adapter: GameAdapter) -> None:
-    """Plug a game in (the built-in games of ``pricing.adapters`` are found on first use)."""
+    """Plug a game in (the built-in games of ``pricing.tables.adapters`` are found on first use)."""
     _ADAPTERS[adapter.game] = adapter
 
 

@@ -39,9 +39,9 @@ from prometheus_client import (
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 
-from pricing.limits import BuiltHandlers
-from pricing.metrics_http import serve_metrics_http
-from pricing.metrics_tables import TableGauge
+from pricing.server.limits import BuiltHandlers
+from pricing.server.metrics_http import serve_metrics_http
+from pricing.server.metrics_tables import TableGauge
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "MetricsInterceptor", "serve_metrics"]
 

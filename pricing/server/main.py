@@ -34,15 +34,15 @@ import grpc.aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from pricing import eventloop
-from pricing import security as sec
-from pricing.auth import AuthInterceptor, TokenStore
 from pricing.journal import MEMORY, Journal, JournalError, open_journal
-from pricing.limits import ConcurrencyInterceptor, grpc_options
-from pricing.metrics import Metrics, serve_metrics
-from pricing.security import TOKEN_ENV, Security
-from pricing.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
-from pricing.store import DEFAULT_SNAPSHOT_EVERY, TableStore
+from pricing.server import eventloop
+from pricing.server import security as sec
+from pricing.server.auth import AuthInterceptor, TokenStore
+from pricing.server.limits import ConcurrencyInterceptor, grpc_options
+from pricing.server.metrics import Metrics, serve_metrics
+from pricing.server.security import TOKEN_ENV, Security
+from pricing.server.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
+from pricing.server.store import DEFAULT_SNAPSHOT_EVERY, TableStore
 
 __all__ = ["main", "parser", "serve"]
 

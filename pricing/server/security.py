@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from pricing.auth import TokenError, TokenStore
-from pricing.limits import KIB, Limits
+from pricing.server.auth import TokenError, TokenStore
+from pricing.server.limits import KIB, Limits
 from pricing.tls import ServerCertificates, TlsError
 
 __all__ = ["TOKEN_ENV", "Security", "add_arguments", "from_arguments"]

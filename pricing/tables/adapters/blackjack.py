@@ -1,4 +1,4 @@
-"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.blackjack.BlackjackShoe``.
+"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.games.blackjack.BlackjackShoe``.
 
 The engine's shoe knows the cards and the odds; this module adds what a live table needs
 around it, and nothing of the game's rules:
@@ -34,8 +34,10 @@ from enum import Enum
 from functools import cached_property
 from typing import Final
 
-from pricing import blackjack
-from pricing.blackjack import (
+from pricing.cards import MAX_DECKS, Card, Rank, parse_card
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.games import blackjack
+from pricing.games.blackjack import (
     BlackjackShoe,
     DealerOdds,
     DealerRule,
@@ -44,9 +46,7 @@ from pricing.blackjack import (
     ShoeMode,
     SideBetOdds,
 )
-from pricing.cards import MAX_DECKS, Card, Rank, parse_card
-from pricing.errors import InvalidInput, InvalidOption
-from pricing.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from pricing.payout import BetPrice
 from pricing.tables import (
     DealerOutcomesView,

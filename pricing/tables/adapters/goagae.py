@@ -1,4 +1,4 @@
-"""Goa Gae / 9K tables (docs/rules.md §4) over ``pricing.goagae.GoaGaeDeck``.
+"""Goa Gae / 9K tables (docs/rules.md §4) over ``pricing.games.goagae.GoaGaeDeck``.
 
 One 52-card deck per shoe. Betting is open between rounds on the six category bets
 (``TRIPLE``, ``STRAIGHT_FLUSH``, ``JQK``, ``STRAIGHT``, ``FLUSH``, ``NINE``); the round's first
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pricing import goagae
-from pricing.adapters.single_deck import SingleDeckAdapter
 from pricing.cards import Card
+from pricing.games import goagae
 from pricing.payout import BetPrice
 from pricing.tables import Game, TableConfig
+from pricing.tables.adapters.single_deck import SingleDeckAdapter
 
 __all__ = ["GoaGaeAdapter"]
 

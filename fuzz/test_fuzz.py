@@ -85,7 +85,7 @@ METHODS: dict[str, Any] = {
     "Settle": pb.SettleRequest,
 }
 SERVICE = PricingService()
-asyncio.run(SERVICE.OpenTable(pb.OpenTableRequest(table_id="t", game=pb.HILO), Context()))
+asyncio.run(SERVICE.rpc("OpenTable")(pb.OpenTableRequest(table_id="t", game=pb.HILO), Context()))
 
 
 def _valid_bodies() -> st.SearchStrategy[bytes]:
@@ -133,7 +133,7 @@ def test_any_body_gets_an_answer_or_a_client_status(
     request = decoder(METHODS[method], 64 * 1024)(body)  # never raises
     assert isinstance(request, METHODS[method] | Undecodable)
     try:
-        asyncio.run(getattr(SERVICE, method)(request, Context()))
+        asyncio.run(SERVICE.rpc(method)(request, Context()))
     except Aborted as aborted:
         assert aborted.code in CLIENT_CODES, (method, body)
 
@@ -159,7 +159,7 @@ events = st.one_of(
 def test_the_table_fold_refuses_cleanly_and_replays_to_the_same_table(
     game: Game, steps: list[tuple[int, Any]]
 ) -> None:
-    table = Table("fuzz", TableConfig(game))
+    table = Table("fuzz", TableConfig(game), keep_journal=True)
     for offset, event in steps:
         seq = max(0, table.snapshot.last_seq + offset)
         before = table.snapshot

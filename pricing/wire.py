@@ -7,19 +7,22 @@ adapter in ``pricing.tables``.
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Final
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any, Final
 
 from google.protobuf.message import Message
 
-from pricing.cards import CARDS_PER_DECK, parse_card
+from pricing.cards import CARDS_PER_DECK, Card, parse_card
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, hilo
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
-    CardRole,
-    ExposeCard,
+    FeedEvent,
     Game,
     GameView,
     SeatView,
@@ -33,12 +36,14 @@ from pricing.text import distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = [
+    "FEED_FIELDS",
+    "FEED_KINDS",
     "RULES_FROM_PROTO",
+    "FeedKind",
     "answer_quote",
     "config_from_proto",
     "config_to_proto",
-    "expose_event",
-    "expose_request",
+    "feed_kind",
     "game_from_proto",
     "quote_to_proto",
     "settlement_to_proto",
@@ -291,29 +296,99 @@ def config_from_proto(
     return TableConfig(game, decks, convert(getattr(request, field)))
 
 
-_ROLES: Final[dict[int, CardRole]] = {
-    pb.BURN: CardRole.BURN,
-    pb.RESULT: CardRole.RESULT,
-    pb.PLAYER: CardRole.PLAYER,
-    pb.DEALER: CardRole.DEALER,
-}
+# ---- The dealer feed's events --------------------------------------------------------------
 
 
-def expose_event(request: pb.ExposeCardRequest) -> ExposeCard:
-    role = _ROLES.get(request.role)
-    if role is None:
-        raise InvalidInput(
-            f"card role {pb.CardRole.Name(request.role) if request.role == 0 else request.role} "
-            "is not valid: send BURN, RESULT, PLAYER or DEALER"
-        )
-    return ExposeCard(parse_card(request.card), role, request.seat)
+def _words(name: str) -> str:
+    """``CardRole`` as a message names it: "card role"."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
 
 
-def expose_request(event: ExposeCard) -> pb.ExposeCardRequest:
-    """The request (without table id and seq) that ``expose_event`` turns into ``event``."""
-    return pb.ExposeCardRequest(
-        card=str(event.card), role=pb.CardRole.Value(event.role.value), seat=event.seat
-    )
+def _field_from_wire(hint: object, value: Any) -> object:
+    """A request field's value as the event's field of type ``hint`` holds it."""
+    if hint is Card:
+        return parse_card(value)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        wire_enum = getattr(pb, hint.__name__)  # the proto enum of the same name
+        name = wire_enum.Name(value) if value in wire_enum.values() else ""
+        if name not in hint.__members__:
+            names = list(hint.__members__)
+            raise InvalidInput(
+                f"{_words(hint.__name__)} {name if value == 0 else value} is not valid: send "
+                f"{', '.join(names[:-1])} or {names[-1]}"
+            )
+        return hint[name]
+    return value
+
+
+def _field_to_wire(value: object) -> object:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Enum):
+        return getattr(pb, type(value).__name__).Value(value.name)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class FeedKind:
+    """One kind of dealer feed event on the wire, derived from its record class (a
+    ``FeedEvent``) and the proto: its ``DealerService`` method (the class's name), its request
+    message (``<name>Request``: ``table_id``, ``seq`` and the record's fields, by name) and its
+    field of ``FeedRequest``'s ``event`` oneof."""
+
+    name: str
+    record: type[FeedEvent]
+    request: Any  # the generated message class
+    field: str
+    hints: Mapping[str, object]  # the record's fields and their types
+
+    def event(self, request: Message) -> FeedEvent:
+        """The event a request (or a journaled body) asks for; ``InvalidInput`` naming a bad
+        value."""
+        values = {
+            name: _field_from_wire(hint, getattr(request, name))
+            for name, hint in self.hints.items()
+        }
+        return self.record(**values)
+
+    def body(self, event: FeedEvent) -> Message | None:
+        """The request without table id and seq that ``event`` reads back from; ``None`` for a
+        kind with no fields (its body is empty)."""
+        if not self.hints:
+            return None
+        fields = {name: _field_to_wire(getattr(event, name)) for name in self.hints}
+        message: Message = self.request(**fields)
+        return message
+
+
+def _feed_kinds() -> dict[str, FeedKind]:
+    oneof = pb.FeedRequest.DESCRIPTOR.oneofs_by_name["event"]
+    kinds = {}
+    for field in oneof.fields:
+        assert field.message_type is not None  # a oneof of messages
+        message = field.message_type.name
+        name = message.removesuffix("Request")
+        record = FeedEvent.KINDS.get(name)
+        if record is None:
+            raise ImportError(f"FeedRequest.{field.name} carries {message}: no FeedEvent {name}")
+        hints = typing.get_type_hints(record)
+        hints.pop("KINDS", None)
+        hints = {f.name: hints[f.name] for f in dataclasses.fields(record)}  # type: ignore[arg-type]
+        kinds[name] = FeedKind(name, record, getattr(pb, message), field.name, hints)
+    unsent = set(FeedEvent.KINDS) - set(kinds)
+    if unsent:
+        raise ImportError(f"FeedEvent kinds with no FeedRequest field: {sorted(unsent)}")
+    return kinds
+
+
+#: Every kind of feed event, by name (``ExposeCard``), in the order of ``FeedRequest``'s fields.
+FEED_KINDS: Final[Mapping[str, FeedKind]] = _feed_kinds()
+#: The same kinds by their ``FeedRequest`` field (``expose_card``).
+FEED_FIELDS: Final[Mapping[str, FeedKind]] = {k.field: k for k in FEED_KINDS.values()}
+
+
+def feed_kind(event: FeedEvent) -> FeedKind:
+    return FEED_KINDS[type(event).__name__]
 
 
 def _prices(view: GameView) -> list[pb.BetPrice]:

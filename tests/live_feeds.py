@@ -118,7 +118,7 @@ def journal_of(
 ) -> list[Record]:
     """The records a server would journal for ``events``: event ``k`` accepted at
     ``start + k`` seconds."""
-    table = Table(table_id, config)
+    table = Table(table_id, config, keep_journal=True)
     for seq, event in enumerate(events, start=1):
         table.apply(seq, event)
     assert table.journal is not None

@@ -62,7 +62,7 @@ def feed(table: Table, *events: FeedEvent) -> None:
 
 
 def blackjack_table(seats: int = 3, decks: int = 2) -> Table:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     tables.open("b", TableConfig(Game.BLACKJACK, decks, BlackjackOptions(seats=seats)))
     return tables.get("b")
 
@@ -167,7 +167,7 @@ def test_a_one_seat_table_takes_cards_and_bets_without_a_seat() -> None:
 
 @pytest.mark.parametrize("game", [Game.HILO, Game.GOA_GAE])
 def test_games_without_seats_refuse_one(game: Game) -> None:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     tables.open("t", TableConfig(game))
     table = tables.get("t")
     assert table.snapshot.view.seats == ()
@@ -186,7 +186,7 @@ def test_seats_option_from_the_wire_defaults_to_seven_and_is_checked() -> None:
 
     assert options(0) == BlackjackOptions() and BlackjackOptions().seats == MAX_SEATS == 7
     assert options(3) == BlackjackOptions(seats=3)
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     for bad in (8, -1):
         with pytest.raises(InvalidOption, match=rf"seats {bad} is not allowed .* 1 to 7"):
             tables.open("b", TableConfig(Game.BLACKJACK, 0, BlackjackOptions(seats=bad)))

@@ -31,6 +31,7 @@ from pricing.journal.codec import (
     record_from_json,
     record_to_json,
 )
+from pricing.journal.fold import apply_record
 from pricing.journal.integrity import image_crc
 from pricing.journal.memory import MemoryJournal
 from pricing.journal.sqlite import (
@@ -45,7 +46,7 @@ from pricing.journal.sqlite import (
 from pricing.payout import PayRule
 from pricing.server import eventloop
 from pricing.server.eventloop import LOOPS
-from pricing.server.store import TableStore, apply_record
+from pricing.server.store import StoreListener, TableStore
 from pricing.tables import (
     CloseTable,
     FeedEvent,
@@ -336,14 +337,19 @@ def test_closed_tables_leave_after_their_retention_into_the_archive(tmp_path: Pa
     now = [1000.0]
 
     async def main() -> None:
+        gone: list[str] = []
+
+        class Forgets(StoreListener):
+            def forgotten(self, table_id: str) -> None:
+                gone.append(table_id)
+
         store = TableStore(
             SqliteJournal(tmp_path),
+            listener=Forgets(),
             closed_retention=60,
             archive_dir=tmp_path / "archive",
             clock=lambda: now[0],
         )
-        gone: list[str] = []
-        store.on_forget = gone.append
         await store.open("a", TableConfig(Game.HILO))
         await store.open("b", TableConfig(Game.HILO))
         await store.apply("a", 1, ExposeCard(DECK[0], CardRole.BURN))
@@ -630,7 +636,7 @@ def test_a_batch_the_database_cannot_store_whole_stores_nothing(tmp_path: Path) 
     """An error that is not a refused row (here SQLite's authorizer, standing in for a disk
     that fails) on the last of a batch's statements: the earlier ones are undone too."""
     journal = SqliteJournal(tmp_path)
-    table = Table("t", TableConfig(Game.HILO))
+    table = Table("t", TableConfig(Game.HILO), keep_journal=True)
     writes = ([Record("t", table.opening, 0.0)], [], []), ([], [(table.image(), 0.0)], [])
 
     def no_images(action: int, what: str | None, *_: object) -> int:
@@ -650,7 +656,7 @@ def test_a_batch_the_database_cannot_store_whole_stores_nothing(tmp_path: Path) 
 
 def test_of_two_images_of_a_table_in_one_statement_the_newer_is_kept(tmp_path: Path) -> None:
     journal = SqliteJournal(tmp_path)
-    table = Table("t", TableConfig(Game.HILO))
+    table = Table("t", TableConfig(Game.HILO), keep_journal=True)
     old = table.image()
     table.apply(1, ExposeCard(DECK[0], CardRole.BURN))
     new = table.image()
@@ -694,10 +700,12 @@ def test_a_batch_that_breaks_the_writer_fails_and_the_writer_goes_on(
 
 def test_a_batch_that_forgets_a_table_keeps_the_order_of_its_writes(tmp_path: Path) -> None:
     journal = SqliteJournal(tmp_path)
-    old = Table("t", TableConfig(Game.HILO))
+    old = Table("t", TableConfig(Game.HILO), keep_journal=True)
     burn = Record("t", JournalEntry(1, 2, ExposeCard(DECK[0], CardRole.BURN)), 1.0)
     assert _one_batch(journal, ([Record("t", old.opening, 0.0), burn], [], [])) == [None]
-    new = Table("t", TableConfig(Game.BLACKJACK))  # the id used again after retention
+    new = Table(
+        "t", TableConfig(Game.BLACKJACK), keep_journal=True
+    )  # the id used again after retention
     forget, image = ([], [], ["t"]), ([], [(new.image(), 5.0)], [])
     assert _one_batch(journal, forget, image) == [None, None]
     with sqlite3.connect(tmp_path / FILE_NAME) as conn:  # stored after the forget: kept
@@ -745,7 +753,7 @@ def test_a_retry_or_bet_no_table_would_hold_is_not_worth_a_fold() -> None:
 
 
 def test_snapshots_of_changed_classes_are_ignored_then_replaced(tmp_path: Path) -> None:
-    table = Table("t", TableConfig(Game.HILO))
+    table = Table("t", TableConfig(Game.HILO), keep_journal=True)
     fmt, _ = encode_image(table.image())
     assert format_is_current(fmt)
     kind, digest, *names = fmt.split(" ")
@@ -876,7 +884,7 @@ CREATE TABLE images (
 def test_a_journal_of_schema_1_is_upgraded_and_held_to_its_events(tmp_path: Path) -> None:
     """A journal the previous build wrote: opened, it gains each table's last version (from
     its events) and the trigger that keeps it; it recovers as before and goes on."""
-    table = Table("old", TableConfig(Game.HILO))
+    table = Table("old", TableConfig(Game.HILO), keep_journal=True)
     records = [Record("old", table.opening, 1.0)]
     for seq, card in enumerate(DECK[:6], start=1):
         table.apply(seq, ExposeCard(card, CardRole.BURN))

@@ -22,8 +22,8 @@ import pytest
 
 from pricing.cards import DECK
 from pricing.client import AsyncPricingClient, PricingClient
+from pricing.journal.fold import fold_records
 from pricing.journal.tools import export_records
-from pricing.server.store import fold_records
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import snapshot_to_proto
 from tests.conftest import start_server

@@ -893,7 +893,7 @@ def test_the_service_agrees_with_the_local_fold_of_its_events(
     table_id = f"model-{next(_model_ids)}"
     feed = Feed(server, table_id)
     feed.open()
-    model = Table(table_id, TableConfig(Game.HILO))
+    model = Table(table_id, TableConfig(Game.HILO), keep_journal=True)
     for kind, card, role in actions:
         seq = model.snapshot.last_seq + 1
         if kind == "retry":

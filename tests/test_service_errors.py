@@ -35,7 +35,7 @@ class FakeContext:
 
 def call(service: PricingService, method: str, request: Any) -> Aborted:
     with pytest.raises(Aborted) as info:
-        asyncio.run(getattr(service, method)(request, FakeContext()))
+        asyncio.run(service.rpc(method)(request, FakeContext()))
     return info.value
 
 

@@ -53,7 +53,7 @@ def exposed_text(table: Table) -> list[str]:
 
 
 def goagae_table(rules: goagae.GoaGaePaytable | None = None) -> Table:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     tables.open("g", TableConfig(Game.GOA_GAE, 0, rules))
     return tables.get("g")
 
@@ -170,7 +170,7 @@ def test_goagae_whole_deck_ends_in_shoe_complete_and_replays() -> None:
 def blackjack_table(decks: int = 0, **options: object) -> Table:
     """A blackjack table, one seat unless ``seats`` says otherwise: PLAYER cards need no seat."""
     options.setdefault("seats", 1)
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     tables.open("b", TableConfig(Game.BLACKJACK, decks, BlackjackOptions(**options)))  # type: ignore[arg-type]
     return tables.get("b")
 
@@ -314,7 +314,7 @@ _EVENT = st.one_of(
 @given(events=st.lists(_EVENT, max_size=40))
 def test_tables_of_both_games_are_pure_folds(game: Game, events: list[FeedEvent]) -> None:
     config = TableConfig(game, 1, BlackjackOptions(seats=2) if game is Game.BLACKJACK else None)
-    table = Table("t", config)
+    table = Table("t", config, keep_journal=True)
     for event in events:
         before = (table.snapshot, len(table.journal))
         try:
@@ -325,7 +325,7 @@ def test_tables_of_both_games_are_pure_folds(game: Game, events: list[FeedEvent]
 
 
 def test_a_reopen_with_another_config_names_what_differs_as_the_request_does() -> None:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     tables.open("b", TableConfig(Game.BLACKJACK))
     prefix = "table 'b' already exists with another configuration: "
     cases = [
@@ -367,7 +367,7 @@ def test_a_reopen_with_another_config_names_what_differs_as_the_request_does() -
 
 
 def test_reopening_is_idempotent_for_the_same_options_once_defaults_are_filled_in() -> None:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     first = tables.open("b", TableConfig(Game.BLACKJACK))
     assert tables.open("b", TableConfig(Game.BLACKJACK, 6, BlackjackOptions())) is first
     with pytest.raises(TableExists, match="already exists"):

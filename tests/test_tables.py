@@ -36,7 +36,7 @@ from pricing.tables import (
     TableNotFound,
     TablePhase,
     Tables,
-    register_adapter,
+    plugged_in,
     replay,
     standard_view,
 )
@@ -51,7 +51,7 @@ def expose(text: str, role: CardRole = BURN) -> ExposeCard:
 
 
 def hilo_table(**limits: int) -> Table:
-    return Table("t", TableConfig(Game.HILO), **limits)
+    return Table("t", TableConfig(Game.HILO), keep_journal=True, **limits)
 
 
 def feed(table: Table, *events: FeedEvent) -> None:
@@ -150,7 +150,7 @@ def test_after_shoe_complete_only_a_new_shoe() -> None:
 
 
 def test_open_is_idempotent_for_the_same_config_only() -> None:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     first = tables.open("a", TableConfig(Game.HILO))
     assert tables.open("a", TableConfig(Game.HILO, decks=1, rules=hilo.DEFAULT_PAYTABLE)) is first
     other = hilo.HiLoPaytable(seven=PayRule(9000, 100, 5000))
@@ -229,7 +229,9 @@ def test_settle_rejects_malformed_and_impossible_bets(
 
 def test_the_largest_stake_at_the_largest_pay_fits_the_wire() -> None:
     most = PayRule(10_000, MAX_HUNDREDTHS, MAX_HUNDREDTHS)
-    table = Table("t", TableConfig(Game.HILO, rules=hilo.HiLoPaytable(seven=most)))
+    table = Table(
+        "t", TableConfig(Game.HILO, rules=hilo.HiLoPaytable(seven=most)), keep_journal=True
+    )
     feed(table, *BURNS)
     v = table.snapshot.version
     assert table.snapshot.view.prices["SEVEN"].payout_hundredths == MAX_HUNDREDTHS
@@ -387,15 +389,12 @@ class _ToyAdapter:
 
 @pytest.fixture
 def toy_game() -> Iterator[None]:
-    saved = dict(tables_module._ADAPTERS)
-    register_adapter(_ToyAdapter())
-    yield
-    tables_module._ADAPTERS.clear()
-    tables_module._ADAPTERS.update(saved)
+    with plugged_in(_ToyAdapter()):
+        yield
 
 
 def test_tables_opened_alike_share_one_fresh_state_from_their_own_adapter() -> None:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     for table_id in ("a", "b"):
         tables.open(table_id, TableConfig(Game.GOA_GAE))
     a, b = tables.get("a"), tables.get("b")
@@ -408,18 +407,13 @@ def test_tables_opened_alike_share_one_fresh_state_from_their_own_adapter() -> N
         def configure(self, config: TableConfig) -> TableConfig:
             return real
 
-    saved = dict(tables_module._ADAPTERS)
-    register_adapter(Replacement())
-    try:
+    with plugged_in(Replacement()):
         tables.open("c", TableConfig(Game.GOA_GAE))
         assert isinstance(tables.get("c").image().state, _ToyState)
-    finally:
-        tables_module._ADAPTERS.clear()
-        tables_module._ADAPTERS.update(saved)
 
 
 def test_a_new_game_plugs_in_with_one_adapter(toy_game: None) -> None:
-    tables = Tables()
+    tables = Tables(keep_journal=True)
     tables.open("toy", TableConfig(Game.GOA_GAE))
     table = tables.get("toy")
     feed(table, expose("2C"))

@@ -33,7 +33,7 @@ rounds are dealt from a deck and how many cards each takes, which a live table d
 
 >>> from pricing.cards import parse_card
 >>> from pricing.tables import ExposeCard, CardRole, Table, TableConfig, Game
->>> table = Table("t1", TableConfig(Game.HILO))
+>>> table = Table("t1", TableConfig(Game.HILO), keep_journal=True)
 >>> for seq, text in enumerate(["2S", "3S", "4S", "5S", "6S", "KH"], start=1):
 ...     role = CardRole.RESULT if seq == 6 else CardRole.BURN
 ...     _ = table.apply(seq, ExposeCard(parse_card(text), role))
@@ -57,7 +57,7 @@ from pricing.errors import InvalidInput
 from pricing.games.blackjack import side_bets
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
-from pricing.server.store import apply_record, fold_records
+from pricing.journal.fold import apply_record, fold_records
 from pricing.tables import (
     Game,
     GameView,

@@ -27,17 +27,15 @@ import io
 import pickle
 import re
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
 from pricing.errors import InvalidInput
-from pricing.games.events import EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import JournalCorrupt, Record
 from pricing.tables import (
-    CloseTable,
     JournalEntry,
     OpenTable,
     TableEvent,
@@ -45,7 +43,10 @@ from pricing.tables import (
     adapter_for,
 )
 from pricing.v1 import pricing_pb2 as pb
-from pricing.wire import config_from_proto, config_to_proto, expose_event, expose_request
+from pricing.wire import FEED_KINDS, config_from_proto, config_to_proto, feed_kind
+
+#: Every kind a journal holds: its opening, then the feed's.
+_KINDS: Final = frozenset({"OpenTable", *FEED_KINDS})
 
 __all__ = [
     "archive_name",
@@ -61,24 +62,11 @@ __all__ = [
 ]
 
 
-_NO_BODY: Final[Mapping[str, Callable[[], TableEvent]]] = {
-    "VoidRound": VoidRound,
-    "EndRound": EndRound,
-    "NewShoe": NewShoe,
-    "CloseTable": CloseTable,
-}
-
-
 def _message(event: TableEvent) -> tuple[str, Message | None]:
-    match event:
-        case OpenTable(table_id=table_id, config=config):
-            return "OpenTable", config_to_proto(table_id, config)
-        case ExposeCard():
-            return "ExposeCard", expose_request(event)
-    kind = type(event).__name__
-    if kind not in _NO_BODY:
-        raise TypeError(f"not a table event: {event!r}")
-    return kind, None
+    if isinstance(event, OpenTable):
+        return "OpenTable", config_to_proto(event.table_id, event.config)
+    kind = feed_kind(event)
+    return kind.name, kind.body(event)
 
 
 def encode_event(event: TableEvent) -> tuple[str, bytes]:
@@ -92,27 +80,27 @@ def _event_of(kind: str, message: Message | None) -> TableEvent:
         assert isinstance(message, pb.OpenTableRequest)
         config = config_from_proto(message.game, message.decks, message)
         return OpenTable(message.table_id, adapter_for(config.game).configure(config))
-    if kind == "ExposeCard":
-        assert isinstance(message, pb.ExposeCardRequest)
-        return expose_event(message)
-    return _NO_BODY[kind]()
+    feed = FEED_KINDS[kind]
+    return feed.record() if message is None else feed.event(message)
 
 
-_MESSAGES: Final[Mapping[str, type[Message]]] = {
-    "OpenTable": pb.OpenTableRequest,
-    "ExposeCard": pb.ExposeCardRequest,
-}
+def _message_type(kind: str) -> Any:
+    """The message a journaled ``kind``'s body is (None: it has no body; ``KeyError``: not a
+    kind)."""
+    if kind == "OpenTable":
+        return pb.OpenTableRequest
+    feed = FEED_KINDS[kind]
+    return feed.request if feed.hints else None
 
 
 def decode_event(kind: str, body: bytes) -> TableEvent:
     """The event ``encode_event`` wrote; ``JournalCorrupt`` if it is not one."""
     try:
-        if kind in _MESSAGES:
-            message = _MESSAGES[kind]()
-            message.ParseFromString(body)
-            return _event_of(kind, message)
-        if kind in _NO_BODY and not body:
-            return _NO_BODY[kind]()
+        message_type = _message_type(kind) if kind in _KINDS else None
+        if message_type is not None:
+            return _event_of(kind, message_type.FromString(body))
+        if kind in _KINDS and not body:
+            return _event_of(kind, None)
     except (DecodeError, InvalidInput, ValueError) as exc:
         raise JournalCorrupt(f"a journaled {kind} event does not decode: {exc}") from exc
     raise JournalCorrupt(f"unknown journaled event kind {kind!r} ({len(body)} bytes)")
@@ -246,10 +234,11 @@ def record_from_json(line: Mapping[str, Any]) -> Record:
     """The record a line of ``record_to_json`` stands for (``InvalidInput`` if it is not one)."""
     try:
         ((kind, body),) = dict(line["event"]).items()
-        message = _MESSAGES[kind]() if kind in _MESSAGES else None
+        message_type = _message_type(kind) if kind in _KINDS else None
+        message = None if message_type is None else message_type()
         if message is not None:
             json_format.ParseDict(body, message)
-        elif kind not in _NO_BODY or body:
+        elif kind not in _KINDS or body:
             raise InvalidInput(f"unknown event {kind!r}")
         at = dt.datetime.fromisoformat(str(line["accepted_at"]).replace("Z", "+00:00"))
         entry = JournalEntry(int(line["seq"]), int(line["version"]), _event_of(kind, message))

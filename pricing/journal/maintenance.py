@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pricing.journal import JournalCorrupt, Record
+from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import (
     TableHealth,
     image_crc,
@@ -31,7 +32,6 @@ from pricing.journal.sqlite import (
     connect_readonly,
     record_from_row,
 )
-from pricing.server.store import apply_record, fold_records
 
 __all__ = ["Checked", "TableReport", "backup", "check", "salvage"]
 

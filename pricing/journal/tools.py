@@ -18,9 +18,9 @@ from pathlib import Path
 from pricing.errors import InvalidInput
 from pricing.journal import MEMORY, JournalCorrupt, Record
 from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
+from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, snapshot, table_health
 from pricing.journal.sqlite import FILE_NAME, connect_readonly, read_records
-from pricing.server.store import apply_record, fold_records
 from pricing.tables import Snapshot, Table
 
 __all__ = ["Replayed", "export_records", "read_lines", "replay_lines", "table_ids"]

@@ -408,13 +408,15 @@ async def serve(
     journal = open_journal(
         data_dir, metrics, servers=journal_servers, replicas=journal_replicas, max_lag=max_lag
     )
-    store = TableStore(
-        journal,
+    service = PricingService(
+        metrics,
+        journal=journal,
+        limits=security.limits,
+        ready=False,  # until _recover has the tables back
         snapshot_every=snapshot_every,
         closed_retention=closed_retention,
         archive_dir=None if data_dir == MEMORY else Path(data_dir) / "archive",
     )
-    service = PricingService(metrics, store=store, limits=security.limits)
     await asyncio.to_thread(service.quotes.start)  # its worker process, before serving
     services = (DEALER_SERVICE, PRICING_SERVICE)
     server = _grpc_server(metrics, security)
@@ -448,8 +450,8 @@ async def serve(
         httpd.shutdown()
         await journal.close()
         raise
-    refresh = asyncio.create_task(_refresh_images(store))
-    sweeper = asyncio.create_task(_sweep(store, closed_retention))
+    refresh = asyncio.create_task(_refresh_images(service.store))
+    sweeper = asyncio.create_task(_sweep(service.store, closed_retention))
 
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -477,7 +479,7 @@ async def serve(
     refresh.cancel()
     await _stop_calls(service, server, grace)
     service.quotes.close()
-    await store.close()
+    await service.store.close()
     httpd.shutdown()
     log.info("stopped")
 

@@ -4,7 +4,8 @@ Every accepted write goes the same way, one table at a time (a lock per table id
 
 1. the table checks the event (``Table.check``): a rejected one raises and leaves no trace;
 2. the journal stores it durably (writes of many tables share one commit);
-3. the table commits it in memory and ``on_commit`` publishes the new state to watchers.
+3. the table commits it in memory and the store's ``listener`` publishes the new state to
+   watchers.
 
 So nothing is acknowledged or seen before it is on disk, and a restart folds exactly what was
 acknowledged (plus at most the one write per table whose answer was lost in the crash).
@@ -52,6 +53,7 @@ from pricing.journal import (
     TableLog,
 )
 from pricing.journal.codec import archive_name, record_to_json
+from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, describe
 from pricing.tables import (
     FeedEvent,
@@ -66,15 +68,13 @@ from pricing.tables import (
     Tables,
     adapter_for,
 )
-from pricing.text import check_table_id
 
 __all__ = [
     "DEFAULT_RETENTION",
     "DEFAULT_SNAPSHOT_EVERY",
     "Recovery",
+    "StoreListener",
     "TableStore",
-    "apply_record",
-    "fold_records",
 ]
 
 log = logging.getLogger("pricing.store")
@@ -99,44 +99,16 @@ class Recovery:
     images_ignored: int = 0  # snapshots of classes this build changed: folded from events
 
 
-def fold_records(table_id: str, image: TableImage | None, records: list[Record]) -> Table:
-    """The table an image and the records after it (or, without an image, its whole journal
-    from ``OpenTable``) fold to. ``JournalCorrupt`` if they do not follow on from each other."""
-    todo = list(records)
-    if image is None:
-        if not todo or not isinstance(todo[0].entry.event, OpenTable):
-            raise JournalCorrupt(f"table {table_id!r}: its journal does not start with OpenTable")
-        opening = todo.pop(0).entry.event
-        assert isinstance(opening, OpenTable)
-        table = Table(table_id, opening.config, keep_journal=False)
-    else:
-        table = Table.from_image(image)
-    for record in todo:
-        apply_record(table, record)
-    return table
+class StoreListener:
+    """What a store tells as it goes (this base: nothing is listening). The service's publisher
+    is one (``pricing.server.publisher``); a test may be another."""
 
+    def committed(self, table: Table, snapshot: Snapshot, compute_seconds: float | None) -> None:
+        """Right after each commit, under the table's lock (so in version order), with the
+        engine's time to fold the event (None for an opening, a recovery, a catch-up)."""
 
-def apply_record(table: Table, record: Record) -> None:
-    """Fold one journaled record into ``table``: ``JournalCorrupt`` if it is not the next
-    version of that table, or if the engines refuse what they once accepted."""
-    entry = record.entry
-    event = entry.event
-    if (
-        record.table_id != table.table_id
-        or isinstance(event, OpenTable)
-        or entry.version != table.snapshot.version + 1
-    ):
-        raise JournalCorrupt(
-            f"table {table.table_id!r}: journaled version {entry.version} of table "
-            f"{record.table_id!r} does not follow version {table.snapshot.version}"
-        )
-    try:
-        table.apply(entry.seq, event)
-    except (ValueError, LookupError) as exc:
-        raise JournalCorrupt(
-            f"table {table.table_id!r}: journaled version {entry.version} (seq {entry.seq}) "
-            f"no longer applies: {exc}"
-        ) from exc
+    def forgotten(self, table_id: str) -> None:
+        """A table left memory (retention)."""
 
 
 class TableStore:
@@ -146,13 +118,17 @@ class TableStore:
         self,
         journal: Journal,
         *,
+        listener: StoreListener | None = None,
+        max_tables: int | None = None,
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
         closed_retention: float = DEFAULT_RETENTION,
         archive_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.journal = journal
-        self.tables = Tables(keep_journal=False)
+        #: Told of every commit and of every table leaving memory (``StoreListener``).
+        self.listener = listener if listener is not None else StoreListener()
+        self.tables = Tables(max_tables=max_tables)
         self.snapshot_every = snapshot_every
         self.closed_retention = closed_retention
         self.archive_dir = archive_dir
@@ -160,11 +136,6 @@ class TableStore:
         self._locks: dict[str, _TableLock] = {}  # the tables being written now
         self._imaged: dict[str, int] = {}  # table id → version of its newest image, if it has one
         self._last_at: dict[str, float] = {}  # table id → when its last event was accepted
-        #: Called right after each commit, under the table's lock (so in version order), with
-        #: the engine's time to fold the event (None for an opening).
-        self.on_commit: Callable[[Table, Snapshot, float | None], None] = _ignore
-        #: Called when a table leaves memory (retention).
-        self.on_forget: Callable[[str], None] = lambda table_id: None
 
     # ---- start-up --------------------------------------------------------------------------
 
@@ -176,7 +147,7 @@ class TableStore:
         try:
             images, folded, ignored = self._recover_tables()
         except BaseException:
-            self.tables = Tables(keep_journal=False)
+            self.tables = Tables(max_tables=self.tables.max_tables)
             self._imaged.clear()
             self._last_at.clear()
             raise
@@ -299,8 +270,8 @@ class TableStore:
     async def open(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         """Open a table (durably); the same id and config again returns it as it is now."""
         if table_id not in self.tables:
-            # Refused before a lock is made for the id: a flood of bad opens leaves nothing.
-            check_table_id(table_id)
+            # Refused before a lock is made for the id: a flood of opens leaves nothing. (The
+            # id itself was checked where the request came in: ``pricing.server.dealer``.)
             self.tables.check_room()
             adapter_for(config.game).configure(config)
         async with self._locked(table_id):
@@ -314,7 +285,7 @@ class TableStore:
                     self.tables.put(table)
                     self._imaged.pop(table_id, None)  # no image yet
                     self._last_at[table_id] = now
-                    self.on_commit(table, table.snapshot, None)
+                    self.listener.committed(table, table.snapshot, None)
 
                 try:
                     await self._durably(Record(table_id, table.opening, now), None, commit)
@@ -326,7 +297,6 @@ class TableStore:
 
     async def apply(self, table_id: str, seq: int, event: FeedEvent) -> tuple[Snapshot, bool]:
         """Apply the feed's event ``seq`` durably; ``(snapshot, False)`` for a repeat."""
-        check_table_id(table_id)  # before a lock is made for the id
         for attempt in range(2):
             async with self._locked(table_id):
                 try:
@@ -360,7 +330,7 @@ class TableStore:
                 if image is not None:
                     self._imaged[table_id] = change.snapshot.version
                 self._last_at[table_id] = now
-                self.on_commit(table, change.snapshot, compute)
+                self.listener.committed(table, change.snapshot, compute)
 
             try:
                 await self._durably(Record(table_id, change.entry, now), image, commit)
@@ -376,7 +346,6 @@ class TableStore:
         """``Table.check`` on the table as the journal has it, with the engine's time. A table
         this store does not hold, or an event its table refuses, is checked against the
         journal's newer records first, if other writers appended any."""
-        check_table_id(table_id)
         if table_id not in self.tables:
             await self._catch_up(table_id)
         table = self.tables.get(table_id)  # TableNotFound
@@ -436,7 +405,7 @@ class TableStore:
             self.tables.put(table)
             self._imaged.pop(table_id, None)  # no image yet
             self._last_at[table_id] = record.accepted_at
-            self.on_commit(table, table.snapshot, None)
+            self.listener.committed(table, table.snapshot, None)
             return True
         if not held:
             raise _Behind(table_id)
@@ -449,7 +418,7 @@ class TableStore:
         apply_record(table, record)
         compute = time.perf_counter() - t0
         self._last_at[table_id] = record.accepted_at
-        self.on_commit(table, table.snapshot, compute)
+        self.listener.committed(table, table.snapshot, compute)
         return True
 
     async def load_history(self, table_id: str) -> Table:
@@ -535,7 +504,7 @@ class TableStore:
                 self._imaged.pop(table_id, None)
                 self._last_at.pop(table_id, None)
                 self._locks.pop(table_id, None)  # waiters retry on a fresh lock (_locked)
-                self.on_forget(table_id)
+                self.listener.forgotten(table_id)
                 await self.journal.forget(table_id)
             gone.append(table_id)
             log.info(
@@ -573,10 +542,6 @@ class _TableLock:
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.users = 0
-
-
-def _ignore(*_: object) -> None:
-    return None
 
 
 class _Behind(LookupError):

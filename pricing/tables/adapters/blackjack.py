@@ -48,10 +48,10 @@ from pricing.games.blackjack import (
 )
 from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from pricing.payout import BetPrice
-from pricing.tables import (
+from pricing.tables.events import Game, TableConfig, TablePhase
+from pricing.tables.views import (
     DealerOutcomesView,
     EndedRound,
-    Game,
     GameState,
     GameView,
     InsuranceView,
@@ -59,8 +59,6 @@ from pricing.tables import (
     SideBetOutcomeView,
     SideBetResult,
     SideBetView,
-    TableConfig,
-    TablePhase,
     standard_view,
 )
 

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pricing.cards import Card
 from pricing.games import goagae
 from pricing.payout import BetPrice
-from pricing.tables import Game, TableConfig
 from pricing.tables.adapters.single_deck import SingleDeckAdapter
+from pricing.tables.events import Game, TableConfig
 
 __all__ = ["GoaGaeAdapter"]
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pricing.cards import Card
 from pricing.games import hilo
 from pricing.payout import BetPrice
-from pricing.tables import Game, TableConfig
 from pricing.tables.adapters.single_deck import SingleDeckAdapter
+from pricing.tables.events import Game, TableConfig
 
 __all__ = ["HiLoAdapter"]
 

@@ -14,16 +14,8 @@ from typing import ClassVar, Generic, TypeVar
 from pricing.cards import Card, parse_cards
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.payout import BetPrice, Paytable
-from pricing.tables import (
-    EndedRound,
-    Game,
-    GameState,
-    GameView,
-    SideBetResult,
-    TableConfig,
-    TablePhase,
-    standard_view,
-)
+from pricing.tables.events import Game, TableConfig, TablePhase
+from pricing.tables.views import EndedRound, GameState, GameView, SideBetResult, standard_view
 
 __all__ = ["SingleDeckAdapter"]
 

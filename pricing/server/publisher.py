@@ -1,0 +1,116 @@
+"""The states the store commits, serialised once and handed to every watcher of their table.
+
+The publisher listens to the store (``StoreListener``): each committed state becomes one
+``Published`` (``TableState`` bytes) in its table's ``Hub``, and every WatchTable slot of
+that table is handed those same bytes (``pricing.server.fanout``). A slot holds only the
+newest state not yet sent (latest wins), so a slow watcher skips versions (counted in
+``pricing_conflated_total``) but never reorders them, never holds the feed up and never makes
+the server buffer more than one state per watcher; the states that end a round are held once
+per table (``--max-round-backlog``) and sent to every watcher before newer ones.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from pricing.server.fanout import Hub, Published, Slot, Waker
+from pricing.server.limits import Limits
+from pricing.server.metrics import Metrics
+from pricing.server.store import StoreListener
+from pricing.tables import Snapshot, Table, TableNotFound
+from pricing.wire import snapshot_to_proto
+
+__all__ = ["Publisher", "published_state"]
+
+log = logging.getLogger("pricing.service")
+
+
+def published_state(snapshot: Snapshot) -> Published:
+    """``snapshot`` as its watchers are sent it: serialised once."""
+    payload = snapshot_to_proto(snapshot).SerializeToString()
+    return Published(snapshot.version, payload, snapshot.closed, snapshot.view.ended is not None)
+
+
+class Publisher(StoreListener):
+    """Every table's hub of published states, and every WatchTable stream in progress."""
+
+    def __init__(self, metrics: Metrics, limits: Limits) -> None:
+        self.metrics = metrics
+        self.limits = limits
+        self.hubs: dict[str, Hub] = {}
+        # Every WatchTable stream in progress, whatever its table's state: what end_streams
+        # must reach (a hub forgets its slots once its table has closed).
+        self.watchers: set[Slot] = set()
+        self.waker = Waker()
+        #: Told when a table leaves memory, after its hub is gone (the dealer's rate buckets).
+        self.on_forget: list[Callable[[str], None]] = []
+
+    def hub(self, table_id: str) -> Hub:
+        hub = self.hubs.get(table_id)
+        if hub is None:
+            raise TableNotFound(f"no table {table_id!r}")
+        return hub
+
+    def answer(self, table_id: str, snapshot: Snapshot) -> bytes:
+        """``snapshot`` as bytes: those published for it when they are still the latest."""
+        hub = self.hubs.get(table_id)
+        if hub is not None and hub.latest.version == snapshot.version:
+            return hub.latest.payload
+        return snapshot_to_proto(snapshot).SerializeToString()
+
+    def watching(self, table_id: str) -> int:
+        """WatchTable streams following ``table_id`` now (none once it closed)."""
+        hub = self.hubs.get(table_id)
+        return 0 if hub is None else len(hub.slots)
+
+    def committed(self, table: Table, snapshot: Snapshot, compute_seconds: float | None) -> None:
+        """A new state is committed (or recovered): serialise it once, hand it to every
+        watcher. ``compute_seconds``: the engine's time to fold the event."""
+        if compute_seconds is not None:
+            self.metrics.compute.labels(snapshot.game.name).observe(compute_seconds)
+        t0 = time.perf_counter()
+        published = published_state(snapshot)
+        hub = self.hubs.get(table.table_id)
+        if hub is None:
+            # From its first version on, every state of the table passes through the hub: a
+            # table it sees open, or one recovered (or followed) from that version.
+            self.hubs[table.table_id] = Hub(
+                published, self.waker, self.limits.max_round_backlog, horizon=snapshot.version
+            )
+            if not snapshot.closed:
+                self.metrics.tables.inc()
+                # Opened, or recovered at start-up: the idle clock starts now.
+                self.metrics.last_card.labels(table.table_id).set_to_current_time()
+                self._record_side_bets(table.table_id, snapshot)
+            return
+        conflated = hub.publish(published)
+        if conflated:
+            self.metrics.conflated.inc(conflated)
+        if snapshot.closed:
+            self.metrics.tables.dec()
+            for side_bet in snapshot.view.side_bets:  # a closed table's series end with it
+                self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
+            self.metrics.last_card.remove(table.table_id)
+            log.info("closed table %r at version %d", table.table_id, snapshot.version)
+        else:
+            self._record_side_bets(table.table_id, snapshot)
+        self.metrics.publish.observe(time.perf_counter() - t0)
+
+    def forgotten(self, table_id: str) -> None:
+        self.hubs.pop(table_id, None)
+        for forget in self.on_forget:
+            forget(table_id)
+
+    def end_streams(self) -> None:
+        """Shutting down: every WatchTable stream ends once it has sent what is due in its
+        slot, with UNAVAILABLE (a table closing is the only OK end)."""
+        for slot in self.watchers:
+            slot.end()
+        for hub in self.hubs.values():
+            hub.slots.clear()
+
+    def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
+        for side_bet in snapshot.view.side_bets:
+            self.metrics.side_bet_rtp.labels(table_id, side_bet.bet).set(side_bet.rtp)

@@ -1,0 +1,214 @@
+"""The PricingService servicer: the read side, where game servers watch tables, quote and
+settle bets. No call changes a table."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
+from pricing.server.analyze import answer_analyze, answer_live, check_live_request
+from pricing.server.fanout import FellBehind, Hub
+from pricing.server.limits import Limits
+from pricing.server.metrics import Metrics
+from pricing.server.publisher import Publisher, published_state
+from pricing.server.quoting import QuoteWorker
+from pricing.server.status import Context, Gate, Handler, Refusals, Undecodable, status_code, unary
+from pricing.server.store import TableStore
+from pricing.tables import TableNotFound
+from pricing.text import ascii_name, check_table_id
+from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import game_from_proto, settlement_to_proto, summary_to_proto
+
+__all__ = ["PricingServicer"]
+
+log = logging.getLogger("pricing.service")
+
+
+class PricingServicer:
+    """``pricing.v1.PricingService`` over the store's tables and the publisher's hubs. Its
+    refusals are the caller's business: logged at DEBUG."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        publisher: Publisher,
+        *,
+        gate: Gate,
+        refusals: Refusals,
+        metrics: Metrics,
+        limits: Limits,
+        quotes: QuoteWorker,
+    ) -> None:
+        self.store = store
+        self.publisher = publisher
+        self.gate = gate
+        self.refusals = refusals
+        self.metrics = metrics
+        self.limits = limits
+        self.quotes = quotes
+        # Tables whose hub is being given its past round results (``_backfill``).
+        self._filling: dict[str, asyncio.Future[None]] = {}
+
+    def unary_methods(self) -> dict[str, tuple[Handler[Any], Any]]:
+        """Every unary method, by name, with its request message."""
+        methods: dict[str, tuple[Handler[Any], Any]] = {
+            "GetTable": (self.get_table, pb.GetTableRequest),
+            "Quote": (self.quote, pb.QuoteRequest),
+            "Settle": (self.settle, pb.SettleRequest),
+            "ListTables": (self.list_tables, pb.ListTablesRequest),
+            "Analyze": (self.analyze, pb.AnalyzeRequest),
+        }
+        return {
+            name: (unary(name, self.refusals, method), request)
+            for name, (method, request) in methods.items()
+        }
+
+    def _hub(self, table_id: str) -> Hub:
+        return self.publisher.hub(check_table_id(table_id))
+
+    async def get_table(self, request: pb.GetTableRequest, context: Context) -> bytes:
+        self.gate.check_ready()
+        return self._hub(request.table_id).latest.payload
+
+    async def watch_table(
+        self, request: pb.WatchTableRequest | Undecodable, context: Context
+    ) -> AsyncIterator[bytes]:
+        if self.gate.stopping or not self.gate.ready:
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE,
+                "the server is shutting down" if self.gate.stopping else "the server is starting",
+            )
+            return
+        try:
+            if isinstance(request, Undecodable):
+                raise request.error
+            hub = self._hub(request.table_id)
+            self._check_watchers(hub)
+        except (InvalidInput, LimitExceeded, TableNotFound) as exc:
+            code = status_code(exc)
+            assert code is not None
+            details = self.refusals.rejected("WatchTable", code, exc, logging.DEBUG)
+            await context.abort(code, details)
+            return
+        if 0 < request.from_version < hub.horizon:
+            await self._backfill(request.table_id, hub)
+            if self.gate.stopping:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
+                return
+        slot = hub.subscribe(request.from_version)
+        watchers = self.publisher.watchers
+        watchers.add(slot)
+        self.metrics.watchers.inc()
+        try:
+            while True:
+                try:
+                    published = await slot.take()
+                except FellBehind as exc:
+                    limit = LimitExceeded("max-round-backlog", exc.backlog, str(exc))
+                    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+                    await context.abort(code, self.refusals.rejected("WatchTable", code, limit))
+                    return
+                if published is None:
+                    break
+                yield published.payload
+                if published.final:
+                    return
+        finally:
+            hub.slots.discard(slot)
+            watchers.discard(slot)
+            self.metrics.watchers.dec()
+        # Ended by the server, not by the table: the client reconnects (from_version resumes).
+        await context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            "the server is shutting down: reconnect and resume with from_version",
+        )
+
+    async def _backfill(self, table_id: str, hub: Hub) -> None:
+        """Give a table's hub the round-ending states from before this server started (a
+        watcher resumes from a version older than that): its recent events' states, folding
+        its journal once if needed. One fill per table, however many watchers wait on it."""
+        filling = self._filling.get(table_id)
+        if filling is None:
+            filling = self._filling[table_id] = asyncio.ensure_future(self._fill(table_id, hub))
+            filling.add_done_callback(lambda _: self._filling.pop(table_id, None))
+        await asyncio.shield(filling)
+
+    async def _fill(self, table_id: str, hub: Hub) -> None:
+        try:
+            table = await self.store.load_history(table_id)
+        except Exception:  # the stream goes on with the round results held, as documented
+            log.warning(
+                "table %r: its past round results could not be read", table_id, exc_info=True
+            )
+            return
+        endings, since = table.round_endings()
+        hub.backfill([published_state(s) for s in endings if s.version < hub.horizon], since)
+
+    def _check_watchers(self, hub: Hub) -> None:
+        limits = self.limits
+        if len(hub.slots) >= limits.max_watchers_per_table:
+            raise LimitExceeded(
+                "max-watchers-per-table",
+                limits.max_watchers_per_table,
+                "too many WatchTable streams on this table",
+            )
+        if len(self.publisher.watchers) >= limits.max_watchers:
+            raise LimitExceeded("max-watchers", limits.max_watchers, "too many WatchTable streams")
+
+    async def quote(self, request: pb.QuoteRequest, context: Context) -> bytes:
+        # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
+        # time is grpc_server_handling_seconds{grpc_method="Quote"}. Answered in a worker
+        # process (pricing.server.quoting), so the heaviest quotes never hold the event loop.
+        self.gate.check_ready()
+        return await self.quotes.answer(request)
+
+    async def list_tables(
+        self, request: pb.ListTablesRequest, context: Context
+    ) -> pb.ListTablesResponse:
+        """Every table held, open or closed, by id; ``game`` set: only that game's."""
+        self.gate.check_ready()
+        game = None if request.game == pb.GAME_UNSPECIFIED else game_from_proto(request.game)
+        watching = self.publisher.watching
+        return pb.ListTablesResponse(
+            tables=[
+                summary_to_proto(table.snapshot, table.seats, watching(table.table_id))
+                for table in sorted(self.store.tables, key=lambda t: t.table_id)
+                if game is None or table.config.game is game
+            ]
+        )
+
+    async def analyze(self, request: pb.AnalyzeRequest, context: Context) -> pb.AnalyzeResponse:
+        # A report can take seconds (blackjack's simulated shoes, folding a long journal): off
+        # the event loop.
+        if request.table_id:
+            self.gate.check_ready()
+            table = self.store.tables.get(check_table_id(request.table_id))
+            check_live_request(request, table.config.game)
+            records = await self.store.journal.events(request.table_id)
+            if not records:
+                raise IllegalMove(
+                    f"table {request.table_id!r} has no journal to analyse: this server keeps "
+                    f"none ({self.store.journal.location})"
+                )
+            return await asyncio.to_thread(answer_live, request, records)
+        return await asyncio.to_thread(answer_analyze, request)
+
+    async def settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
+        self.gate.check_ready()
+        bet = ascii_name("bet", request.bet)
+        settlement = await self.store.settle(
+            check_table_id(request.table_id),
+            request.round_id,
+            request.version,
+            bet,
+            request.stake_cents,
+            seat=request.seat,
+        )
+        response = settlement_to_proto(settlement, request)
+        response.bet = bet
+        return response

@@ -1,0 +1,187 @@
+"""Settlement: what a bet accepted at a table's version pays, from the table's histories.
+
+A bet is paid at the price it was accepted on, in integers (docs/rules.md §5.3). ``Table``
+takes these methods from ``SettlesBets``; the histories they read are the table's own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pricing.errors import IllegalMove, InvalidInput
+from pricing.tables.adapter import GameAdapter, check_seat
+from pricing.tables.errors import HistoryNotLoaded
+from pricing.tables.events import TableConfig
+from pricing.tables.history import (
+    MAX_STAKE_CENTS,
+    Bounded,
+    PricePoint,
+    Settlement,
+    SettleStatus,
+    Snapshot,
+)
+from pricing.tables.views import EndedRound
+
+__all__ = ["SettlesBets"]
+
+
+class SettlesBets:
+    """The settlement half of ``Table``: it reads the histories the table keeps."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:  # the table's attributes these methods read (``Table`` sets them)
+        table_id: str
+        config: TableConfig
+        adapter: GameAdapter
+        seats: int
+        snapshot: Snapshot
+        history_from: int
+        _prices: Bounded[int, PricePoint]
+        _rounds: Bounded[int, EndedRound]
+
+    def _need_history(self, what: str, held: bool) -> None:
+        """Before saying something is too old: a table rebuilt from an image may just not hold
+        it yet, if a table that never restarted would (``held``)."""
+        if held and self.history_from > 1:
+            raise HistoryNotLoaded(
+                f"{what} of table {self.table_id!r} is older than its image "
+                f"(version {self.history_from})"
+            )
+
+    def settle(
+        self, round_id: int, version: int, bet: str, stake_cents: int, seat: int = 0
+    ) -> Settlement:
+        """Settle ``stake_cents`` on ``bet`` accepted at ``version`` for round ``round_id``, on
+        ``seat`` (a game with seats: the box the bet is on, ``check_seat``).
+
+        The bet is valid only if that round was open for betting at that version and the bet
+        was open then; it is paid at that version's price: profit = floor(stake × payout /
+        100), in integers. A void round returns the stake; before the result: PENDING.
+
+        Malformed whatever the table's state (``InvalidInput``): a stake outside
+        1..``MAX_STAKE_CENTS``, a round or version of 0 (both count from 1), a seat the table
+        does not have, a bet the game does not have. Well-formed but not possible now
+        (``IllegalMove``): a version the table has not reached yet, one no longer held, a bet
+        that was not open at that version.
+        """
+        if not 1 <= stake_cents <= MAX_STAKE_CENTS:
+            raise InvalidInput(
+                f"stake_cents must be from 1 to {MAX_STAKE_CENTS}, got {stake_cents}"
+            )
+        if round_id < 1:
+            raise InvalidInput(f"round_id must be 1 or more (rounds count from 1), got {round_id}")
+        if version < 1:
+            raise InvalidInput(
+                f"version must be 1 or more (a table opens at version 1), got {version}"
+            )
+        seat = check_seat(self.seats, seat, f"a bet at table {self.table_id!r}")
+        point = self._prices.get(version)
+        view = self.snapshot.view
+        known = dict.fromkeys([*view.prices, *(sb.bet for sb in view.side_bets)])
+        if point is not None:  # a game's bets are fixed for a table's life; in case one is not
+            known.update(dict.fromkeys([*point.payouts, *point.side_bets]))
+        if bet not in known:
+            raise InvalidInput(
+                f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
+                f"{', '.join(known)}"
+            )
+        current = self.snapshot.version
+        if version > current:
+            raise IllegalMove(
+                f"version {version} of table {self.table_id!r} does not exist yet "
+                f"(current version {current})"
+            )
+        if point is None:
+            self._need_history(
+                f"version {version}", version > self.snapshot.version - self._prices.limit
+            )
+            raise IllegalMove(
+                f"version {version} of table {self.table_id!r} is no longer held: prices of "
+                f"the last {self._prices.limit} versions are kept (current version {current})"
+            )
+        if bet in point.side_bets:
+            return self._settle_side_bet(round_id, version, bet, stake_cents, point, seat=seat)
+        if bet not in point.payouts:
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: the bet was not offered at that version"
+            )
+        self._check_open_round(round_id, version, bet, point)
+        payout = point.payouts[bet]
+        if payout is None:
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: the bet was closed at that version"
+            )
+        ended = self._ended(round_id)
+        if ended is None:
+            return Settlement(SettleStatus.PENDING, payout, 0)
+        if ended.void:
+            return Settlement(SettleStatus.VOID, payout, stake_cents)
+        if self.adapter.bet_wins(self.config, bet, ended.result):
+            profit = stake_cents * payout // 100
+            return Settlement(SettleStatus.WIN, payout, stake_cents + profit, ended.result)
+        return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
+
+    def _settle_side_bet(
+        self,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        point: PricePoint,
+        *,
+        seat: int,
+    ) -> Settlement:
+        """A fixed-paytable side bet: valid if its round was open for betting at ``version``
+        (no card of it dealt) and the bet could be placed then; it pays what the engine says
+        its outcome pays on ``seat``'s cards (the paytable is fixed for the table's life). A
+        seat dealt too few cards to settle it gets the stake back."""
+        self._check_open_round(round_id, version, bet, point)
+        if not point.side_bets[bet]:
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: the bet was closed at that version"
+            )
+        ended = self._ended(round_id)
+        if ended is None:
+            return Settlement(SettleStatus.PENDING, 0, 0, seat=seat)
+        result = (
+            None if ended.void else self.adapter.side_bet_outcome(self.config, bet, ended, seat)
+        )
+        if result is None:
+            return Settlement(SettleStatus.VOID, 0, stake_cents, seat=seat)
+        if result.pays_hundredths < 0:
+            return Settlement(SettleStatus.LOSE, 0, 0, result.cards, result.outcome, seat)
+        profit = stake_cents * result.pays_hundredths // 100
+        return Settlement(
+            SettleStatus.WIN,
+            result.pays_hundredths,
+            stake_cents + profit,
+            result.cards,
+            result.outcome,
+            seat,
+        )
+
+    def _check_open_round(self, round_id: int, version: int, bet: str, point: PricePoint) -> None:
+        if not point.betting or point.round_id != round_id:
+            open_round = f"round {point.round_id} was" if point.betting else "no round was"
+            raise IllegalMove(
+                f"bet {bet} on round {round_id} at version {version} of table "
+                f"{self.table_id!r} is not valid: {open_round} open for betting at that version"
+            )
+
+    def _ended(self, round_id: int) -> EndedRound | None:
+        """How ``round_id`` ended; ``None`` while it is still in play."""
+        ended = self._rounds.get(round_id)
+        current = self.snapshot
+        if ended is None and not (round_id == current.view.round_id and not current.closed):
+            self._need_history(
+                f"round {round_id}", round_id > self.snapshot.view.round_id - self._rounds.limit
+            )
+            raise IllegalMove(
+                f"round {round_id} of table {self.table_id!r} is no longer held: the last "
+                f"{self._rounds.limit} rounds are kept"
+            )
+        return ended

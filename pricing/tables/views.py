@@ -1,0 +1,188 @@
+"""The neutral view of a game state: what a table publishes, whatever the game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol
+
+from pricing.cards import Card
+from pricing.games.events import Event, ExposeCard
+from pricing.payout import BetPrice
+from pricing.tables.events import TablePhase
+
+__all__ = [
+    "DealerOutcomesView",
+    "EndedRound",
+    "GameState",
+    "GameView",
+    "InsuranceView",
+    "RoundOutcome",
+    "SeatView",
+    "SideBetOutcomeView",
+    "SideBetResult",
+    "SideBetView",
+    "standard_view",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One player box of a game with seats (blackjack) and its PLAYER cards."""
+
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EndedRound:
+    """How a round ended: ``result`` holds the cards that decided it, empty when void;
+    ``cards`` every card exposed in the round with its role (and seat), when the game records
+    them (blackjack's side bets settle on the PLAYER and DEALER cards among them); ``seats``
+    each seat's cards its side bets settle on (blackjack: its first two)."""
+
+    round_id: int
+    result_index: int
+    result: tuple[Card, ...]
+    cards: tuple[ExposeCard, ...] = ()
+    seats: tuple[SeatView, ...] = ()
+
+    @property
+    def void(self) -> bool:
+        return not self.result
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetOutcomeView:
+    name: str
+    ways: int
+    total: int
+    pays_hundredths: int
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetView:
+    """A fixed-paytable side bet: its winning outcomes (the rest of ``total`` loses). ``open``:
+    it can be placed now (a round is open for betting and the shoe can deal it)."""
+
+    bet: str
+    outcomes: tuple[SideBetOutcomeView, ...]
+    rtp: float
+    player_favourable: bool
+    open: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class InsuranceView:
+    offered: bool
+    probability: float
+    rtp: float
+    player_favourable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DealerOutcomesView:
+    up_card: str
+    rule: str  # "S17" or "H17"
+    outcomes: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A game state as every game shows it. Prices are the engine's ``BetPrice`` objects."""
+
+    phase: TablePhase
+    shoe: int
+    round_id: int
+    result_index: int
+    exposed: tuple[Card, ...]
+    cards_remaining: int
+    prices: Mapping[str, BetPrice]
+    ended: EndedRound | None = None
+    side_bets: tuple[SideBetView, ...] = ()
+    insurance: InsuranceView | None = None
+    dealer_outcomes: DealerOutcomesView | None = None
+    seats: tuple[SeatView, ...] = ()  # every seat's PLAYER cards of the current round
+
+
+class RoundOutcome(Protocol):
+    """How the round the last event ended went (``pricing.games.hilo.RoundOutcome`` is the model):
+    ``result`` is the card (or cards) that decided it, ``None`` when it was void."""
+
+    @property
+    def round_id(self) -> int: ...
+    @property
+    def result_index(self) -> int: ...
+    @property
+    def result(self) -> Card | tuple[Card, ...] | None: ...
+
+
+class GameState(Protocol):
+    """The shape every engine state has (``pricing.games.hilo.HiLoDeck`` is the model): immutable;
+    ``apply`` returns the next state, or raises one of ``pricing.errors``' types
+    (``InvalidInput``, ``IllegalMove``) and changes nothing (anything else is a bug: INTERNAL);
+    ``outcome`` is the round the last event ended, if it ended one. A state may also have a
+    ``result_index`` (Hi-Lo: which result of the deck the open round decides)."""
+
+    @property
+    def shoe(self) -> int: ...
+    @property
+    def round_id(self) -> int: ...
+    @property
+    def exposed(self) -> tuple[Card, ...]: ...
+    @property
+    def cards_remaining(self) -> int: ...
+    @property
+    def prices(self) -> Mapping[str, BetPrice]: ...
+    @property
+    def phase(self) -> Enum: ...  # named as a TablePhase: OPENING, BETTING, DEALING, …
+    @property
+    def outcome(self) -> RoundOutcome | None: ...
+    def apply(self, event: Event) -> GameState: ...
+
+
+def standard_view(
+    state: GameState,
+    *,
+    side_bets: tuple[SideBetView, ...] = (),
+    insurance: InsuranceView | None = None,
+    dealer_outcomes: DealerOutcomesView | None = None,
+    seats: tuple[SeatView, ...] = (),
+) -> GameView:
+    """The ``GameView`` of any engine state of the shape above; a game adds its extras (an
+    outcome may also have ``cards``, the round's cards with their roles, and ``seats``)."""
+    outcome = state.outcome
+    ended = None
+    if outcome is not None:
+        result = outcome.result
+        cards = () if result is None else (result,) if isinstance(result, Card) else result
+        round_cards = tuple(getattr(outcome, "cards", ()))
+        round_seats = tuple(getattr(outcome, "seats", ()))
+        ended = EndedRound(
+            outcome.round_id, outcome.result_index, tuple(cards), round_cards, round_seats
+        )
+    return GameView(
+        phase=TablePhase[state.phase.name],
+        shoe=state.shoe,
+        round_id=state.round_id,
+        result_index=int(getattr(state, "result_index", 0)),
+        exposed=tuple(state.exposed),
+        cards_remaining=state.cards_remaining,
+        prices=state.prices,
+        ended=ended,
+        side_bets=side_bets,
+        insurance=insurance,
+        dealer_outcomes=dealer_outcomes,
+        seats=seats,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetResult:
+    """How one seat's fixed-paytable side bet came out: the outcome's name, what it pays in
+    hundredths (negative: lost) and the cards it settled on."""
+
+    outcome: str
+    pays_hundredths: int
+    cards: tuple[Card, ...]

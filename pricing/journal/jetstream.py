@@ -30,17 +30,20 @@ live table keeps all its events, because a retry or a bet older than the newest 
 answered by folding the table's whole journal; per-subject limits or a maximum age would cut
 that journal short, so the stream has neither. Start-up reads the stream once and folds, per
 table, only the events after its image.
+
+The stream's and the bucket's names, settings and set-up, each table's subject token and the
+layout of an image in the bucket are ``pricing.journal.jetstream_admin``'s; their names are
+importable from here too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import struct
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol, TypeVar, runtime_checkable
 
@@ -61,17 +64,33 @@ from pricing.journal import (
     Record,
     TableLog,
 )
-from pricing.journal.codec import (
-    decode_event,
-    decode_image,
-    encode_event,
-    encode_image,
-    format_is_current,
+from pricing.journal.codec import decode_event, decode_image, encode_event, format_is_current
+
+# The stream's and bucket's names, settings and set-up, and the subject tokens: re-exported,
+# so each name is importable from here as it was before they had a module of their own.
+from pricing.journal.jetstream_admin import (
+    BUCKET,
+    DUPLICATE_WINDOW,
+    START_SECONDS,
+    STREAM,
+    SUBJECT_PREFIX,
+    connect,
+    ensure_bucket,
+    ensure_stream,
+    expected_stream,
+    read,
+    subject_token,
+    table_of_token,
+    while_forming,
 )
+from pricing.journal.jetstream_admin import image_of as _image_of
+from pricing.journal.jetstream_admin import image_value as _image_value
 from pricing.tables import JournalEntry, TableImage
 
 __all__ = [
     "BUCKET",
+    "DUPLICATE_WINDOW",
+    "START_SECONDS",
     "STREAM",
     "SUBJECT_PREFIX",
     "JetStreamJournal",
@@ -84,18 +103,11 @@ log = logging.getLogger("pricing.journal")
 
 T = TypeVar("T")
 
-STREAM: Final = "PRICING_TABLES"
-SUBJECT_PREFIX: Final = "pricing.tables."
-BUCKET: Final = "PRICING_IMAGES"
-#: How long JetStream remembers a ``Nats-Msg-Id`` (an append resent within it is stored once).
-DUPLICATE_WINDOW: Final = 120.0
 #: How long an append keeps resending before it answers UNAVAILABLE (a leader election takes
 #: a few seconds).
 WRITE_TIMEOUT: Final = 10.0
 #: Wait for one acknowledgement before resending.
 ATTEMPT_TIMEOUT: Final = 2.0
-#: How long a start waits for JetStream to take the stream and bucket (a forming cluster).
-START_SECONDS: Final = 20.0
 #: JetStream's error code for a failed ``Nats-Expected-Last-Subject-Sequence``.
 WRONG_LAST_SEQUENCE: Final = 10071
 #: Stream sequences remembered per table (version -> sequence): a replica is never that many
@@ -106,38 +118,6 @@ _VERSION: Final = "Pricing-Version"
 _SEQ: Final = "Pricing-Seq"
 _AT: Final = "Pricing-At"
 _KIND: Final = "Pricing-Kind"
-_SAFE: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-
-def subject_token(table_id: str) -> str:
-    """``table_id`` as one NATS subject token and key-value key: letters, digits, ``_`` and
-    ``-`` as they are, every other byte of its UTF-8 as ``=XX``.
-
-    >>> subject_token("hilo-7"), subject_token("Baccarat 1.a"), subject_token("=")
-    ('hilo-7', 'Baccarat=201=2Ea', '=3D')
-    """
-    return "".join(
-        char if char in _SAFE else "".join(f"={byte:02X}" for byte in char.encode())
-        for char in table_id
-    )
-
-
-def table_of_token(token: str) -> str:
-    """The table id ``subject_token`` wrote.
-
-    >>> table_of_token("Baccarat=201=2Ea"), table_of_token("caf=C3=A9")
-    ('Baccarat 1.a', 'café')
-    """
-    out = bytearray()
-    i = 0
-    while i < len(token):
-        if token[i] == "=":
-            out.append(int(token[i + 1 : i + 3], 16))
-            i += 3
-        else:
-            out += token[i].encode()
-            i += 1
-    return out.decode()
 
 
 @runtime_checkable
@@ -166,18 +146,6 @@ class _Lag:
 
     def oldest_unfolded(self) -> int:
         return self.probes[-1][1] if self.probes else 0
-
-
-def _image_value(image: TableImage, at: float) -> bytes:
-    fmt, data = encode_image(image)
-    meta = json.dumps({"version": image.snapshot.version, "at": at, "format": fmt})
-    return struct.pack(">I", len(meta)) + meta.encode() + data
-
-
-def _image_of(value: bytes) -> tuple[int, float, str, bytes]:
-    (size,) = struct.unpack_from(">I", value)
-    meta = json.loads(value[4 : 4 + size])
-    return int(meta["version"]), float(meta["at"]), str(meta["format"]), value[4 + size :]
 
 
 class JetStreamJournal(Journal):
@@ -234,18 +202,8 @@ class JetStreamJournal(Journal):
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         try:
-            self._nc = await nats.connect(
-                self.servers,
-                name="pricing",
-                connect_timeout=2,
-                reconnect_time_wait=0.25,
-                max_reconnect_attempts=-1,
-                allow_reconnect=True,
-                ping_interval=max(1, int(self.max_lag * 2)),
-                max_outstanding_pings=2,
-                disconnected_cb=self._disconnected,
-                reconnected_cb=self._reconnected,
-                error_cb=self._error,
+            self._nc = await connect(
+                self.servers, self.max_lag, self._disconnected, self._reconnected, self._error
             )
         except Exception as exc:
             raise JournalError(f"cannot reach NATS at {','.join(self.servers)}: {exc}") from exc
@@ -259,97 +217,16 @@ class JetStreamJournal(Journal):
             raise
 
     async def _while_forming(self, attempt: Callable[[], Awaitable[T]]) -> T:
-        """``attempt()``, again while JetStream is not ready: a cluster that is still forming
-        (replicas started with it) answers "no suitable peers", "service unavailable" or times
-        out for a while. Retried until ``START_SECONDS`` from the first failure, said once in
-        the log; a ``JournalError`` (settings that no retry mends) is not retried."""
-        deadline = time.monotonic() + START_SECONDS
-        waiting = False
-        while True:
-            try:
-                result = await attempt()
-            except JournalError:
-                raise
-            except Exception as exc:
-                if time.monotonic() >= deadline:
-                    raise JournalError(f"cannot use JetStream at {self.location}: {exc}") from exc
-                if not waiting:
-                    log.warning("JetStream at %s not ready (%s): retrying", self.location, exc)
-                    waiting = True
-                await asyncio.sleep(0.25)
-            else:
-                if waiting:
-                    log.info("JetStream at %s ready", self.location)
-                return result
+        return await while_forming(attempt, self.location)
 
     def _expected_stream(self) -> api.StreamConfig:
-        return api.StreamConfig(
-            name=self.stream,
-            description="live-odds-pricing: every accepted event of every table",
-            subjects=[self.prefix + ">"],
-            retention=api.RetentionPolicy.LIMITS,
-            storage=api.StorageType.FILE,
-            num_replicas=self.replicas,
-            duplicate_window=DUPLICATE_WINDOW,
-            max_msgs_per_subject=-1,
-            max_age=0,
-            discard=api.DiscardPolicy.OLD,
-            allow_direct=True,
-        )
+        return expected_stream(self.stream, self.prefix, self.replicas)
 
     async def _ensure_stream(self) -> None:
-        expected = self._expected_stream()
-        try:
-            info = await self.js.stream_info(self.stream)
-        except nats.js.errors.NotFoundError:
-            await self.js.add_stream(expected)
-            log.info("created the JetStream stream %s (replicas %d)", self.stream, self.replicas)
-            return
-        have = info.config
-        wrong = _differences(
-            {
-                "subjects": (have.subjects, expected.subjects),
-                "storage": (have.storage, expected.storage),
-                "replicas": (have.num_replicas, expected.num_replicas),
-                "retention": (have.retention, expected.retention),
-                "max_msgs_per_subject": (have.max_msgs_per_subject or -1, -1),
-                "max_age": (have.max_age or 0, 0),
-                "max_msgs": (have.max_msgs or -1, -1),
-                "max_bytes": (have.max_bytes or -1, -1),
-            }
-        )
-        if wrong:
-            raise JournalError(
-                f"the JetStream stream {self.stream} exists with other settings ({wrong}): "
-                "fix it with the nats CLI, or point --journal at another cluster"
-            )
+        await ensure_stream(self.js, self.stream, self.prefix, self.replicas)
 
     async def _ensure_bucket(self) -> None:
-        try:
-            info = await self.js.stream_info(f"KV_{self.bucket}")
-        except nats.js.errors.NotFoundError:
-            await self.js.create_key_value(
-                api.KeyValueConfig(
-                    bucket=self.bucket,
-                    description="live-odds-pricing: the newest image (snapshot) of each table",
-                    history=1,
-                    storage=api.StorageType.FILE,
-                    replicas=self.replicas,
-                )
-            )
-            return
-        have = info.config
-        wrong = _differences(
-            {
-                "storage": (have.storage, api.StorageType.FILE),
-                "replicas": (have.num_replicas, self.replicas),
-            }
-        )
-        if wrong:
-            raise JournalError(
-                f"the key-value bucket {self.bucket} exists with other settings ({wrong}): "
-                "fix it with the nats CLI, or point --journal at another cluster"
-            )
+        await ensure_bucket(self.js, self.bucket, self.replicas)
 
     async def _disconnected(self) -> None:
         if self._connected and self._js is not None:
@@ -440,40 +317,10 @@ class JetStreamJournal(Journal):
     async def _read(
         self, stream: str, subject: str, start: int = 0, *, last_per_subject: bool = False
     ) -> list[Msg]:
-        """Every message of ``stream`` on ``subject`` from sequence ``start`` (0: the first)
-        that is there now, in order, through an ephemeral pull consumer."""
-        if last_per_subject:
-            policy = api.DeliverPolicy.LAST_PER_SUBJECT
-        elif start > 1:
-            policy = api.DeliverPolicy.BY_START_SEQUENCE
-        else:
-            policy = api.DeliverPolicy.ALL
         assert self._nc is not None
-        name = self._nc._nuid.next().decode()
-        config = api.ConsumerConfig(
-            name=name,
-            deliver_policy=policy,
-            opt_start_seq=start if policy is api.DeliverPolicy.BY_START_SEQUENCE else None,
-            ack_policy=api.AckPolicy.NONE,
-            filter_subject=subject,
-            inactive_threshold=30.0,
-            mem_storage=True,
-            num_replicas=1,
+        return await read(
+            self._nc, lambda: self.js, stream, subject, start, last_per_subject=last_per_subject
         )
-        info = await self.js.add_consumer(stream, config)
-        pending = info.num_pending or 0
-        messages: list[Msg] = []
-        sub = await self.js.pull_subscribe_bind(stream=stream, name=name, durable=None)
-        try:
-            while len(messages) < pending:
-                messages += await sub.fetch(min(pending - len(messages), 512), timeout=10)
-        finally:
-            await sub.unsubscribe()
-            try:
-                await self.js.delete_consumer(stream, name)
-            except Exception:  # it goes by itself after its inactive threshold
-                log.debug("could not delete the reading consumer %s", name, exc_info=True)
-        return messages
 
     def _record(self, msg: Msg) -> tuple[Record, int]:
         """The record a stream message holds, and its stream sequence."""
@@ -748,11 +595,3 @@ class JetStreamJournal(Journal):
         self._js = None
         if self._nc is not None:
             await self._nc.close()
-
-
-def _differences(settings: Mapping[str, tuple[object, object]]) -> str:
-    return ", ".join(
-        f"{name} is {have!r}, expected {want!r}"
-        for name, (have, want) in settings.items()
-        if have != want
-    )

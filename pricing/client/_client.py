@@ -1,0 +1,289 @@
+"""The clients: every call written once (``_Client``), as ``PricingClient`` (blocking) and
+``AsyncPricingClient`` (asyncio), which differ only in their transport."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from types import TracebackType
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from pricing.client._connection import Connection, default_target
+from pricing.client._feed import AsyncDealerFeed, DealerFeed, _Feed
+from pricing.client._requests import (
+    Rules,
+    event_of,
+    expose_request,
+    list_request,
+    open_request,
+    quote_request,
+    settle_request,
+)
+from pricing.client._shared import (
+    Asyncio,
+    Blocking,
+    log,
+    resumable,
+    retry_delay,
+    say_reconnecting,
+    shared,
+    shared_iterator,
+)
+from pricing.client._streams import BlockingFeedStream, FeedStream
+from pricing.client._transport import ASYNCIO, BLOCKING, Transport
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1 import pricing_pb2_grpc as pb_grpc
+
+FeedT = TypeVar("FeedT", bound=_Feed[Any, Any])
+
+
+class _Client(Generic[FeedT]):
+    """Every call of both clients, written once; their transport (``_io``) does the I/O."""
+
+    _io: ClassVar[Transport[Any]]
+    _feed: ClassVar[type[_Feed[Any, Any]]]
+
+    def __init__(
+        self,
+        target: str | None = None,
+        *,
+        token: str | None = None,
+        dealer_token: str | None = None,
+        tls_ca: str | os.PathLike[str] | None = None,
+        tls_cert: str | os.PathLike[str] | None = None,
+        tls_key: str | os.PathLike[str] | None = None,
+        timeout: float | None = 10.0,
+    ) -> None:
+        self.target = target or default_target()
+        connection = Connection.resolve(
+            token if token is not None else dealer_token, tls_ca, tls_cert, tls_key
+        )
+        self._channel = self._io.channel(self.target, connection.credentials())
+        self._dealer = pb_grpc.DealerServiceStub(self._channel)
+        self._pricing = pb_grpc.PricingServiceStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+        self._md = connection.metadata
+        self.timeout = timeout
+        #: ``close()`` was called: the calls it cut off are not resent.
+        self.closed = False
+
+    @shared
+    async def close(self) -> None:
+        self.closed = True
+        await self._io.close(self._channel)
+
+    async def _call(self, call: Callable[..., Any], request: Message) -> Any:
+        return await self._io.unary(call, request, self.timeout, self._md)
+
+    # DealerService
+    @shared
+    async def open_table(
+        self,
+        table_id: str,
+        game: str | int = "HILO",
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+        rules: Rules | None = None,
+    ) -> pb.TableState:
+        """``rules``: any game's rules message (``hilo`` is the Hi-Lo-only spelling)."""
+        request = open_request(table_id, game, decks, rules if rules is not None else hilo)
+        state: pb.TableState = await self._call(self._dealer.OpenTable, request)
+        return state
+
+    async def _send(self, request: Message) -> pb.TableState:
+        """Any dealer-feed event (an ``ExposeCardRequest``, ``VoidRoundRequest``, ... any
+        message ``FeedRequest`` carries) by its own call (``ExposeCard``, ...)."""
+        state: pb.TableState = await self._call(
+            getattr(self._dealer, event_of(request).rpc), request
+        )
+        return state
+
+    send = shared(_send)
+
+    @shared
+    async def expose_card(
+        self, table_id: str, seq: int, card: str, role: str | int, seat: int = 0
+    ) -> pb.TableState:
+        """``seat``: a blackjack PLAYER card's seat (box), 1 to the table's seats."""
+        return await self._send(expose_request(table_id, seq, card, role, seat))
+
+    @shared
+    async def void_round(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.VoidRoundRequest(table_id=table_id, seq=seq)
+        return await self._send(request)
+
+    @shared
+    async def end_round(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.EndRoundRequest(table_id=table_id, seq=seq)
+        return await self._send(request)
+
+    @shared
+    async def new_shoe(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.NewShoeRequest(table_id=table_id, seq=seq)
+        return await self._send(request)
+
+    @shared
+    async def close_table(self, table_id: str, seq: int) -> pb.TableState:
+        request = pb.CloseTableRequest(table_id=table_id, seq=seq)
+        return await self._send(request)
+
+    def feed(
+        self,
+        table_id: str,
+        *,
+        streamed: bool = False,
+        on_resend: Callable[[str], None] | None = None,
+    ) -> FeedT:
+        """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream;
+        ``on_resend``: told a line before each resend (default: a warning logged)."""
+        feed: FeedT = self._feed(self, table_id, streamed=streamed, on_resend=on_resend)  # type: ignore[assignment]
+        return feed
+
+    # PricingService
+    @shared
+    async def get_table(self, table_id: str) -> pb.TableState:
+        state: pb.TableState = await self._call(
+            self._pricing.GetTable, pb.GetTableRequest(table_id=table_id)
+        )
+        return state
+
+    async def _watch(self, table_id: str, from_version: int = 0) -> AsyncIterator[pb.TableState]:
+        """The current state, then each new one. Ends when the table closes (the last state's
+        phase is CLOSED) or when the server shuts down (any other phase: reconnect from the
+        last version + 1). Cancelled when the iterator is closed or garbage-collected."""
+        request = pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+        call = self._io.watch(self._pricing.WatchTable, request, self._md)
+        try:
+            async for state in call:
+                yield state
+        finally:
+            call.cancel()
+
+    watch_table = shared_iterator(_watch)
+
+    @shared_iterator
+    async def follow_table(
+        self,
+        table_id: str,
+        from_version: int = 0,
+        *,
+        on_reconnect: Callable[[str], None] | None = None,
+    ) -> AsyncIterator[pb.TableState]:
+        """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
+        unreachable) it waits with backoff, reconnects and resumes after the last version it
+        yielded, so versions only go up and none is seen twice, and every round result the
+        server still holds is seen. Ends when the table closes. A stream that fell further
+        behind than the server's round backlog (RESOURCE_EXHAUSTED) is resumed the same way:
+        the results no longer held are skipped (settle those rounds' bets with ``settle``).
+        ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""
+        say = on_reconnect or log.warning
+        attempt = 0
+        while True:
+            streaming = False
+            try:
+                async for state in self._watch(table_id, from_version):
+                    attempt, streaming = 0, True
+                    from_version = state.version + 1
+                    yield state
+                    if state.phase == pb.CLOSED:
+                        return
+                return  # an OK end: the table closed
+            except self._io.error as exc:
+                if not resumable(exc, streaming):
+                    raise
+                if attempt == 0:  # once per outage
+                    say(say_reconnecting(table_id, from_version, exc))
+                await self._io.sleep(retry_delay(attempt))
+                attempt += 1
+
+    @shared
+    async def quote(
+        self,
+        game: str | int,
+        exposed: Sequence[str],
+        *,
+        decks: int = 0,
+        hilo: pb.HiLoRules | None = None,
+        dealer_up_card: str = "",
+        rules: Rules | None = None,
+    ) -> pb.QuoteResponse:
+        request = quote_request(
+            game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
+        )
+        response: pb.QuoteResponse = await self._call(self._pricing.Quote, request)
+        return response
+
+    @shared
+    async def settle(
+        self,
+        table_id: str,
+        round_id: int,
+        version: int,
+        bet: str,
+        stake_cents: int,
+        *,
+        seat: int = 0,
+    ) -> pb.Settlement:
+        """``seat``: the seat (box) a blackjack side bet is on, 1 to the table's seats."""
+        request = settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
+        settlement: pb.Settlement = await self._call(self._pricing.Settle, request)
+        return settlement
+
+    @shared
+    async def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:
+        """The lobby: every table the server holds (open or closed), by id; ``game``: only
+        that game's."""
+        response = await self._call(self._pricing.ListTables, list_request(game))
+        return list(response.tables)
+
+    @shared
+    async def health(self, service: str = "") -> str:
+        """``"SERVING"``, ``"NOT_SERVING"``, ... of ``service`` ("" for the whole server)."""
+        request = health_pb2.HealthCheckRequest(service=service)
+        response = await self._io.unary(self._health.Check, request, self.timeout, None)
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+
+class PricingClient(_Client[DealerFeed], Blocking):
+    """Blocking client. ``token`` (``dealer_token`` is its older name; default
+    ``$PRICING_TOKEN``, else ``$PRICING_DEALER_TOKEN``) is sent with every call; ``tls_ca``,
+    ``tls_cert`` and ``tls_key`` (default ``$PRICING_TLS_CA`` …) make the channel TLS."""
+
+    _io = BLOCKING
+    _feed = DealerFeed
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def feed_stream(self) -> BlockingFeedStream:
+        """A new DealerService.Feed stream (``exchange`` an event for its answer)."""
+        return BlockingFeedStream(self._dealer.Feed, self._md)
+
+
+class AsyncPricingClient(_Client[AsyncDealerFeed], Asyncio):
+    """The asyncio client (grpc.aio); use ``async with``. Arguments as ``PricingClient``."""
+
+    _io = ASYNCIO
+    _feed = AsyncDealerFeed
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def feed_stream(self) -> FeedStream:
+        """A new DealerService.Feed stream: write ``FeedRequest``s, read their answers."""
+        stream: FeedStream = self._dealer.Feed(None, metadata=self._md)  # written to one by one
+        return stream

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from pricing.cards import CARDS_PER_DECK, parse_card
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
     CardRole,
@@ -28,7 +29,6 @@ from pricing.tables import (
     TableConfig,
     adapter_for,
 )
-from pricing.tables.adapters.blackjack import BlackjackOptions
 from pricing.text import distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 

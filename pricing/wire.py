@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from pricing.cards import CARDS_PER_DECK, Card, parse_card
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.payout import BetPrice, PayRule
 from pricing.tables import (
     FeedEvent,
@@ -31,7 +32,6 @@ from pricing.tables import (
     TableConfig,
     adapter_for,
 )
-from pricing.tables.adapters.blackjack import BlackjackOptions
 from pricing.text import distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 

@@ -13,11 +13,11 @@ from pricing.analysis.live import FLAG_SE, LiveBet, live_stats
 from pricing.analysis.present import parse_time
 from pricing.cards import Rank
 from pricing.errors import InvalidInput
+from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.games.events import EndRound
 from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.tables import Game, TableConfig
-from pricing.tables.adapters.blackjack import BlackjackOptions
 from tests.live_feeds import (
     assert_matches,
     blackjack_feed,

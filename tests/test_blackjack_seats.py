@@ -17,6 +17,7 @@ import pytest
 from pricing import cli
 from pricing.cards import parse_card
 from pricing.errors import InvalidInput, InvalidOption
+from pricing.games.blackjack.rounds import MAX_SEATS, BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard
 from pricing.tables import (
     FeedEvent,
@@ -28,7 +29,6 @@ from pricing.tables import (
     Tables,
     replay,
 )
-from pricing.tables.adapters.blackjack import MAX_SEATS, BlackjackOptions
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import config_from_proto
 from tests.conftest import ServerProcess, Watcher

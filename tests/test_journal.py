@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
 from pricing.journal import sqlite as sqlite_journal
@@ -60,7 +61,6 @@ from pricing.tables import (
     TableImage,
     adapter_for,
 )
-from pricing.tables.adapters.blackjack import BlackjackOptions
 
 pay_rules = st.builds(
     lambda rtp, low, span: PayRule(rtp, low, low + span),

@@ -14,6 +14,7 @@ from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, hilo
 from pricing.games.blackjack import STANDARD_ROYAL_MATCH, DealerRule, ShoeMode
+from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.payout import PayRule
 from pricing.tables import (
@@ -28,7 +29,6 @@ from pricing.tables import (
     Tables,
     replay,
 )
-from pricing.tables.adapters.blackjack import BlackjackOptions
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import config_from_proto
 

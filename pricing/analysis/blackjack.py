@@ -28,12 +28,12 @@ from typing import Any, Final
 from pricing import _blackjack
 from pricing.cards import MAX_DECKS
 from pricing.errors import InvalidOption
-from pricing.games.blackjack import (
+from pricing.games.blackjack.bets import side_bets
+from pricing.games.blackjack.paytables import (
     PAIRS_PRESETS,
     ROYAL_MATCH_PRESETS,
     PairsPaytable,
     RoyalMatchPaytable,
-    side_bets,
 )
 
 __all__ = ["BlackjackReport", "PenetrationPoint", "blackjack_rtp", "side_bet_presets"]

@@ -54,7 +54,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from pricing.errors import InvalidInput
-from pricing.games.blackjack import side_bets
+from pricing.games.blackjack.bets import side_bets
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.journal.fold import apply_record, fold_records
@@ -335,7 +335,7 @@ def _certified(config: TableConfig) -> dict[str, Fraction]:
         assert isinstance(config.rules, HiLoPaytable)
         return _hilo_certified(config.rules)
     if config.game is Game.BLACKJACK:
-        from pricing.tables.adapters.blackjack import BlackjackOptions  # noqa: PLC0415
+        from pricing.games.blackjack.rounds import BlackjackOptions  # noqa: PLC0415
 
         options = config.rules
         assert isinstance(options, BlackjackOptions)

@@ -52,10 +52,10 @@ from pricing.cli.format import (
 )
 from pricing.client import DealerFeed, PricingClient, default_target, retry_delay
 from pricing.errors import InvalidOption
-from pricing.games.blackjack import dealer_hand_result, hand_total
+from pricing.games.blackjack.hands import dealer_hand_result, hand_total
+from pricing.games.blackjack.rounds import MAX_SEATS
 from pricing.games.blackjack.strategy import player_draws
 from pricing.tables import MAX_STAKE_CENTS, adapter_for
-from pricing.tables.adapters.blackjack import MAX_SEATS
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import answer_quote, config_from_proto, snapshot_to_proto
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pricing.cards import Card, Rank, parse_card
-from pricing.games.blackjack import hand_total
+from pricing.games.blackjack.hands import hand_total
 
 __all__ = ["player_draws"]
 

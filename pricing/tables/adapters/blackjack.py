@@ -1,53 +1,38 @@
-"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.games.blackjack.BlackjackShoe``.
+"""Blackjack tables (docs/rules.md §2, §3) over ``pricing.games.blackjack.rounds.BlackjackRound``.
 
-The engine's shoe knows the cards and the odds; this module adds what a live table needs
-around it, and nothing of the game's rules:
+The engine (``pricing.games.blackjack``) knows the cards, the odds and the rounds; this module
+translates them into the tables' neutral types and holds none of the game's rules:
+``BlackjackAdapter`` checks a table's options (``BlackjackOptions``), shows a round's state as a
+``GameView`` (side bets, insurance, dealer outcomes, seats), quotes without a table
+(``rounds.quote``) and settles a seat's side bet (``RoundOutcome.settle``). A table's insurance
+and dealer outcomes are the shoe's own views (``BlackjackShoe.insurance``: only while the
+dealer's one card is an Ace; ``BlackjackShoe.dealer_outcomes``: conditioned on the dealer's hand
+so far); the wire's ``up_card`` is the dealer's first card.
 
-- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables, seats);
-- ``BlackjackRound``: the shoe plus the table's betting phase and how the last round ended.
-  A round is open for betting until its first card is dealt (then ``DEALING``); ``EndRound``
-  (or ``VoidRound``) ends it and opens the next. The side bets are fixed-paytable bets on the
-  round's first cards, so "open at a version" means the round was open for betting then;
-- ``BlackjackAdapter``: views, quotes and settlement through the engine's own functions
-  (``side_bets``, ``insurance``, ``dealer_odds``, ``classify_royal_match``,
-  ``classify_pair``). A table's insurance and dealer outcomes are the shoe's own views
-  (``BlackjackShoe.insurance``: only while the dealer's one card is an Ace;
-  ``BlackjackShoe.dealer_outcomes``: conditioned on the dealer's hand so far); the wire's
-  ``up_card`` is the dealer's first card.
-
-Seats: a table has 1 to 7 player boxes (``BlackjackOptions.seats``, default 7), each with
-its own cards and its own side bets. Every PLAYER card names its seat (the table checks it:
+Seats: every PLAYER card names its seat, 1 to ``BlackjackOptions.seats`` (the table checks it:
 ``pricing.tables.check_seat``); on a one-seat table it may be left out.
-
-Settlement (interpretation, docs/rules.md §3.7: the side bets settle on "the player's first two
-cards"; a player is a seat): a seat's side bets settle on that seat's first two PLAYER cards,
-and Royal Match's Crown Treasure also on the dealer's first two DEALER cards. A seat dealt
-fewer than two cards, a ``VoidRound``, and a ``NewShoe`` with cards of the round dealt refund
-the stake. The odds of the next round are the same for every seat: one list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from enum import Enum
-from functools import cached_property
+from dataclasses import fields, replace
 from typing import Final
 
-from pricing.cards import MAX_DECKS, Card, Rank, parse_card
+from pricing.cards import MAX_DECKS, Card, parse_card
 from pricing.errors import InvalidInput, InvalidOption
-from pricing.games import blackjack
-from pricing.games.blackjack import (
-    BlackjackShoe,
-    DealerOdds,
-    DealerRule,
-    PairsPaytable,
-    RoyalMatchPaytable,
-    ShoeMode,
-    SideBetOdds,
+from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
+from pricing.games.blackjack.dealer import DealerOdds
+from pricing.games.blackjack.rounds import (
+    MAX_SEATS,
+    SIDE_BETS,
+    BlackjackOptions,
+    BlackjackRound,
+    Phase,
+    RoundOutcome,
+    quote,
 )
-from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
-from pricing.payout import BetPrice
+from pricing.games.blackjack.shoe import BlackjackShoe
 from pricing.tables.events import Game, TableConfig, TablePhase
 from pricing.tables.views import (
     DealerOutcomesView,
@@ -62,145 +47,10 @@ from pricing.tables.views import (
     standard_view,
 )
 
-__all__ = [
-    "DEFAULT_DECKS",
-    "MAX_SEATS",
-    "SIDE_BETS",
-    "BlackjackAdapter",
-    "BlackjackOptions",
-    "BlackjackRound",
-    "RoundOutcome",
-]
+__all__ = ["DEFAULT_DECKS", "BlackjackAdapter"]
 
 #: Decks when OpenTable sends 0: docs/rules.md §2 deals from 6 or 8; the engine's default is 6.
 DEFAULT_DECKS: Final = 6
-#: The side bets a blackjack table offers, in the order every list uses.
-SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
-#: Player boxes at a table: at most 7 (a full blackjack table), 7 when the rules leave it out.
-MAX_SEATS: Final = 7
-
-
-@dataclass(frozen=True, slots=True)
-class BlackjackOptions:
-    """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
-    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), and its number of
-    seats (1 to 7)."""
-
-    rule: DealerRule = DealerRule.S17
-    mode: ShoeMode = ShoeMode.DEPLETING
-    royal_match: RoyalMatchPaytable = blackjack.DEFAULT_ROYAL_MATCH
-    pairs: PairsPaytable = blackjack.PERFECT_PAIRS
-    seats: int = MAX_SEATS
-
-
-class Phase(Enum):
-    BETTING = "BETTING"  # no card of the round dealt yet: the side bets are open
-    DEALING = "DEALING"  # the round's cards are coming out: bets are closed
-
-
-def seat_cards(cards: Sequence[ExposeCard], seats: int) -> tuple[SeatView, ...]:
-    """Every seat 1..``seats`` with its PLAYER cards among ``cards``, in the order dealt (a
-    PLAYER card without a seat, on a one-seat table, is seat 1's)."""
-    dealt: dict[int, list[Card]] = {seat: [] for seat in range(1, seats + 1)}
-    for e in cards:
-        if e.role is CardRole.PLAYER:
-            dealt[e.seat or 1].append(e.card)
-    return tuple(SeatView(seat, tuple(hand)) for seat, hand in dealt.items())
-
-
-@dataclass(frozen=True, slots=True)
-class RoundOutcome:
-    """How a round ended: every card of it with its role and seat; ``voided`` for a VoidRound
-    (or a NewShoe mid-round). A seat's side bets are refunded when the round was voided or
-    the seat was dealt fewer than two cards."""
-
-    round_id: int
-    cards: tuple[ExposeCard, ...]
-    voided: bool = False
-    result_index: int = 0
-    seat_count: int = 1
-
-    @property
-    def seats(self) -> tuple[SeatView, ...]:
-        """Every seat with its first two cards (fewer if it was dealt fewer)."""
-        return tuple(SeatView(s.seat, s.cards[:2]) for s in seat_cards(self.cards, self.seat_count))
-
-    def player(self, seat: int = 1) -> tuple[Card, ...]:
-        """``seat``'s first two cards (fewer if it was dealt fewer)."""
-        return self.seats[seat - 1].cards
-
-    @property
-    def dealer(self) -> tuple[Card, ...]:
-        """The dealer's first two cards (fewer if the round ended sooner)."""
-        return tuple(e.card for e in self.cards if e.role is CardRole.DEALER)[:2]
-
-    @property
-    def result(self) -> tuple[Card, ...] | None:
-        """The cards the side bets settle on: each seat's two (seats dealt fewer left out),
-        then the dealer's; ``None`` when no seat's bets can be settled."""
-        hands = tuple(c for s in self.seats if len(s.cards) == 2 for c in s.cards)
-        if self.voided or not hands:
-            return None
-        return hands + self.dealer
-
-
-@dataclass(frozen=True)
-class BlackjackRound:
-    """The engine's shoe, the betting phase of the current round and how the last event
-    ended a round (``outcome``). A pure fold, like the engine's states: every transition
-    returns a new state; a rejected event raises and changes nothing."""
-
-    state: BlackjackShoe
-    outcome: RoundOutcome | None = None
-    seats: int = 1
-
-    @property
-    def shoe(self) -> int:
-        return self.state.shoe
-
-    @property
-    def round_id(self) -> int:
-        return self.state.round_id
-
-    @property
-    def exposed(self) -> tuple[Card, ...]:
-        return self.state.exposed
-
-    @property
-    def cards_remaining(self) -> int:
-        return self.state.cards_remaining
-
-    @property
-    def prices(self) -> Mapping[str, BetPrice]:
-        return {}  # blackjack has no dynamic bets: its side bets have fixed paytables
-
-    @property
-    def phase(self) -> Phase:
-        return Phase.DEALING if self.state.round_exposed else Phase.BETTING
-
-    def apply(self, event: Event) -> BlackjackRound:
-        shoe = self.state
-        match event:
-            case ExposeCard():
-                return BlackjackRound(shoe.apply(event), seats=self.seats)
-            case EndRound():
-                return BlackjackRound(shoe.apply(event), self._outcome(voided=False), self.seats)
-            case VoidRound():
-                return BlackjackRound(shoe.apply(event), self._outcome(voided=True), self.seats)
-            case NewShoe():
-                # The engine keeps the round open across a new shoe when none of its cards was
-                # dealt (bets on fixed paytables stand); otherwise the round is void.
-                outcome = self._outcome(voided=True) if shoe.round_exposed else None
-                return BlackjackRound(shoe.apply(event), outcome, self.seats)
-        raise InvalidInput(f"unknown event {event!r}")
-
-    def _outcome(self, *, voided: bool) -> RoundOutcome:
-        state = self.state
-        return RoundOutcome(state.round_id, state.round_exposed, voided, seat_count=self.seats)
-
-    @cached_property
-    def view(self) -> GameView:
-        return _view(self)
 
 
 def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[SideBetView, ...]:
@@ -220,7 +70,7 @@ def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[Sid
     )
 
 
-def _insurance_view(odds: blackjack.InsuranceOdds | None) -> InsuranceView | None:
+def _insurance_view(odds: InsuranceOdds | None) -> InsuranceView | None:
     if odds is None:
         return None
     return InsuranceView(True, odds.probability, odds.rtp, odds.player_favourable)
@@ -232,15 +82,24 @@ def _dealer_view(up: Card | None, odds: DealerOdds | None) -> DealerOutcomesView
     return DealerOutcomesView(str(up), odds.rule.value, tuple(odds.probabilities().items()))
 
 
+def _seat_views(hands: tuple[tuple[Card, ...], ...]) -> tuple[SeatView, ...]:
+    return tuple(SeatView(seat, hand) for seat, hand in enumerate(hands, start=1))
+
+
 def _view(state: BlackjackRound) -> GameView:
     shoe = state.state
-    return standard_view(
+    view = standard_view(
         state,
         side_bets=_side_bet_views(shoe.side_bets, state.phase is Phase.BETTING),
         insurance=_insurance_view(shoe.insurance),
         dealer_outcomes=_dealer_view(shoe.dealer_up, shoe.dealer_outcomes),
-        seats=seat_cards(shoe.round_exposed, state.seats),
+        seats=_seat_views(state.hands),
     )
+    if state.outcome is None or view.ended is None:
+        return view
+    # The engine's outcome has each seat's hand as cards: the ended round shows them as seats.
+    ended = replace(view.ended, seats=_seat_views(state.outcome.hands))
+    return replace(view, ended=ended)
 
 
 #: The options ``BlackjackAdapter.describe`` names by their own rules-message fields.
@@ -291,37 +150,29 @@ class BlackjackAdapter:
 
     def view(self, state: GameState) -> GameView:
         assert isinstance(state, BlackjackRound)
-        return state.view
+        return _view(state)
 
     def quote(
         self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
     ) -> GameView:
-        """The odds for a shoe without ``exposed`` and ``up_card``: the side bets of a round
-        dealt from it, and for the dealer's ``up_card`` the dealer outcomes and (an Ace) the
-        insurance. The shoe mode plays no part: the quote is of one shoe state."""
+        """The engine's ``quote`` of a shoe without ``exposed`` and ``up_card``, as a round open
+        for betting."""
         options = config.rules
         assert isinstance(options, BlackjackOptions)
         seen = [parse_card(c) for c in exposed]
         up = parse_card(up_card) if up_card else None
-        everything = [*seen, up] if up is not None else seen
-        odds = blackjack.side_bets(everything, config.decks, options.royal_match, options.pairs)
-        insurance = None
-        dealer = None
-        if up is not None:
-            dealer = blackjack.dealer_odds(up, seen, config.decks, options.rule)
-            if up.rank is Rank.ACE:
-                insurance = blackjack.insurance(everything, config.decks)
+        odds = quote(options, config.decks, seen, up)
         return GameView(
             phase=TablePhase.BETTING,
             shoe=1,
             round_id=0,
             result_index=0,
             exposed=(),
-            cards_remaining=52 * config.decks - len(everything),
+            cards_remaining=odds.cards_remaining,
             prices={},
-            side_bets=_side_bet_views(odds, betting=True),
-            insurance=_insurance_view(insurance),
-            dealer_outcomes=_dealer_view(up, dealer),
+            side_bets=_side_bet_views(odds.side_bets, betting=True),
+            insurance=_insurance_view(odds.insurance),
+            dealer_outcomes=_dealer_view(up, odds.dealer),
         )
 
     def describe(self, config: TableConfig) -> dict[str, str]:
@@ -357,14 +208,5 @@ class BlackjackAdapter:
         options = config.rules
         assert isinstance(options, BlackjackOptions)
         outcome = RoundOutcome(ended.round_id, ended.cards, seat_count=options.seats)
-        player = outcome.player(seat)
-        if len(player) < 2:
-            return None
-        dealer = outcome.dealer
-        if bet == "ROYAL_MATCH":
-            name, pays = blackjack.classify_royal_match(player, dealer, options.royal_match)
-        elif bet == "PAIRS":
-            name, pays = blackjack.classify_pair(player, options.pairs)
-        else:
-            raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {SIDE_BETS}")
-        return SideBetResult(name, pays, player + dealer)
+        settled = outcome.settle(bet, seat, options)
+        return None if settled is None else SideBetResult(*settled)

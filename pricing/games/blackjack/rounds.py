@@ -1,0 +1,243 @@
+"""A blackjack table's rounds over its shoe (docs/rules.md §2, §3): what a table is opened with,
+the betting phase of the current round, how a round ended and what each seat's side bets settle
+on.
+
+- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables, seats);
+- ``BlackjackRound``: the shoe plus the table's betting phase and how the last round ended.
+  A round is open for betting until its first card is dealt (then ``DEALING``); ``EndRound``
+  (or ``VoidRound``) ends it and opens the next. The side bets are fixed-paytable bets on the
+  round's first cards, so "open at a version" means the round was open for betting then;
+- ``RoundOutcome``: the cards of an ended round, each seat's hand among them and what a seat's
+  side bet comes to (``RoundOutcome.settle``);
+- ``quote``: the odds of a shoe state without a table.
+
+Seats: a table has 1 to ``MAX_SEATS`` player boxes (``BlackjackOptions.seats``, default 7), each
+with its own cards and its own side bets. Every PLAYER card names its seat; on a one-seat table
+it may be left out (it is then seat 1's).
+
+Settlement (interpretation, docs/rules.md §3.7: the side bets settle on "the player's first two
+cards"; a player is a seat): a seat's side bets settle on that seat's first two PLAYER cards,
+and Royal Match's Crown Treasure also on the dealer's first two DEALER cards. A seat dealt
+fewer than two cards, a ``VoidRound``, and a ``NewShoe`` with cards of the round dealt refund
+the stake. The odds of the next round are the same for every seat: one list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from pricing.cards import Card, Rank
+from pricing.errors import InvalidInput
+from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds, insurance, side_bets
+from pricing.games.blackjack.dealer import DealerOdds, dealer_odds
+from pricing.games.blackjack.hands import classify_pair, classify_royal_match
+from pricing.games.blackjack.paytables import (
+    DEFAULT_ROYAL_MATCH,
+    PERFECT_PAIRS,
+    PairsPaytable,
+    RoyalMatchPaytable,
+)
+from pricing.games.blackjack.rules import DealerRule, ShoeMode
+from pricing.games.blackjack.shoe import BlackjackShoe
+from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.payout import BetPrice
+
+__all__ = [
+    "MAX_SEATS",
+    "SIDE_BETS",
+    "BlackjackOptions",
+    "BlackjackRound",
+    "Phase",
+    "Quote",
+    "RoundOutcome",
+    "quote",
+    "seat_hands",
+]
+
+#: The side bets a blackjack table offers, in the order every list uses.
+SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
+#: Player boxes at a table: at most 7 (a full blackjack table), 7 when the rules leave it out.
+MAX_SEATS: Final = 7
+
+
+@dataclass(frozen=True, slots=True)
+class BlackjackOptions:
+    """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
+    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), and its number of
+    seats (1 to 7)."""
+
+    rule: DealerRule = DealerRule.S17
+    mode: ShoeMode = ShoeMode.DEPLETING
+    royal_match: RoyalMatchPaytable = DEFAULT_ROYAL_MATCH
+    pairs: PairsPaytable = PERFECT_PAIRS
+    seats: int = MAX_SEATS
+
+
+class Phase(Enum):
+    BETTING = "BETTING"  # no card of the round dealt yet: the side bets are open
+    DEALING = "DEALING"  # the round's cards are coming out: bets are closed
+
+
+def seat_hands(cards: Sequence[ExposeCard], seats: int) -> tuple[tuple[Card, ...], ...]:
+    """The PLAYER cards among ``cards`` of every seat 1..``seats``, in the order dealt: seat
+    ``n``'s at index ``n - 1`` (a PLAYER card without a seat, on a one-seat table, is seat 1's).
+
+    >>> seat_hands([ExposeCard(Card.parse("AS"), CardRole.PLAYER, 2)], 2)
+    ((), (Card.parse('AS'),))
+    """
+    dealt: dict[int, list[Card]] = {seat: [] for seat in range(1, seats + 1)}
+    for e in cards:
+        if e.role is CardRole.PLAYER:
+            dealt[e.seat or 1].append(e.card)
+    return tuple(tuple(hand) for hand in dealt.values())
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOutcome:
+    """How a round ended: every card of it with its role and seat; ``voided`` for a VoidRound
+    (or a NewShoe mid-round). A seat's side bets are refunded when the round was voided or
+    the seat was dealt fewer than two cards."""
+
+    round_id: int
+    cards: tuple[ExposeCard, ...]
+    voided: bool = False
+    result_index: int = 0
+    seat_count: int = 1
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Every seat's first two cards (fewer if it was dealt fewer), seat ``n``'s at index
+        ``n - 1``."""
+        return tuple(hand[:2] for hand in seat_hands(self.cards, self.seat_count))
+
+    def player(self, seat: int = 1) -> tuple[Card, ...]:
+        """``seat``'s first two cards (fewer if it was dealt fewer)."""
+        return self.hands[seat - 1]
+
+    @property
+    def dealer(self) -> tuple[Card, ...]:
+        """The dealer's first two cards (fewer if the round ended sooner)."""
+        return tuple(e.card for e in self.cards if e.role is CardRole.DEALER)[:2]
+
+    @property
+    def result(self) -> tuple[Card, ...] | None:
+        """The cards the side bets settle on: each seat's two (seats dealt fewer left out),
+        then the dealer's; ``None`` when no seat's bets can be settled."""
+        hands = tuple(c for hand in self.hands if len(hand) == 2 for c in hand)
+        if self.voided or not hands:
+            return None
+        return hands + self.dealer
+
+    def settle(
+        self, bet: str, seat: int, options: BlackjackOptions
+    ) -> tuple[str, int, tuple[Card, ...]] | None:
+        """``seat``'s side bet ``bet`` on its own first two cards (Crown Treasure: and the
+        dealer's): the outcome, what it pays in hundredths (``-100``: lost) and the cards it
+        settled on; ``None`` (refunded) when the seat was dealt fewer than two."""
+        player = self.player(seat)
+        if len(player) < 2:
+            return None
+        dealer = self.dealer
+        if bet == "ROYAL_MATCH":
+            name, pays = classify_royal_match(player, dealer, options.royal_match)
+        elif bet == "PAIRS":
+            name, pays = classify_pair(player, options.pairs)
+        else:
+            raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {SIDE_BETS}")
+        return name, pays, player + dealer
+
+
+@dataclass(frozen=True)
+class BlackjackRound:
+    """The engine's shoe, the betting phase of the current round and how the last event
+    ended a round (``outcome``). A pure fold, like the engine's states: every transition
+    returns a new state; a rejected event raises and changes nothing."""
+
+    state: BlackjackShoe
+    outcome: RoundOutcome | None = None
+    seats: int = 1
+
+    @property
+    def shoe(self) -> int:
+        return self.state.shoe
+
+    @property
+    def round_id(self) -> int:
+        return self.state.round_id
+
+    @property
+    def exposed(self) -> tuple[Card, ...]:
+        return self.state.exposed
+
+    @property
+    def cards_remaining(self) -> int:
+        return self.state.cards_remaining
+
+    @property
+    def prices(self) -> Mapping[str, BetPrice]:
+        return {}  # blackjack has no dynamic bets: its side bets have fixed paytables
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.DEALING if self.state.round_exposed else Phase.BETTING
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Every seat's PLAYER cards of the current round (``seat_hands``)."""
+        return seat_hands(self.state.round_exposed, self.seats)
+
+    def apply(self, event: Event) -> BlackjackRound:
+        shoe = self.state
+        match event:
+            case ExposeCard():
+                return BlackjackRound(shoe.apply(event), seats=self.seats)
+            case EndRound():
+                return BlackjackRound(shoe.apply(event), self._outcome(voided=False), self.seats)
+            case VoidRound():
+                return BlackjackRound(shoe.apply(event), self._outcome(voided=True), self.seats)
+            case NewShoe():
+                # The engine keeps the round open across a new shoe when none of its cards was
+                # dealt (bets on fixed paytables stand); otherwise the round is void.
+                outcome = self._outcome(voided=True) if shoe.round_exposed else None
+                return BlackjackRound(shoe.apply(event), outcome, self.seats)
+        raise InvalidInput(f"unknown event {event!r}")
+
+    def _outcome(self, *, voided: bool) -> RoundOutcome:
+        state = self.state
+        return RoundOutcome(state.round_id, state.round_exposed, voided, seat_count=self.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The odds of one shoe state, without a table: the side bets of a round dealt from it
+    and, for a dealer's up card, the dealer's outcomes and (an Ace) insurance."""
+
+    side_bets: Mapping[str, SideBetOdds]
+    dealer: DealerOdds | None
+    insurance: InsuranceOdds | None
+    cards_remaining: int
+
+
+def quote(
+    options: BlackjackOptions, decks: int, exposed: Sequence[Card], up: Card | None = None
+) -> Quote:
+    """The odds for a shoe of ``decks`` without ``exposed`` and ``up``: the side bets of a
+    round dealt from it, and for the dealer's ``up`` card the dealer outcomes and (an Ace) the
+    insurance. The shoe mode plays no part: the quote is of one shoe state.
+
+    >>> odds = quote(BlackjackOptions(), 1, [], Card.parse("AS"))
+    >>> odds.insurance.fraction, odds.cards_remaining
+    (Fraction(16, 51), 51)
+    """
+    everything = [*exposed, up] if up is not None else list(exposed)
+    bets = side_bets(everything, decks, options.royal_match, options.pairs)
+    dealer = None
+    odds = None
+    if up is not None:
+        dealer = dealer_odds(up, exposed, decks, options.rule)
+        if up.rank is Rank.ACE:
+            odds = insurance(everything, decks)
+    return Quote(bets, dealer, odds, 52 * decks - len(everything))

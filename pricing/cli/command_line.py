@@ -1,0 +1,439 @@
+"""The ``pricing`` command line: the argparse tree, every command's arguments and flags in one
+place, each command bound to the function that runs it (``run``, called by
+``pricing.cli.main``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from typing import Final, TypeAlias
+
+from pricing import __version__
+from pricing.cards import MAX_DECKS
+from pricing.cli.analyze import run_analyze
+from pricing.cli.args import UINT64_MAX, fraction, integer, seconds
+from pricing.cli.common import GAMES
+from pricing.cli.journal import run_backup, run_check, run_export, run_replay, run_salvage
+from pricing.cli.simulate import SIMULATED_SEATS, run_simulate
+from pricing.cli.tables import (
+    EXIT_STREAM_ENDED,
+    health_services,
+    run_health,
+    run_quote,
+    run_settle,
+    run_table,
+    run_tables,
+    run_watch,
+)
+from pricing.client import default_target
+from pricing.games.blackjack.rounds import MAX_SEATS
+from pricing.tables import MAX_STAKE_CENTS
+
+__all__ = ["build_parser"]
+
+#: What ``add_subparsers`` returns: each command is added to it.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+_DECKS_NOTE: Final = "0: the game's default"
+
+
+def build_parser(description: str | None) -> argparse.ArgumentParser:
+    """The parser of ``pricing``'s whole command line, headed by ``description``; ``--help``
+    lists the commands in the order they are added here."""
+    p = argparse.ArgumentParser(
+        prog="pricing",
+        description=description,
+        epilog="Run 'pricing COMMAND --help' for each command's options.",
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    # 'serve' is handed to pricing.server.main before parsing (see pricing.cli.main); listed
+    # here for --help.
+    sub.add_parser("serve", help="run the gRPC service ('pricing serve --help' for its flags)")
+
+    _add_quote(sub)
+    _add_watch(sub)
+    _add_simulate(sub)
+    _add_settle(sub)
+    _add_table(sub)
+    _add_tables(sub)
+    _add_journal(sub)
+    _add_analyze(sub)
+    _add_health(sub)
+    return p
+
+
+def _add_server(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--server",
+        default=None,
+        help=f"gRPC address of the service [PRICING_SERVER, default {default_target()}]",
+    )
+    _add_connection(p)
+
+
+def _add_connection(p: argparse.ArgumentParser) -> None:
+    """How to reach a server that wants a token or TLS (each flag's environment variable is
+    its default)."""
+    c = p.add_argument_group("connection")
+    c.add_argument(
+        "--token",
+        default=None,
+        help="token sent as 'authorization: Bearer' [PRICING_TOKEN, else PRICING_DEALER_TOKEN]",
+    )
+    c.add_argument(
+        "--tls-ca", default=None, metavar="FILE", help="CA of the server's TLS certificate: "
+        "connect with TLS [PRICING_TLS_CA]",
+    )  # fmt: skip
+    c.add_argument(
+        "--tls-cert", default=None, metavar="FILE",
+        help="client certificate, for a server requiring mutual TLS [PRICING_TLS_CERT]",
+    )  # fmt: skip
+    c.add_argument(
+        "--tls-key", default=None, metavar="FILE", help="key of --tls-cert [PRICING_TLS_KEY]"
+    )
+
+
+def _add_json(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print {what} as JSON (proto field names; 64-bit numbers as strings)",
+    )
+
+
+def _add_quote(sub: Commands) -> None:
+    q = sub.add_parser(
+        "quote",
+        help="price the next round from the cards seen (Hi-Lo, Goa Gae, blackjack)",
+        description="Prices and odds for a shoe with CARDS seen: Hi-Lo's and Goa Gae's "
+        "dynamic bets; blackjack's side bets for the next round and, with --up, the dealer's "
+        "outcomes and insurance (an Ace).",
+    )
+    q.add_argument("game", choices=list(GAMES), type=str.lower)
+    q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
+    q.add_argument(
+        "--decks",
+        type=integer(0, MAX_DECKS, _DECKS_NOTE),
+        default=0,
+        help=f"decks in the shoe, 0 to {MAX_DECKS} ({_DECKS_NOTE})",
+    )
+    q.add_argument("--up", default=None, help="blackjack: the dealer's up card (not in CARDS)")
+    q.add_argument(
+        "--rule", choices=["S17", "H17"], type=str.upper, default=None, help="blackjack: S17/H17"
+    )
+    q.add_argument(
+        "--pairs",
+        choices=["perfect-pairs", "any-pair"],
+        type=str.lower,
+        default=None,
+        help="blackjack: the pair side bet's preset (default perfect-pairs)",
+    )
+    q.add_argument(
+        "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
+    )
+    q.add_argument(
+        "--server",
+        default=None,
+        help="ask this gRPC server instead of computing here (same numbers either way)",
+    )
+    _add_connection(q)
+    _add_json(q, "the QuoteResponse")
+    q.set_defaults(run=run_quote)
+
+
+def _add_watch(sub: Commands) -> None:
+    w = sub.add_parser(
+        "watch",
+        help="print a table's prices each time they change",
+        description="Print a table's state each time it changes, until the table closes "
+        "(exit 0): a legend and column header, then one line per version, and a line of its "
+        "own for each round that ends. If the table or the server is not there yet, or the "
+        "server ends the stream without the table closing (a restart), wait and reconnect, "
+        "carrying on from the next version; with --no-wait, exit 1 on an error and "
+        f"{EXIT_STREAM_ENDED} when the server ends the stream of a table that did not close.",
+    )
+    w.add_argument("table", help="table id")
+    w.add_argument(
+        "--from-version",
+        type=integer(0, UINT64_MAX),
+        default=0,
+        help="skip states before this version (default 0: from the current one)",
+    )
+    w.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_false",
+        help="fail at once if the table or server is not there or goes away (default: wait "
+        "and reconnect)",
+    )
+    _add_json(w, "each TableState, one per line (messages go to standard error)")
+    _add_server(w)
+    w.set_defaults(run=run_watch)
+
+
+def _add_simulate(sub: Commands) -> None:
+    m = sub.add_parser(
+        "simulate",
+        help="open a table and deal shuffled shoes into it (a demo dealer feed)",
+        description="Open a table and deal shuffled shoes into it as a card reader would, "
+        "printing each state; every argument is checked before the server is called, and an "
+        "unavailable server is waited for.",
+    )
+    m.add_argument("--table", default="demo", help="table id (default: demo)")
+    m.add_argument(
+        "--game", choices=list(GAMES), type=str.lower, default="hilo", help="default hilo"
+    )
+    m.add_argument(
+        "--decks",
+        type=integer(0, MAX_DECKS, _DECKS_NOTE),
+        default=0,
+        help=f"decks, 0 to {MAX_DECKS} ({_DECKS_NOTE}: blackjack 6, the others 1)",
+    )
+    m.add_argument(
+        "--mode",
+        choices=["depleting", "continuous"],
+        type=str.lower,
+        default=None,
+        help="blackjack: a depleting shoe (default) or a continuous shuffle",
+    )
+    m.add_argument(
+        "--seats",
+        type=integer(1, MAX_SEATS),
+        default=None,
+        help=f"blackjack: the seats dealt to, 1 to {MAX_SEATS} (default {SIMULATED_SEATS})",
+    )
+    m.add_argument(
+        "--pace",
+        type=seconds(),
+        default=1.0,
+        help="seconds each state is held, 0 to 3600 (default 1)",
+    )
+    m.add_argument(
+        "--shoes",
+        type=integer(0, note="0: until Ctrl-C"),
+        default=0,
+        help="shoes to deal (default 0: until Ctrl-C)",
+    )
+    m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
+    m.add_argument(
+        "--void-rate",
+        type=fraction,
+        default=0.05,
+        help="chance a round is voided, 0 to 1 (Hi-Lo: a burn during betting; default 0.05)",
+    )
+    m.add_argument("--close", action="store_true", help="close the table at the end")
+    m.add_argument(
+        "--stream",
+        action="store_true",
+        help="send the events on one Feed stream (DealerService.Feed), not a call each",
+    )
+    _add_server(m)
+    m.set_defaults(run=run_simulate)
+
+
+def _add_settle(sub: Commands) -> None:
+    t = sub.add_parser("settle", help="settle a bet at the price it was accepted on")
+    t.add_argument("table", help="table id")
+    t.add_argument(
+        "--round", type=integer(1, UINT64_MAX), required=True, help="round_id the bet was on"
+    )
+    t.add_argument(
+        "--version",
+        type=integer(1, UINT64_MAX),
+        required=True,
+        help="table version of the price",
+    )
+    t.add_argument(
+        "--bet",
+        required=True,
+        help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
+        "NINE; blackjack ROYAL_MATCH PAIRS",
+    )
+    t.add_argument(
+        "--stake-cents",
+        type=integer(1, MAX_STAKE_CENTS),
+        required=True,
+        help=f"the stake, 1 to {MAX_STAKE_CENTS} cents",
+    )
+    t.add_argument(
+        "--seat",
+        type=integer(0, MAX_SEATS, "0: a one-seat table"),
+        default=0,
+        help=f"blackjack: the seat the side bet is on, 1 to {MAX_SEATS} (a one-seat table: may "
+        "be left out)",
+    )
+    _add_json(t, "the Settlement")
+    _add_server(t)
+    t.set_defaults(run=run_settle)
+
+
+def _add_table(sub: Commands) -> None:
+    g = sub.add_parser("table", help="print a summary of a table's current state")
+    g.add_argument("table", help="table id")
+    _add_json(g, "the whole TableState")
+    _add_server(g)
+    g.set_defaults(run=run_table)
+
+
+def _add_tables(sub: Commands) -> None:
+    ls = sub.add_parser(
+        "tables",
+        help="list the server's tables (the lobby)",
+        description="Every table the server holds, open or closed: its game, decks, seats "
+        "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
+    )
+    ls.add_argument("--game", choices=list(GAMES), type=str.lower, help="only this game's")
+    _add_json(ls, "the tables as one JSON list of TableSummary")
+    _add_server(ls)
+    ls.set_defaults(run=run_tables)
+
+
+def _add_data_dir(p: argparse._ActionsContainer, what: str) -> None:
+    """``--data-dir``, the server's data directory (``$PRICING_DATA_DIR`` by default); ``what``
+    the command does with it."""
+    p.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help=f"the server's data directory (default: $PRICING_DATA_DIR or ./data); {what}",
+    )
+
+
+def _add_journal(sub: Commands) -> None:
+    j = sub.add_parser(
+        "journal",
+        help="export, replay, check, salvage or back up the journal",
+        description="A table's accepted events, as the server journaled them: 'export' prints "
+        "them as JSON Lines (seq, version, time accepted, event), 'replay' folds such a file "
+        "through the engines and prints each round's result and the final state, or the state "
+        "at one version (the prices a bet was accepted on). 'check' says what is damaged, "
+        "'salvage' copies what is whole to a new directory, 'backup' takes a consistent copy "
+        "while the server runs.",
+    )
+    jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+    e = jsub.add_parser("export", help="print a table's events as JSON Lines")
+    e.add_argument("table", help="table id")
+    _add_data_dir(
+        e,
+        "read-only, safe while the server runs; a table gone from the journal is read from its "
+        "archive",
+    )
+    e.set_defaults(run=run_export)
+    r = jsub.add_parser("replay", help="fold exported events through the engines")
+    r.add_argument("file", help="JSON Lines from 'pricing journal export' (.gz too; - for stdin)")
+    r.add_argument(
+        "--at-version",
+        type=int,
+        default=0,
+        metavar="V",
+        help="print only the state at version V (what a bet accepted at V was priced on)",
+    )
+    r.set_defaults(run=run_replay)
+    # The operator's tools: (name, help, description, what --data-dir is to it, --to, run).
+    tools: tuple[tuple[str, str, str, str, str, Callable[..., int]], ...] = (
+        (
+            "check",
+            "what is damaged in the journal, table by table (exit 1 if anything is)",
+            "SQLite's quick_check of journal.sqlite3, then every table: its events against its "
+            "recorded last version, folded through the engines, and its snapshot against its "
+            "checksum. Exit 0 if all is whole, 1 if anything is damaged.",
+            "read-only, safe while the server runs",
+            "",
+            run_check,
+        ),
+        (
+            "salvage",
+            "copy the tables whose events are whole into a new data directory",
+            "Copy every table whose events are whole, each other table up to its last good "
+            "version (reported CUT SHORT), and the archive, into the new directory --to; a "
+            "table with no good version is reported DROPPED. Start a server on --to to go on "
+            "from what survived.",
+            "only read",
+            "NEWDIR",
+            run_salvage,
+        ),
+        (
+            "backup",
+            "a consistent copy of the journal and its archive, while the server runs",
+            "SQLite's online backup of journal.sqlite3 (the journal as of one moment: every "
+            "event acknowledged before the backup began), checked whole, and the archive's "
+            "files, into the new directory --to. Restore: start a server with --data-dir on "
+            "it. Never back up by copying the files: journal.sqlite3 without its -wal misses "
+            "the latest events.",
+            "read-only, safe while the server runs",
+            "BACKUPDIR",
+            run_backup,
+        ),
+    )
+    for name, short, description, reads, to, run in tools:
+        tool = jsub.add_parser(name, help=short, description=description)
+        _add_data_dir(tool, reads)
+        if to:
+            tool.add_argument("--to", required=True, metavar=to, help="a new directory")
+        tool.set_defaults(run=run)
+
+
+def _add_analyze(sub: Commands) -> None:
+    a = sub.add_parser(
+        "analyze",
+        help="the exact theoretical RTP report, or what a live table's bets returned",
+        description="Exact return to player of every dynamic bet, counting the payouts' "
+        "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
+        "bets on a full shoe and by penetration (simulated shoes, with standard errors). "
+        "With --table or --game: live statistics from the server's journal: for each bet, "
+        "what one unit staked on every round it was offered returned, against the exact "
+        "expectation at the prices offered, flagged beyond 4 standard errors.",
+    )
+    a.add_argument("game", nargs="?", choices=list(GAMES), type=str.lower)
+    a.add_argument("--paytable", default=None, help="Hi-Lo, Goa Gae: a JSON paytable file")
+    _add_json(a, "the report")
+    a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
+    a.add_argument(
+        "--rounds", type=integer(1), default=1, help="Goa Gae: rounds per deck (1: fresh)"
+    )
+    a.add_argument("--cards-per-round", type=integer(1, 52), default=6, help="Goa Gae (default 6)")
+    a.add_argument("--shoes", type=integer(1), default=100_000, help="blackjack: simulated shoes")
+    a.add_argument("--seed", type=integer(0), default=2026, help="blackjack: simulation seed")
+    live = a.add_argument_group("live statistics (read from a data directory)")
+    live.add_argument(
+        "--table",
+        action="append",
+        metavar="ID",
+        help="a table's live statistics; repeat for several tables of one game",
+    )
+    live.add_argument(
+        "--game",
+        dest="of_game",
+        choices=list(GAMES),
+        type=str.lower,
+        help="the live statistics of every table of this game, together",
+    )
+    _add_data_dir(
+        live,
+        "read-only, safe while the server runs; tables gone from the journal are read from its "
+        "archive",
+    )
+    live.add_argument(
+        "--since", metavar="T", help="rounds ended at or after T (Unix seconds or ISO 8601)"
+    )
+    live.add_argument("--until", metavar="T", help="rounds ended before T")
+    a.set_defaults(run=run_analyze)
+
+
+def _add_health(sub: Commands) -> None:
+    h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
+    h.add_argument(
+        "--service",
+        default="",
+        help=f"one of {', '.join(health_services()[1:])}; default the whole server",
+    )
+    h.add_argument(
+        "--timeout",
+        type=seconds(0.001),
+        default=3.0,
+        help="seconds to wait, up to 3600 (default 3)",
+    )
+    _add_server(h)
+    h.set_defaults(run=run_health)

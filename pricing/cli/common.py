@@ -1,0 +1,48 @@
+"""What ``pricing``'s commands share: the games by name, a client built from the connection
+flags, and the one choice between ``--json`` and text output."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Final, TextIO
+
+from google.protobuf.message import Message
+
+from pricing.cli.format import print_json
+from pricing.client import PricingClient
+from pricing.v1 import pricing_pb2 as pb
+
+__all__ = ["GAMES", "connect", "emit_json", "show_message"]
+
+#: The games as the command line names them.
+GAMES: Final = {"hilo": pb.HILO, "goagae": pb.GOA_GAE, "blackjack": pb.BLACKJACK}
+
+
+def connect(args: argparse.Namespace, timeout: float | None = 10.0) -> PricingClient:
+    """A client of the server the connection flags (``--server``, ``--token``, ``--tls-*``)
+    name."""
+    return PricingClient(
+        args.server,
+        token=args.token,
+        tls_ca=args.tls_ca,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        timeout=timeout,
+    )
+
+
+def emit_json(args: argparse.Namespace) -> bool:
+    """Whether the command was asked for ``--json`` (machine-readable output)."""
+    return bool(getattr(args, "json", False))
+
+
+def show_message(
+    args: argparse.Namespace, message: Message, text: Callable[[], str], out: TextIO
+) -> None:
+    """Print ``message`` as one line of JSON with ``--json``, else as ``text()``: the one
+    place a command chooses between the two."""
+    if emit_json(args):
+        print_json(message, out)
+    else:
+        print(text(), file=out, flush=True)

@@ -1,0 +1,104 @@
+"""The demo dealer ``pricing simulate`` deals with: one shuffled shoe of Hi-Lo, Goa Gae or
+blackjack into a table's dealer feed, as a card reader would, voiding a round now and then."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pricing.client import DealerFeed
+from pricing.games.blackjack.hands import dealer_hand_result, hand_total
+from pricing.games.blackjack.strategy import player_draws
+from pricing.v1 import pricing_pb2 as pb
+
+__all__ = ["DemoDealer", "Show"]
+
+#: Shows a state the dealer's action brought: the action, the card (or ""), the state.
+Show = Callable[[str, str, pb.TableState], None]
+
+
+@dataclass
+class DemoDealer:
+    """Deals one shuffled shoe of a game into a table (``pricing simulate``)."""
+
+    feed: DealerFeed
+    rng: random.Random
+    void_rate: float
+    show: Show
+    continuous: bool = False  # blackjack: the round's cards go back at its end
+    seats: int = 1  # blackjack: the seats dealt to
+    rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
+    patient: Callable[[Callable[[], pb.TableState]], pb.TableState] = lambda call: call()
+
+    def deal(self, card: str, role: str, seat: int = 0) -> pb.TableState:
+        state = self.patient(lambda: self.feed.expose(card, role, seat))
+        self.show(f"SEAT {seat}" if seat else role, card, state)
+        return state
+
+    def end_round(self) -> pb.TableState:
+        """End the round, or now and then void it."""
+        if self.rng.random() < self.void_rate:
+            state = self.patient(self.feed.void)
+            self.show("VOID", "", state)
+        else:
+            state = self.patient(self.feed.end_round)
+            self.show("END", "", state)
+        return state
+
+    def hilo(self, state: pb.TableState, cards: list[str]) -> None:
+        """5 burns, 10 results; a card shown during betting is a burn that voids the round
+        (with --void-rate 1 every card is a burn, until the deck is out)."""
+        while state.phase != pb.SHOE_COMPLETE and cards:
+            role = "RESULT"
+            if state.phase == pb.OPENING or self.rng.random() < self.void_rate:
+                role = "BURN"
+            state = self.deal(cards.pop(), role)
+
+    def goagae(self, state: pb.TableState, cards: list[str]) -> None:
+        """Rounds of three PLAYER and three DEALER cards, dealt in turn, until the deck is out."""
+        while state.phase != pb.SHOE_COMPLETE and cards:
+            for role in (["PLAYER", "DEALER"] * 3)[: len(cards)]:
+                self.deal(cards.pop(), role)
+            state = self.end_round()
+
+    def blackjack(self, state: pb.TableState, cards: list[str]) -> None:
+        """Rounds dealt and played as a dealer does (``blackjack_round``). A depleting shoe is
+        dealt to a cut card three quarters of the way in; a continuous shuffle deals 20
+        rounds, its cards going back after each."""
+        cut = max(len(cards) // 4, 2 * self.seats + 1)  # always enough for the first cards
+        rounds = 0
+        while (rounds < 20) if self.continuous else (len(cards) > cut):
+            dealt = self.blackjack_round(cards)
+            self.end_round()
+            rounds += 1
+            if self.continuous:
+                cards.extend(dealt)
+                self.rng.shuffle(cards)
+
+    def blackjack_round(self, cards: list[str]) -> list[str]:
+        """One round (no hole card): a card to each seat, the dealer's up card, a second card
+        to each seat; each seat draws by ``player_draws`` (it stops on a blackjack, 21 or a
+        bust); then, unless every seat is bust, the dealer draws until the table's rule stands
+        (``dealer_hand_result``). A shoe running out ends the draws. Returns the cards dealt."""
+        dealt: list[str] = []
+
+        def draw(role: str, seat: int = 0) -> str:
+            card = cards.pop()
+            dealt.append(card)
+            self.deal(card, role, seat)
+            return card
+
+        hands: dict[int, list[str]] = {seat: [] for seat in range(1, self.seats + 1)}
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        dealer = [draw("DEALER")]
+        for seat, hand in hands.items():
+            hand.append(draw("PLAYER", seat))
+        for seat, hand in hands.items():
+            while cards and player_draws(hand, dealer[0]):
+                hand.append(draw("PLAYER", seat))
+        if any(hand_total(hand)[0] <= 21 for hand in hands.values()):
+            while cards and dealer_hand_result(dealer, self.rule) is None:
+                dealer.append(draw("DEALER"))
+        return dealt

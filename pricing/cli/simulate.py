@@ -1,0 +1,145 @@
+"""``pricing simulate``: open a table and deal shuffled shoes into it through a dealer feed,
+showing each state, waiting out a server that is not up (the dealing itself is
+``pricing.cli.dealer``'s)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, TextIO, TypeVar
+
+import grpc
+
+from pricing.cards import DECK
+from pricing.cli.args import check_game_options
+from pricing.cli.common import GAMES, connect
+from pricing.cli.dealer import DemoDealer
+from pricing.cli.format import WatchPrinter
+from pricing.client import DealerFeed, retry_delay
+from pricing.tables import adapter_for
+from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import config_from_proto
+
+__all__ = ["SIMULATED_SEATS", "run_simulate"]
+
+#: The options only some games have (dest -> those games), for ``check_game_options``.
+_SIMULATE_OPTIONS: Final = {"mode": ("blackjack",), "seats": ("blackjack",)}
+#: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
+SIMULATED_SEATS: Final = 3
+
+
+def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
+    """The OpenTable request ``simulate`` sends, checked here first by the service's own code
+    (an option of another game, decks the game does not have), so a bad argument is found
+    before anything is opened or dealt."""
+    if not args.table:
+        raise ValueError("--table must not be empty")
+    check_game_options(args, args.game, _SIMULATE_OPTIONS)
+    request = pb.OpenTableRequest(table_id=args.table, game=GAMES[args.game], decks=args.decks)
+    if request.game == pb.BLACKJACK:
+        request.blackjack.shuffle_mode = pb.ShuffleMode.Value((args.mode or "depleting").upper())
+        request.blackjack.seats = args.seats or SIMULATED_SEATS
+    config = config_from_proto(request.game, request.decks, request)
+    adapter_for(config.game).configure(config)
+    return request
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class _Patient:
+    """Makes a call until the server answers it: UNAVAILABLE (not up yet, restarting) is
+    waited out, said once per outage. A dealer feed's event keeps its seq while it waits, so
+    the server applies it once."""
+
+    target: str
+    out: TextIO
+    waiting: bool = False  # said that the server is unavailable, not yet that it is back
+
+    def resending(self, line: str) -> None:
+        """The feed resends an event (or its opening): said once per outage."""
+        if not self.waiting:
+            self.waiting = True
+            print(f"server {self.target} unavailable: retrying", file=self.out, flush=True)
+
+    def __call__(self, call: Callable[[], T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                result = call()
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                self.resending(str(exc))
+                time.sleep(retry_delay(attempt))
+                attempt += 1
+                continue
+            if self.waiting:
+                self.waiting = False
+                print(f"server {self.target} is back", file=self.out, flush=True)
+            return result
+
+
+def run_simulate(args: argparse.Namespace, out: TextIO) -> int:
+    """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
+    blackjack; now and then a round is voided. Each state is shown, the opening one first,
+    and each is held ``--pace`` seconds (the opening state's pause is round 1's betting)."""
+    request = _open_request(args)
+    rng = random.Random(args.seed)
+    with connect(args) as client:
+        patient = _Patient(client.target, out)
+        with client.feed(args.table, streamed=args.stream, on_resend=patient.resending) as feed:
+            return _deal(args, feed, patient, out, request=request, rng=rng)
+
+
+def _deal(
+    args: argparse.Namespace,
+    feed: DealerFeed,
+    patient: _Patient,
+    out: TextIO,
+    *,
+    request: pb.OpenTableRequest,
+    rng: random.Random,
+) -> int:
+    """``run_simulate``'s dealing, on ``feed``."""
+    game = request.game
+    rules = request.blackjack if request.HasField("blackjack") else None
+    state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
+    print(f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out)
+    printer = WatchPrinter()
+
+    def show(action: str, card: str, state: pb.TableState) -> None:
+        *above, line = printer.lines(state)
+        for text in above:
+            print(f"{'':12}{text}", file=out)
+        print(f"{action:<6} {card:>3}  {line}", file=out, flush=True)
+        if args.pace:
+            time.sleep(args.pace)
+
+    show("OPEN", "", state)
+    dealer = DemoDealer(
+        feed,
+        rng,
+        args.void_rate,
+        show,
+        continuous=args.mode == "continuous",
+        seats=request.blackjack.seats or 1,
+        patient=patient,
+    )
+    play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
+    shoes = 0
+    while args.shoes == 0 or shoes < args.shoes:
+        if state.exposed or state.phase not in (pb.OPENING, pb.BETTING) or shoes:
+            state = patient(feed.new_shoe)
+            show("SHOE", "", state)
+        cards = [str(c) for c in DECK] * max(1, state.decks)
+        rng.shuffle(cards)
+        play[game](state, cards)
+        shoes += 1
+    if args.close:
+        show("CLOSE", "", patient(feed.close))
+    return 0

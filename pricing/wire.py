@@ -1,8 +1,10 @@
 """Translation between the wire (``pricing.v1`` messages) and the tables: no game rules here.
 
+It sits below both the journal (which stores events as their requests) and the servicers.
 Each direction is one small function; the game-specific part is only how a game's rules message
 becomes its engine's rules object (``RULES_FROM_PROTO``), which a new game adds beside its
-adapter in ``pricing.tables``.
+adapter in ``pricing/tables/adapters/``. The dealer feed's events are mapped generically, from
+their classes and the proto (``FEED_KINDS``).
 """
 
 from __future__ import annotations

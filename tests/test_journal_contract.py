@@ -13,16 +13,12 @@ from pathlib import Path
 
 import pytest
 
-# The contract's own module is not a test file: its assertions say what differed only if
-# pytest rewrites them, which it does for a module registered before it is imported.
-pytest.register_assert_rewrite("tests.journal_contract")
-
-from pricing.journal import Journal, JournalConflict  # noqa: E402
-from pricing.journal.jetstream import JetStreamJournal, subject_token  # noqa: E402
-from pricing.journal.memory import MemoryJournal  # noqa: E402
-from pricing.journal.sqlite import FILE_NAME, SqliteJournal  # noqa: E402
-from tests.journal_contract import JournalContract  # noqa: E402
-from tests.natsserver import NatsServer, nats_server  # noqa: E402
+from pricing.journal import Journal, JournalConflict
+from pricing.journal.jetstream import JetStreamJournal, subject_token
+from pricing.journal.memory import MemoryJournal
+from pricing.journal.sqlite import FILE_NAME, SqliteJournal
+from tests.journal_contract import JournalContract
+from tests.natsserver import NatsServer, nats_server
 
 
 class TestMemoryJournal(JournalContract):

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from pricing.server.main import is_loopback, parser
+from pricing.server.flags import is_loopback, parser
 from tests.conftest import ROOT
 
 

@@ -115,13 +115,3 @@ class TestJetStreamJournal(JournalContract):
         meta["format"] = meta["format"] if fmt is None else fmt
         damaged = json.dumps(meta).encode()
         await kv.put(subject_token(table_id), struct.pack(">I", len(damaged)) + damaged + b"\0")
-
-    @pytest.mark.xfail(
-        strict=True,
-        raises=ValueError,
-        reason="JetStreamJournal.load checks an image's format outside its guard: a format "
-        "that is not one (damaged metadata) ends the load with ValueError, where the SQLite "
-        "journal passes the image over and folds the records",
-    )
-    def test_an_image_whose_format_is_damaged_is_folded_from_the_records(self) -> None:
-        super().test_an_image_whose_format_is_damaged_is_folded_from_the_records()

@@ -365,10 +365,11 @@ class JetStreamJournal(Journal):
             token = msg.subject[len(f"$KV.{self.bucket}.") :]
             try:
                 version, at, fmt, body = _image_of(msg.data)
-            except (ValueError, KeyError, struct.error) as exc:
+                current = format_is_current(fmt)  # ValueError: not even a format (damage)
+            except (ValueError, KeyError, TypeError, struct.error) as exc:
                 log.warning("table key %r: image unreadable (%s), folding its events", token, exc)
                 continue
-            if not format_is_current(fmt):
+            if not current:
                 ignored.add(table_of_token(token))  # of classes this build changed
                 continue
             images[table_of_token(token)] = (version, at, body)

@@ -29,7 +29,14 @@ from pricing import _goagae
 from pricing._payout import BetPrice
 from pricing.cards import CARD_INDEX, Card, card_index, parse_card, parse_cards
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
-from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import (
+    CardRole,
+    EndRound,
+    ExposeCard,
+    FeedEvent,
+    NewShoe,
+    VoidRound,
+)
 from pricing.payout import PayRule, Paytable, closed
 
 __all__ = [
@@ -442,7 +449,7 @@ class GoaGaeDeck:
             return live
         return closed(live)
 
-    def apply(self, event: Event) -> GoaGaeDeck:
+    def apply(self, event: FeedEvent) -> GoaGaeDeck:
         """The state after ``event``."""
         match event:
             case ExposeCard(card=card, role=role):

@@ -23,7 +23,14 @@ from pricing import _hilo
 from pricing._payout import BetPrice
 from pricing.cards import CARD_INDEX, CARDS_PER_DECK, Card, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
-from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import (
+    CardRole,
+    EndRound,
+    ExposeCard,
+    FeedEvent,
+    NewShoe,
+    VoidRound,
+)
 from pricing.payout import PayRule, Paytable, closed
 
 __all__ = [
@@ -183,7 +190,7 @@ class HiLoDeck:
             return live
         return closed(live)
 
-    def apply(self, event: Event) -> HiLoDeck:
+    def apply(self, event: FeedEvent) -> HiLoDeck:
         """The state after ``event``."""
         match event:
             case ExposeCard(card=card, role=role):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from pricing.errors import IllegalMove, InvalidInput
-from pricing.games.events import CardRole, Event, ExposeCard
+from pricing.games.events import CardRole, ExposeCard
 from pricing.payout import closed
 from pricing.tables.adapter import GameAdapter, check_seat
 from pricing.tables.errors import SeqConflict
@@ -220,8 +220,6 @@ class Table(SettlesBets):
         else:
             if isinstance(event, ExposeCard):
                 self._check_card_seat(event)
-            if not isinstance(event, Event):  # a kind no game folds
-                raise InvalidInput(f"unknown event {event!r}")
             state = self._state.apply(event)  # raises, changing nothing, if the game refuses
             view = self.adapter.view(state)
             closed = False

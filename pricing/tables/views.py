@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Protocol
 
 from pricing.cards import Card
-from pricing.games.events import Event, ExposeCard
+from pricing.games.events import ExposeCard, FeedEvent
 from pricing.payout import BetPrice
 from pricing.tables.events import TablePhase
 
@@ -139,7 +139,7 @@ class GameState(Protocol):
     def phase(self) -> Enum: ...  # named as a TablePhase: OPENING, BETTING, DEALING, …
     @property
     def outcome(self) -> RoundOutcome | None: ...
-    def apply(self, event: Event) -> GameState: ...
+    def apply(self, event: FeedEvent) -> GameState: ...
 
 
 def standard_view(

@@ -42,7 +42,14 @@ from pricing.games.blackjack.paytables import (
 )
 from pricing.games.blackjack.rules import DealerRule, ShoeMode
 from pricing.games.blackjack.shoe import BlackjackShoe
-from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import (
+    CardRole,
+    EndRound,
+    ExposeCard,
+    FeedEvent,
+    NewShoe,
+    VoidRound,
+)
 from pricing.payout import BetPrice
 
 __all__ = [
@@ -189,7 +196,7 @@ class BlackjackRound:
         """Every seat's PLAYER cards of the current round (``seat_hands``)."""
         return seat_hands(self.state.round_exposed, self.seats)
 
-    def apply(self, event: Event) -> BlackjackRound:
+    def apply(self, event: FeedEvent) -> BlackjackRound:
         shoe = self.state
         match event:
             case ExposeCard():

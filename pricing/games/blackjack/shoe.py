@@ -24,7 +24,14 @@ from pricing.games.blackjack.paytables import (
     royal_match_paytable,
 )
 from pricing.games.blackjack.rules import DealerRule, ShoeMode, check_decks
-from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
+from pricing.games.events import (
+    CardRole,
+    EndRound,
+    ExposeCard,
+    FeedEvent,
+    NewShoe,
+    VoidRound,
+)
 
 __all__ = ["BlackjackShoe"]
 
@@ -184,7 +191,7 @@ class BlackjackShoe:
 
     # -- transitions --
 
-    def apply(self, event: Event) -> BlackjackShoe:
+    def apply(self, event: FeedEvent) -> BlackjackShoe:
         """The state after ``event``: ``ExposeCard`` (PLAYER, DEALER or BURN; RESULT is not a
         blackjack role), ``EndRound``, ``VoidRound`` (a round boundary like ``EndRound``: the
         refund is the table's business, the cards seen stay seen) or ``NewShoe``."""

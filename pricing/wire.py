@@ -306,29 +306,46 @@ def _words(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
 
 
-def _field_from_wire(hint: object, value: Any) -> object:
-    """A request field's value as the event's field of type ``hint`` holds it."""
+def _same(value: Any) -> Any:
+    return value
+
+
+def _enum_from_wire(enum: type[Enum]) -> Callable[[int], Enum]:
+    """How a proto enum's number becomes ``enum``'s member (the proto enum of the same name,
+    members by name); ``InvalidInput`` naming the number and the members otherwise."""
+    wire = getattr(pb, enum.__name__)
+    members = {wire.Value(member.name): member for member in enum}
+    names = list(enum.__members__)
+    valid = f"{', '.join(names[:-1])} or {names[-1]}"
+
+    def convert(value: int) -> Enum:
+        member = members.get(value)
+        if member is None:
+            shown = wire.Name(value) if value == 0 else value
+            raise InvalidInput(f"{_words(enum.__name__)} {shown} is not valid: send {valid}")
+        return member
+
+    return convert
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """One field of a feed event and its request: its name, and how its value crosses."""
+
+    name: str
+    from_wire: Callable[[Any], object]
+    to_wire: Callable[[Any], object]
+
+
+def _field(name: str, hint: object) -> _Field:
+    """The field ``name`` of type ``hint``: a ``Card`` is its text, an ``Enum`` the proto
+    enum of the same name, anything else (a number) as it is."""
     if hint is Card:
-        return parse_card(value)
+        return _Field(name, parse_card, str)
     if isinstance(hint, type) and issubclass(hint, Enum):
-        wire_enum = getattr(pb, hint.__name__)  # the proto enum of the same name
-        name = wire_enum.Name(value) if value in wire_enum.values() else ""
-        if name not in hint.__members__:
-            names = list(hint.__members__)
-            raise InvalidInput(
-                f"{_words(hint.__name__)} {name if value == 0 else value} is not valid: send "
-                f"{', '.join(names[:-1])} or {names[-1]}"
-            )
-        return hint[name]
-    return value
-
-
-def _field_to_wire(value: object) -> object:
-    if isinstance(value, Card):
-        return str(value)
-    if isinstance(value, Enum):
-        return getattr(pb, type(value).__name__).Value(value.name)
-    return value
+        to_wire = {member: getattr(pb, hint.__name__).Value(member.name) for member in hint}
+        return _Field(name, _enum_from_wire(hint), to_wire.__getitem__)
+    return _Field(name, _same, _same)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,24 +359,21 @@ class FeedKind:
     record: type[FeedEvent]
     request: Any  # the generated message class
     field: str
-    hints: Mapping[str, object]  # the record's fields and their types
+    fields: tuple[_Field, ...]  # the record's, in its order
 
     def event(self, request: Message) -> FeedEvent:
         """The event a request (or a journaled body) asks for; ``InvalidInput`` naming a bad
         value."""
-        values = {
-            name: _field_from_wire(hint, getattr(request, name))
-            for name, hint in self.hints.items()
-        }
-        return self.record(**values)
+        return self.record(*[f.from_wire(getattr(request, f.name)) for f in self.fields])
 
     def body(self, event: FeedEvent) -> Message | None:
         """The request without table id and seq that ``event`` reads back from; ``None`` for a
         kind with no fields (its body is empty)."""
-        if not self.hints:
+        if not self.fields:
             return None
-        fields = {name: _field_to_wire(getattr(event, name)) for name in self.hints}
-        message: Message = self.request(**fields)
+        message: Message = self.request(
+            **{f.name: f.to_wire(getattr(event, f.name)) for f in self.fields}
+        )
         return message
 
 
@@ -374,9 +388,8 @@ def _feed_kinds() -> dict[str, FeedKind]:
         if record is None:
             raise ImportError(f"FeedRequest.{field.name} carries {message}: no FeedEvent {name}")
         hints = typing.get_type_hints(record)
-        hints.pop("KINDS", None)
-        hints = {f.name: hints[f.name] for f in dataclasses.fields(record)}  # type: ignore[arg-type]
-        kinds[name] = FeedKind(name, record, getattr(pb, message), field.name, hints)
+        fields = tuple(_field(f.name, hints[f.name]) for f in dataclasses.fields(record))  # type: ignore[arg-type]
+        kinds[name] = FeedKind(name, record, getattr(pb, message), field.name, fields)
     unsent = set(FeedEvent.KINDS) - set(kinds)
     if unsent:
         raise ImportError(f"FeedEvent kinds with no FeedRequest field: {sorted(unsent)}")

@@ -90,7 +90,7 @@ def _message_type(kind: str) -> Any:
     if kind == "OpenTable":
         return pb.OpenTableRequest
     feed = FEED_KINDS[kind]
-    return feed.request if feed.hints else None
+    return feed.request if feed.fields else None
 
 
 def decode_event(kind: str, body: bytes) -> TableEvent:

@@ -1,8 +1,8 @@
 """Entry point of the pricing service: ``python server.py --help``.
 
-The code lives in ``pricing.server.main`` so that the installed console script (``pricing serve``)
-and this file run the same thing. gRPC's experiments are set first (``pricing.grpc_experiments``):
-gRPC reads them when it is imported.
+The code lives in ``pricing.server.process`` so that the installed console script (``pricing
+serve``), ``python -m pricing.server`` and this file run the same thing. gRPC's experiments are
+set first (``pricing.grpc_experiments``): gRPC reads them when it is imported.
 """
 
 import sys
@@ -11,7 +11,7 @@ from pricing import grpc_experiments
 
 grpc_experiments.enable()
 
-from pricing.server.main import main  # noqa: E402 - after the gRPC experiments are set
+from pricing.server.process import main  # noqa: E402 - after the gRPC experiments are set
 
 if __name__ == "__main__":
     sys.exit(main(prog="python server.py"))

@@ -1,3 +1,7 @@
-"""The old import path of ``pricing.games.blackjack.strategy``, kept for code written against it."""
+"""The old import path of ``pricing.games.blackjack.strategy``: the same module."""
 
-from pricing.games.blackjack.strategy import *  # noqa: F403
+import sys
+
+from pricing.games.blackjack.strategy import *  # noqa: F403  (what type checkers see)
+
+sys.modules[__name__] = sys.modules["pricing.games.blackjack.strategy"]

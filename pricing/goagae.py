@@ -1,3 +1,7 @@
-"""The old import path of ``pricing.games.goagae``, kept for code written against it."""
+"""The old import path of ``pricing.games.goagae``: the same module, for code written against it."""
 
-from pricing.games.goagae import *  # noqa: F403
+import sys
+
+from pricing.games.goagae import *  # noqa: F403  (what type checkers see)
+
+sys.modules[__name__] = sys.modules["pricing.games.goagae"]

@@ -1,3 +1,7 @@
-"""The old import path of ``pricing.games.hilo``, kept for code written against it."""
+"""The old import path of ``pricing.games.hilo``: the same module, for code written against it."""
 
-from pricing.games.hilo import *  # noqa: F403
+import sys
+
+from pricing.games.hilo import *  # noqa: F403  (what type checkers see)
+
+sys.modules[__name__] = sys.modules["pricing.games.hilo"]

@@ -335,6 +335,7 @@ class _Field:
     name: str
     from_wire: Callable[[Any], object]
     to_wire: Callable[[Any], object]
+    enum: bool = False
 
 
 def _field(name: str, hint: object) -> _Field:
@@ -344,7 +345,7 @@ def _field(name: str, hint: object) -> _Field:
         return _Field(name, parse_card, str)
     if isinstance(hint, type) and issubclass(hint, Enum):
         to_wire = {member: getattr(pb, hint.__name__).Value(member.name) for member in hint}
-        return _Field(name, _enum_from_wire(hint), to_wire.__getitem__)
+        return _Field(name, _enum_from_wire(hint), to_wire.__getitem__, enum=True)
     return _Field(name, _same, _same)
 
 
@@ -359,12 +360,12 @@ class FeedKind:
     record: type[FeedEvent]
     request: Any  # the generated message class
     field: str
-    fields: tuple[_Field, ...]  # the record's, in its order
+    fields: tuple[_Field, ...]  # the record's, enums first: the order they are checked in
 
     def event(self, request: Message) -> FeedEvent:
         """The event a request (or a journaled body) asks for; ``InvalidInput`` naming a bad
-        value."""
-        return self.record(*[f.from_wire(getattr(request, f.name)) for f in self.fields])
+        value (an enum field's before the others')."""
+        return self.record(**{f.name: f.from_wire(getattr(request, f.name)) for f in self.fields})
 
     def body(self, event: FeedEvent) -> Message | None:
         """The request without table id and seq that ``event`` reads back from; ``None`` for a
@@ -388,8 +389,11 @@ def _feed_kinds() -> dict[str, FeedKind]:
         if record is None:
             raise ImportError(f"FeedRequest.{field.name} carries {message}: no FeedEvent {name}")
         hints = typing.get_type_hints(record)
-        fields = tuple(_field(f.name, hints[f.name]) for f in dataclasses.fields(record))  # type: ignore[arg-type]
-        kinds[name] = FeedKind(name, record, getattr(pb, message), field.name, fields)
+        fields = [_field(f.name, hints[f.name]) for f in dataclasses.fields(record)]  # type: ignore[arg-type]
+        # An enum field is checked first: a request with a bad role and a bad card is told of
+        # its role, as it always was.
+        fields.sort(key=lambda f: not f.enum)
+        kinds[name] = FeedKind(name, record, getattr(pb, message), field.name, tuple(fields))
     unsent = set(FeedEvent.KINDS) - set(kinds)
     if unsent:
         raise ImportError(f"FeedEvent kinds with no FeedRequest field: {sorted(unsent)}")

@@ -3,6 +3,7 @@ a test here, against the real server process (and the parsers underneath it)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import socket
@@ -23,7 +24,7 @@ from pricing.server.service import PricingService
 from pricing.text import check_table_id, distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, ServerProcess
-from tests.test_service_errors import call
+from tests.test_service_errors import FakeContext, call
 from tests.wire import Feed, expect_error, metric
 
 pytestmark = pytest.mark.timeout(180)
@@ -300,3 +301,17 @@ def test_the_service_logs_rejected_feed_events_at_a_bounded_rate(
         for _ in range(500):
             call(service, "ExposeCard", request)
     assert 1 <= len(caplog.records) <= 2 * LogBudget().lines
+
+
+def test_a_feed_event_with_several_bad_fields_is_told_of_its_role_first() -> None:
+    """The role says how the rest is read: with a bad role and a bad card, the role is named,
+    on the call and in the journal's decoding alike."""
+    service = PricingService()
+    opening = pb.OpenTableRequest(table_id="t", game=pb.HILO)
+    asyncio.run(service.rpc("OpenTable")(opening, FakeContext()))
+    both = pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.CARD_ROLE_UNSPECIFIED)
+    aborted = call(service, "ExposeCard", both)
+    assert aborted.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert aborted.details.startswith("card role CARD_ROLE_UNSPECIFIED is not valid"), aborted
+    card_only = pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.BURN)
+    assert "card" in call(service, "ExposeCard", card_only).details

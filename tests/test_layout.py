@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pricing import MOVED
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "pricing"
 
@@ -74,19 +76,35 @@ def _within(name: str, prefix: str) -> bool:
 
 
 def _imports(path: Path, *, top_level_only: bool) -> set[str]:
-    """The pricing modules ``path`` imports (every import, or only those run on import)."""
+    """The pricing modules ``path`` imports (every import, or only those run on import):
+    ``import``, ``from … import`` (relative ones resolved) and ``import_module("pricing…")``."""
     tree = ast.parse(path.read_text(), str(path))
     nodes = tree.body if top_level_only else list(ast.walk(tree))
+    package = _name(path) if path.name == "__init__.py" else _name(path).rpartition(".")[0]
     found: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("pricing"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pricing"):
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:  # relative: from the package ``level`` dots up
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            if not module.startswith("pricing"):
+                continue
             for alias in node.names:  # ``from pricing.games import hilo`` imports the module
-                sub = f"{node.module}.{alias.name}"
-                found.add(sub if _is_module(sub) else node.module)
+                sub = f"{module}.{alias.name}"
+                found.add(sub if _is_module(sub) else module)
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func).endswith("import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).startswith("pricing")
+        ):
+            found.add(str(node.args[0].value))
     return found
 
 
@@ -159,20 +177,26 @@ def test_no_module_is_too_long_and_few_sit_at_the_top() -> None:
 
 #: Old import paths that examples and users may hold, and where each name lives now.
 OLD_PATHS: tuple[tuple[str, str, str], ...] = (
-    ("pricing.client", "PricingClient", "pricing.client"),
-    ("pricing.client", "AsyncDealerFeed", "pricing.client"),
+    ("pricing.client", "PricingClient", "pricing.client._client"),
+    ("pricing.client", "AsyncDealerFeed", "pricing.client._feed"),
     ("pricing.hilo", "quote", "pricing.games.hilo"),
-    ("pricing.hilo", "HiLoDeck", "pricing.games.hilo"),
+    ("pricing.hilo", "SEVEN_RULE", "pricing.games.hilo"),  # not in its __all__
     ("pricing.goagae", "GoaGaeDeck", "pricing.games.goagae"),
-    ("pricing.blackjack", "side_bets", "pricing.games.blackjack"),
-    ("pricing.blackjack", "BlackjackShoe", "pricing.games.blackjack"),
+    ("pricing.blackjack", "side_bets", "pricing.games.blackjack.bets"),
+    ("pricing.blackjack", "BlackjackShoe", "pricing.games.blackjack.shoe"),
     ("pricing.basic_strategy", "player_draws", "pricing.games.blackjack.strategy"),
     ("pricing.events", "ExposeCard", "pricing.games.events"),
     ("pricing.tables", "ExposeCard", "pricing.games.events"),
     ("pricing.tables", "Table", "pricing.tables.table"),
     ("pricing.tables", "Tables", "pricing.tables.collection"),
     ("pricing.tables", "replay", "pricing.tables.fold"),
-    ("pricing.cards", "parse_card", "pricing.cards"),
+    ("pricing.service", "PricingService", "pricing.server.service"),
+    ("pricing.store", "TableStore", "pricing.server.store"),
+    ("pricing.messages", "snapshot_to_proto", "pricing.wire"),
+    ("pricing.adapters.hilo", "HiLoAdapter", "pricing.tables.adapters.hilo"),
+    ("pricing.server", "serve", "pricing.server.process"),
+    ("pricing.server", "main", "pricing.server.process"),
+    ("pricing.server", "parser", "pricing.server.flags"),
 )
 
 
@@ -181,6 +205,19 @@ def test_old_import_paths_still_work(old: str, name: str, new: str) -> None:
     assert getattr(importlib.import_module(old), name) is getattr(
         importlib.import_module(new), name
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        *MOVED.items(),
+        ("pricing.hilo", "pricing.games.hilo"),
+        ("pricing.blackjack", "pricing.games.blackjack"),
+        ("pricing.events", "pricing.games.events"),
+    ],
+)
+def test_an_old_module_is_the_moved_module_itself(old: str, new: str) -> None:
+    assert importlib.import_module(old) is importlib.import_module(new)
 
 
 def test_the_architecture_map_names_only_what_exists() -> None:

@@ -65,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
-        from pricing.server.main import main as serve  # noqa: PLC0415 - only this command needs it
+        from pricing.server.process import main as serve  # noqa: PLC0415 - only this command needs it
 
         return serve(argv[1:])
     p = parser()

@@ -49,7 +49,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    # 'serve' is handed to pricing.server.main before parsing (see pricing.cli.main); listed
+    # 'serve' is handed to pricing.server.process before parsing (see pricing.cli.main); listed
     # here for --help.
     sub.add_parser("serve", help="run the gRPC service ('pricing serve --help' for its flags)")
 

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
@@ -151,7 +152,9 @@ class _Client(Generic[FeedT]):
         )
         return state
 
-    async def _watch(self, table_id: str, from_version: int = 0) -> AsyncIterator[pb.TableState]:
+    async def _watch(
+        self, table_id: str, from_version: int = 0
+    ) -> AsyncGenerator[pb.TableState, None]:
         """The current state, then each new one. Ends when the table closes (the last state's
         phase is CLOSED) or when the server shuts down (any other phase: reconnect from the
         last version + 1). Cancelled when the iterator is closed or garbage-collected."""
@@ -185,12 +188,15 @@ class _Client(Generic[FeedT]):
         while True:
             streaming = False
             try:
-                async for state in self._watch(table_id, from_version):
-                    attempt, streaming = 0, True
-                    from_version = state.version + 1
-                    yield state
-                    if state.phase == pb.CLOSED:
-                        return
+                # Closed here, not by a finaliser: the stream's call is cancelled as soon as
+                # this generator is (a blocking one on a thread with a running event loop too).
+                async with contextlib.aclosing(self._watch(table_id, from_version)) as states:
+                    async for state in states:
+                        attempt, streaming = 0, True
+                        from_version = state.version + 1
+                        yield state
+                        if state.phase == pb.CLOSED:
+                            return
                 return  # an OK end: the table closed
             except self._io.error as exc:
                 if not resumable(exc, streaming):

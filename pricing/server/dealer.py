@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 
 from pricing.errors import InvalidInput, LimitExceeded
-from pricing.server.limits import Limits, TokenBucket
+from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
 from pricing.server.publisher import Publisher
 from pricing.server.status import (
@@ -60,6 +60,7 @@ class DealerServicer:
         refusals: Refusals,
         metrics: Metrics,
         limits: Limits,
+        rates: TableRates,
     ) -> None:
         self.store = store
         self.publisher = publisher
@@ -67,8 +68,7 @@ class DealerServicer:
         self.refusals = refusals
         self.metrics = metrics
         self.limits = limits
-        self._buckets: dict[str, TokenBucket] = {}
-        publisher.on_forget.append(self._forget_rate)
+        self.rates = rates
         # Dealer writes being applied now, and set whenever there are none: a shutdown waits
         # for them before gRPC stops taking calls (``writes_done``).
         self._writes = 0
@@ -252,18 +252,7 @@ class DealerServicer:
             self.metrics.last_card.labels(table_id).set_to_current_time()
         return self.publisher.answer(table_id, snapshot)
 
-    def _forget_rate(self, table_id: str) -> None:
-        self._buckets.pop(table_id, None)
-
     def _check_rate(self, table_id: str) -> None:
-        """``--max-events-per-second`` per table (0: off), a burst of up to one second's worth."""
-        rate = self.limits.max_events_per_second
-        if rate <= 0 or table_id not in self.store.tables:
-            return
-        bucket = self._buckets.get(table_id)
-        if bucket is None:
-            bucket = self._buckets[table_id] = TokenBucket(rate, burst=max(1.0, rate))
-        if not bucket.take():
-            raise LimitExceeded(
-                "max-events-per-second", rate, f"table {table_id!r} is sent events too fast"
-            )
+        """``--max-events-per-second`` per table (0: off), for a table this server holds."""
+        if self.limits.max_events_per_second > 0 and table_id in self.store.tables:
+            self.rates.check(table_id)

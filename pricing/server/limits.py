@@ -38,6 +38,7 @@ __all__ = [
     "ConcurrencyInterceptor",
     "LimitExceeded",
     "Limits",
+    "TableRates",
     "TokenBucket",
     "grpc_options",
     "refusing_handler",
@@ -120,6 +121,28 @@ class TokenBucket:
             return False
         self._level -= 1
         return True
+
+
+class TableRates:
+    """``--max-events-per-second`` per table (0: off): each table's bucket, a burst of up to one
+    second's worth. A table's bucket goes when the table leaves memory (``forget``)."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def check(self, table_id: str) -> None:
+        """``LimitExceeded`` if ``table_id`` is sent events faster than the rate."""
+        bucket = self._buckets.get(table_id)
+        if bucket is None:
+            bucket = self._buckets[table_id] = TokenBucket(self.rate, burst=max(1.0, self.rate))
+        if not bucket.take():
+            raise LimitExceeded(
+                "max-events-per-second", self.rate, f"table {table_id!r} is sent events too fast"
+            )
+
+    def forget(self, table_id: str) -> None:
+        self._buckets.pop(table_id, None)
 
 
 if TYPE_CHECKING:  # generic only in the type stubs

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 
 from pricing.server.fanout import Hub, Published, Slot, Waker
-from pricing.server.limits import Limits
+from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
 from pricing.server.store import StoreListener
 from pricing.tables import Snapshot, Table, TableNotFound
@@ -36,7 +35,7 @@ def published_state(snapshot: Snapshot) -> Published:
 class Publisher(StoreListener):
     """Every table's hub of published states, and every WatchTable stream in progress."""
 
-    def __init__(self, metrics: Metrics, limits: Limits) -> None:
+    def __init__(self, metrics: Metrics, limits: Limits, rates: TableRates) -> None:
         self.metrics = metrics
         self.limits = limits
         self.hubs: dict[str, Hub] = {}
@@ -44,8 +43,7 @@ class Publisher(StoreListener):
         # must reach (a hub forgets its slots once its table has closed).
         self.watchers: set[Slot] = set()
         self.waker = Waker()
-        #: Told when a table leaves memory, after its hub is gone (the dealer's rate buckets).
-        self.on_forget: list[Callable[[str], None]] = []
+        self.rates = rates  # a table's rate bucket goes with its hub
 
     def hub(self, table_id: str) -> Hub:
         hub = self.hubs.get(table_id)
@@ -100,8 +98,7 @@ class Publisher(StoreListener):
 
     def forgotten(self, table_id: str) -> None:
         self.hubs.pop(table_id, None)
-        for forget in self.on_forget:
-            forget(table_id)
+        self.rates.forget(table_id)
 
     def end_streams(self) -> None:
         """Shutting down: every WatchTable stream ends once it has sent what is due in its

@@ -19,7 +19,7 @@ import grpc
 from pricing.journal import Journal
 from pricing.journal.memory import MemoryJournal
 from pricing.server.dealer import FEED_WRAPPER_BYTES, DealerServicer
-from pricing.server.limits import Limits
+from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
 from pricing.server.publisher import Publisher
 from pricing.server.quoting import QuoteWorker
@@ -84,7 +84,8 @@ class PricingService:
         self.metrics = metrics if metrics is not None else Metrics()
         self.limits = limits if limits is not None else Limits()
         self.gate = Gate(ready=ready)
-        self.publisher = Publisher(self.metrics, self.limits)
+        rates = TableRates(self.limits.max_events_per_second)
+        self.publisher = Publisher(self.metrics, self.limits, rates)
         self.store = TableStore(
             journal if journal is not None else MemoryJournal(),
             listener=self.publisher,
@@ -101,7 +102,7 @@ class PricingService:
             "metrics": self.metrics,
             "limits": self.limits,
         }
-        self.dealer = DealerServicer(self.store, self.publisher, **common)
+        self.dealer = DealerServicer(self.store, self.publisher, rates=rates, **common)
         self.reads = PricingServicer(self.store, self.publisher, quotes=self.quotes, **common)
         self._unary = {**self.dealer.unary_methods(), **self.reads.unary_methods()}
 
@@ -154,7 +155,7 @@ class PricingService:
             self.publisher.committed(table, table.snapshot, None)
         self.gate.ready = True
 
-    # ---- shutdown, in this order (``pricing.server.main``) ---------------------------------
+    # ---- shutdown, in this order (``pricing.server.process``) ---------------------------------
 
     def stop_writes(self) -> None:
         """No dealer write starts from now on (each is answered UNAVAILABLE, nothing

@@ -15,9 +15,10 @@ __all__ = ["Tables"]
 
 
 class Tables:
-    """The live tables by id, at most ``max_tables`` of them (None: no limit). Ids are checked
-    where requests come in (``pricing.text.check_table_id``); an id that is not one is simply
-    not found here."""
+    """The live tables by id, at most ``max_tables`` of them (None: no limit). A request's id
+    is checked where it comes in (``pricing.text.check_table_id``), and a ``Table`` checks its
+    own when it is made; looking a table up checks nothing again (an id that is not one is
+    simply not found), so a card costs one check."""
 
     def __init__(
         self, *, keep_journal: bool = False, max_tables: int | None = None, **limits: int

@@ -118,7 +118,7 @@ feed_events = st.one_of(
 
 def test_the_codec_knows_every_field_of_what_it_writes() -> None:
     # A field added to an event or to a game's options must be written to the journal too
-    # (pricing.wire.config_to_proto / expose_request), or a restart would lose it.
+    # (pricing.wire.config_to_proto, and the fields FEED_KINDS maps), or a restart would lose it.
     assert [f.name for f in dataclasses.fields(ExposeCard)] == ["card", "role", "seat"]
     assert [f.name for f in dataclasses.fields(BlackjackOptions)] == [
         "rule",

@@ -15,8 +15,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.cards import DECK
-from pricing.server.auth import AuthInterceptor, TokenStore
-from pricing.server.limits import ConcurrencyInterceptor, Limits, TokenBucket, grpc_options
+from pricing.server.auth import TokenStore
+from pricing.server.interceptors import AuthInterceptor, ConcurrencyInterceptor
+from pricing.server.limits import Limits, TokenBucket, grpc_options
 from pricing.server.metrics import Metrics
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher, start_server

@@ -22,7 +22,7 @@ works); ``--tls-ca`` (``$PRICING_TLS_CA``) connects with TLS, ``--tls-cert``/``-
 a client certificate for mutual TLS.
 
 Here: ``main``, which hands ``serve`` to the server and runs every other command. The
-parser is ``command_line``'s; the commands are ``tables``'s (quote, watch, settle, table,
+parser is ``command_line``'s; the commands are ``reads``'s (quote, watch, settle, table,
 tables, health), ``simulate``'s (its demo dealer ``dealer``'s), ``journal``'s and
 ``analyze``'s, on what they share in ``common``; ``args`` checks arguments, ``format``
 turns messages into text.
@@ -44,8 +44,8 @@ import grpc
 from pricing.cli.command_line import build_parser
 from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import format_state
-from pricing.cli.tables import EXIT_STREAM_ENDED as EXIT_STREAM_ENDED
-from pricing.cli.tables import format_tables as format_tables
+from pricing.cli.reads import EXIT_STREAM_ENDED as EXIT_STREAM_ENDED
+from pricing.cli.reads import format_tables as format_tables
 
 __all__ = ["EXIT_USAGE", "format_state", "main"]
 

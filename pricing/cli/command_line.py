@@ -15,8 +15,7 @@ from pricing.cli.analyze import run_analyze
 from pricing.cli.args import UINT64_MAX, fraction, integer, seconds
 from pricing.cli.common import GAMES
 from pricing.cli.journal import run_backup, run_check, run_export, run_replay, run_salvage
-from pricing.cli.simulate import SIMULATED_SEATS, run_simulate
-from pricing.cli.tables import (
+from pricing.cli.reads import (
     EXIT_STREAM_ENDED,
     health_services,
     run_health,
@@ -26,6 +25,7 @@ from pricing.cli.tables import (
     run_tables,
     run_watch,
 )
+from pricing.cli.simulate import SIMULATED_SEATS, run_simulate
 from pricing.client import default_target
 from pricing.games.blackjack.rounds import MAX_SEATS
 from pricing.tables import MAX_STAKE_CENTS

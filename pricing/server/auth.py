@@ -1,4 +1,5 @@
-"""Who may call what: dealer and reader tokens, and the server interceptor that checks them.
+"""Who may call what: dealer and reader tokens, checked by the server's interceptor
+(``pricing.server.interceptors.AuthInterceptor``).
 
 Two roles. A **dealer** token lets a caller use DealerService (the feed: open tables, expose
 cards, close tables) and everything a reader may. A **reader** token lets a caller use
@@ -21,29 +22,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Final
-
-import grpc
-import grpc.aio
-
-from pricing.server.limits import (
-    BuiltHandlers,
-    Continuation,
-    Handler,
-    ServerInterceptor,
-    refusing_handler,
-)
+from typing import Final
 
 __all__ = [
     "MIN_TOKEN_LENGTH",
-    "AuthInterceptor",
     "Role",
     "TokenError",
     "TokenStore",
+    "bearer_token",
     "check_token",
     "read_tokens",
 ]
@@ -177,86 +167,3 @@ def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | No
                 return text[len(_BEARER) :].strip()
             return ""
     return None
-
-
-class AuthInterceptor(ServerInterceptor):
-    """Refuses a call to ``dealer_service`` or ``reader_service`` without the role it needs,
-    before its request is decoded; every other service (health, reflection) passes."""
-
-    def __init__(self, tokens: TokenStore, *, dealer_service: str, reader_service: str) -> None:
-        self.tokens = tokens
-        self._dealer = f"/{dealer_service}/"
-        self._reader = f"/{reader_service}/"
-        self._guarded = (self._dealer, self._reader)
-        self._built = BuiltHandlers()  # each refusal's handler, built once per method
-
-    def _refusal(self, method: str, token: str | None) -> tuple[grpc.StatusCode, str] | None:
-        if method.startswith(self._dealer):
-            service, needed = "DealerService", self.tokens.dealer_required
-        elif method.startswith(self._reader):
-            service, needed = "PricingService", self.tokens.reader_required
-        else:
-            return None
-        if not needed:
-            return None
-        if token is None:
-            return (
-                grpc.StatusCode.UNAUTHENTICATED,
-                f"{service} needs a token: send 'authorization: Bearer <token>' metadata",
-            )
-        role = self.tokens.role_of(token)
-        if role is None:
-            return grpc.StatusCode.UNAUTHENTICATED, f"{service}: the token is not valid"
-        if service == "DealerService" and role is not Role.DEALER:
-            return (
-                grpc.StatusCode.PERMISSION_DENIED,
-                "DealerService needs a dealer token; this one is a reader's",
-            )
-        return None
-
-    def _rechecked(self, handler: Handler, method: str) -> Handler:
-        """``handler``, a stream of requests (a Feed), with each request let through only if
-        the stream's token still has the role a call would need: a token taken back (the
-        tokens files reloaded on SIGHUP) stops its open streams at their next message."""
-        behaviour: Any = handler.stream_stream
-
-        async def rechecked(
-            requests: AsyncIterator[Any], context: grpc.aio.ServicerContext[Any, Any]
-        ) -> AsyncIterator[Any]:
-            token = bearer_token(context.invocation_metadata())
-
-            async def checked() -> AsyncIterator[Any]:
-                async for request in requests:
-                    refusal = self._refusal(method, token)
-                    if refusal is not None:
-                        await context.abort(*refusal)
-                    yield request
-
-            async for answer in behaviour(checked(), context):
-                yield answer
-
-        return grpc.stream_stream_rpc_method_handler(
-            rechecked,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-
-    async def intercept_service(
-        self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
-    ) -> Handler:
-        handler = await continuation(handler_call_details)
-        if handler is None:  # no such method: gRPC answers UNIMPLEMENTED
-            return handler
-        token = bearer_token(handler_call_details.invocation_metadata)
-        method = handler_call_details.method
-        refusal = self._refusal(method, token)
-        if refusal is None:
-            if handler.stream_stream is not None and method.startswith(self._guarded):
-                return self._built.get(
-                    (method, "each message"), handler, lambda h: self._rechecked(h, method)
-                )
-            return handler
-        code, details = refusal
-        return self._built.get(
-            (method, code, details), handler, lambda h: refusing_handler(h, code, details)
-        )

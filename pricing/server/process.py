@@ -35,9 +35,10 @@ from grpc_reflection.v1alpha import reflection
 from pricing.journal import MEMORY, Journal, JournalError, open_journal
 from pricing.server import eventloop
 from pricing.server import security as sec
-from pricing.server.auth import AuthInterceptor, TokenStore
+from pricing.server.auth import TokenStore
 from pricing.server.flags import is_loopback, parser
-from pricing.server.limits import ConcurrencyInterceptor, grpc_options
+from pricing.server.interceptors import AuthInterceptor, ConcurrencyInterceptor
+from pricing.server.limits import grpc_options
 from pricing.server.metrics import Metrics, serve_metrics
 from pricing.server.security import Security
 from pricing.server.service import DEALER_SERVICE, PRICING_SERVICE, PricingService

@@ -835,6 +835,17 @@ def test_a_gap_in_journaled_versions_is_corrupt() -> None:
         apply_record(table, other)
 
 
+def test_a_journaled_repeat_of_a_seq_is_corrupt() -> None:
+    # A repeat is answered, never journaled: a record that repeats a seq under a new version
+    # would leave the table a version behind the journal.
+    table = Table("t", TableConfig(Game.HILO), keep_journal=False)
+    card = ExposeCard(DECK[0], CardRole.BURN)
+    apply_record(table, Record("t", JournalEntry(1, 2, card), 0.0))
+    with pytest.raises(JournalCorrupt, match="version 3 repeats seq 1"):
+        apply_record(table, Record("t", JournalEntry(1, 3, card), 0.0))
+    assert table.snapshot.version == 2
+
+
 def test_another_programs_database_is_not_taken_for_a_journal(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / FILE_NAME)
     conn.execute("CREATE TABLE orders (id INTEGER)")

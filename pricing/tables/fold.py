@@ -51,12 +51,17 @@ def fold_entry(table: Table, entry: JournalEntry) -> None:
             f"{table.table_id!r} does not follow version {table.snapshot.version}"
         )
     try:
-        table.apply(entry.seq, event)
+        _, new = table.apply(entry.seq, event)
     except (ValueError, LookupError) as exc:
         raise FoldError(
             f"table {table.table_id!r}: journaled version {entry.version} (seq {entry.seq}) "
             f"no longer applies: {exc}"
         ) from exc
+    if not new:  # a repeat answers, changes nothing: never journaled as a version of its own
+        raise FoldError(
+            f"table {table.table_id!r}: journaled version {entry.version} repeats seq "
+            f"{entry.seq}, applied before"
+        )
 
 
 def replay(journal: Sequence[JournalEntry], *, keep_journal: bool = True, **limits: int) -> Table:

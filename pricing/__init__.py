@@ -19,9 +19,14 @@ __version__ = "0.1.0"
 
 #: Modules that moved when the package was laid out by its layers, by their old names: the old
 #: name imports the same module object at its new place, for code written against the old
-#: layout. (The engines' old modules, ``pricing.hilo`` and the like, are files, so that type
-#: checkers see them too.)
+#: layout. (The engines' old names also have stubs, ``pricing/hilo.pyi`` and the like, so that
+#: type checkers follow them too.)
 MOVED: Final[dict[str, str]] = {
+    "pricing.basic_strategy": "pricing.games.blackjack.strategy",
+    "pricing.blackjack": "pricing.games.blackjack",
+    "pricing.events": "pricing.games.events",
+    "pricing.goagae": "pricing.games.goagae",
+    "pricing.hilo": "pricing.games.hilo",
     "pricing.adapters": "pricing.tables.adapters",
     "pricing.adapters.blackjack": "pricing.tables.adapters.blackjack",
     "pricing.adapters.goagae": "pricing.tables.adapters.goagae",

@@ -1,7 +1,0 @@
-"""The old import path of ``pricing.games.blackjack.strategy``: the same module."""
-
-import sys
-
-from pricing.games.blackjack.strategy import *  # noqa: F403  (what type checkers see)
-
-sys.modules[__name__] = sys.modules["pricing.games.blackjack.strategy"]

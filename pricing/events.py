@@ -1,7 +1,0 @@
-"""The old import path of ``pricing.games.events``: the same module, for code written against it."""
-
-import sys
-
-from pricing.games.events import *  # noqa: F403  (what type checkers see)
-
-sys.modules[__name__] = sys.modules["pricing.games.events"]

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check clean
+.PHONY: help venv build test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -75,6 +75,10 @@ PROTOC = $(PY) -m grpc_tools.protoc -Iproto \
 
 proto: $(STAMP)  ## regenerate the committed stubs in pricing/v1/ from proto/
 	$(call PROTOC,.)
+
+proto-lint:  ## buf lint of proto/ (buf.yaml), with buf from the npm registry (needs node and npm)
+	npm ci --silent --no-audit --no-fund --prefix proto
+	proto/node_modules/.bin/buf lint
 
 proto-check: $(STAMP)  ## fail if the committed stubs in pricing/v1/ differ from proto/
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \

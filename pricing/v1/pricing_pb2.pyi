@@ -1133,15 +1133,25 @@ class FeedRequest(_message.Message):
     NEW_SHOE_FIELD_NUMBER: _builtins.int
     CLOSE_TABLE_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def expose_card(self) -> Global___ExposeCardRequest: ...
+    def expose_card(self) -> Global___ExposeCardRequest:
+        """a card turned face up (DealerService.ExposeCard)"""
+
     @_builtins.property
-    def void_round(self) -> Global___VoidRoundRequest: ...
+    def void_round(self) -> Global___VoidRoundRequest:
+        """the current round is void (DealerService.VoidRound)"""
+
     @_builtins.property
-    def end_round(self) -> Global___EndRoundRequest: ...
+    def end_round(self) -> Global___EndRoundRequest:
+        """a blackjack or Goa Gae round's cards are all out (DealerService.EndRound)"""
+
     @_builtins.property
-    def new_shoe(self) -> Global___NewShoeRequest: ...
+    def new_shoe(self) -> Global___NewShoeRequest:
+        """a fresh shoe (DealerService.NewShoe)"""
+
     @_builtins.property
-    def close_table(self) -> Global___CloseTableRequest: ...
+    def close_table(self) -> Global___CloseTableRequest:
+        """the table takes no more events (DealerService.CloseTable)"""
+
     def __init__(
         self,
         *,
@@ -1398,7 +1408,9 @@ class Settlement(_message.Message):
         VOID: Settlement._Status.ValueType  # 4
         """the round was voided: the stake is returned"""
 
-    class Status(_Status, metaclass=_StatusEnumTypeWrapper): ...
+    class Status(_Status, metaclass=_StatusEnumTypeWrapper):
+        """How the bet stands."""
+
     STATUS_UNSPECIFIED: Settlement.Status.ValueType  # 0
     """never sent"""
     PENDING: Settlement.Status.ValueType  # 1

@@ -56,7 +56,7 @@ def test_simulate_on_a_feed_stream_deals_what_it_deals_by_calls(
 ) -> None:
     """The same seed dealt by calls and with --stream prints the same states, and the second
     went on a Feed stream."""
-    fed = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    fed = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
     before = metric(server, "grpc_server_msg_received_total", fed)
     outputs = []
     for table, streamed in ((f"{table_id}-calls", ()), (f"{table_id}-stream", ("--stream",))):

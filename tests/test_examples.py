@@ -130,7 +130,7 @@ def test_dealer_feed_rejoins_where_the_table_is(server: ServerProcess, table_id:
 def test_dealer_feed_on_a_stream_deals_what_it_deals_by_calls(
     server: ServerProcess, table_id: str
 ) -> None:
-    fed = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    fed = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
     before = metric(server, "grpc_server_msg_received_total", fed)
     outputs = []
     for table, streamed in ((f"{table_id}-calls", ()), (f"{table_id}-stream", ("--stream",))):

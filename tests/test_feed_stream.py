@@ -150,24 +150,24 @@ def test_a_rejected_event_ends_the_stream_and_a_resent_one_is_not_applied_twice(
 def test_the_stream_is_counted_per_message_and_by_how_it_ended(
     server: ServerProcess, table_id: str
 ) -> None:
-    labels = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    labels = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
 
     def read(name: str, **more: str) -> float:
         return metric(server, name, {**labels, **more})
 
     def read_rejected() -> float:
-        kind = {"event": "none", "grpc_code": "INVALID_ARGUMENT"}
+        kind = {"event": "none", "grpc_code": "InvalidArgument"}
         return metric(server, "pricing_feed_rejected_total", kind)
 
     before = {
         "received": read("grpc_server_msg_received_total"),
         "sent": read("grpc_server_msg_sent_total"),
         "ok": read("grpc_server_handled_total", grpc_code="OK"),
-        "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT"),
+        "bad": read("grpc_server_handled_total", grpc_code="InvalidArgument"),
         "rejected": metric(
             server,
             "pricing_feed_rejected_total",
-            {"event": "none", "grpc_code": "INVALID_ARGUMENT"},
+            {"event": "none", "grpc_code": "InvalidArgument"},
         ),
     }
     dealer = server.dealer()
@@ -188,7 +188,7 @@ def test_the_stream_is_counted_per_message_and_by_how_it_ended(
             "received": read("grpc_server_msg_received_total") - before["received"],
             "sent": read("grpc_server_msg_sent_total") - before["sent"],
             "ok": read("grpc_server_handled_total", grpc_code="OK") - before["ok"],
-            "bad": read("grpc_server_handled_total", grpc_code="INVALID_ARGUMENT") - before["bad"],
+            "bad": read("grpc_server_handled_total", grpc_code="InvalidArgument") - before["bad"],
             "rejected": read_rejected() - before["rejected"],
         }
 
@@ -227,7 +227,7 @@ def test_a_shutdown_ends_a_waiting_stream_at_once_with_unavailable(
 def test_the_async_client_feeds_on_one_stream_and_opens_another_after_a_refusal(
     server: ServerProcess, table_id: str
 ) -> None:
-    started = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    started = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
     streams_before = metric(server, "grpc_server_started_total", started)
 
     async def run() -> tuple[list[pb.TableState], grpc.aio.AioRpcError]:
@@ -372,7 +372,7 @@ def test_a_streamed_feed_carries_on_across_a_restart() -> None:
 def test_the_blocking_client_feeds_on_one_stream_across_a_refusal_and_a_restart() -> None:
     first = start_server(f"--port={free_port()}")
     second: ServerProcess | None = None
-    started = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+    started = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
     try:
         with PricingClient(first.target) as client:
             feed = client.feed("blocking", streamed=True)
@@ -418,7 +418,7 @@ def test_the_blocking_client_asks_again_for_a_late_answer_and_the_card_lands_onc
         assert list(after.exposed) == ["2S", "3S", "4S"]
         table = process.pricing().GetTable(pb.GetTableRequest(table_id="late-blocking"))
         assert (table.version, table.cards_remaining) == (4, 49)
-        feeds = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+        feeds = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
         assert metric(process, "grpc_server_started_total", feeds) >= 2  # it was asked again
         ended_ok = {**feeds, "grpc_code": "OK"}  # end_stream: the last stream ended cleanly
         assert scraped(lambda: metric(process, "grpc_server_handled_total", ended_ok), bool) == 1
@@ -427,7 +427,7 @@ def test_the_blocking_client_asks_again_for_a_late_answer_and_the_card_lands_onc
         assert process.stop() == 0
 
 
-FEED = {"grpc_method": "Feed", "grpc_type": "BIDI_STREAM"}
+FEED = {"grpc_method": "Feed", "grpc_type": "bidi_stream"}
 
 
 def ended(process: ServerProcess, count: int) -> float:
@@ -435,7 +435,7 @@ def ended(process: ServerProcess, count: int) -> float:
     cancels may be counted OK: the server may read the cancel as the end of the events."""
 
     def total() -> float:
-        codes = ("OK", "CANCELLED")
+        codes = ("OK", "Canceled")
         return sum(
             metric(process, "grpc_server_handled_total", {**FEED, "grpc_code": c}) for c in codes
         )

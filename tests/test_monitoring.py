@@ -24,6 +24,24 @@ DASHBOARD = ROOT / "deploy" / "grafana" / "pricing.json"
 ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yml"
 ALERT_TESTS = ROOT / "deploy" / "prometheus" / "alerts_test.yml"
 
+#: ``grpc_type`` values go-grpc-prometheus writes: its ``grpcType`` constants (util.go of
+#: github.com/grpc-ecosystem/go-grpc-prometheus).
+GO_GRPC_TYPES = {
+    (False, False): "unary",
+    (True, False): "client_stream",
+    (False, True): "server_stream",
+    (True, True): "bidi_stream",
+}  # by (client streaming, server streaming), as its typeFromMethodInfo
+
+#: ``grpc_code`` values it writes: grpc-go's ``codes.Code.String()`` (codes/code_string.go of
+#: github.com/grpc/grpc-go), one per status code; its ``InitializeMetrics`` gives every method a
+#: ``grpc_server_handled_total`` series for each (util.go's ``allCodes``).
+GO_GRPC_CODES = frozenset({
+    "OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
+    "AlreadyExists", "PermissionDenied", "ResourceExhausted", "FailedPrecondition", "Aborted",
+    "OutOfRange", "Unimplemented", "Internal", "Unavailable", "DataLoss", "Unauthenticated",
+})  # fmt: skip
+
 #: PromQL words that look like metric names but are not.
 _KEYWORDS = frozenset({"and", "or", "unless", "bool", "offset", "inf", "nan"})
 
@@ -33,7 +51,7 @@ def metric_names(expr: str) -> set[str]:
     matchers, ranges and grouping clauses are removed, that is not a function or a keyword.
 
     >>> sorted(metric_names('histogram_quantile(0.99, sum by (le, grpc_method) '
-    ...     '(rate(grpc_server_handling_seconds_bucket{grpc_type="UNARY"}[$__rate_interval]))) '
+    ...     '(rate(grpc_server_handling_seconds_bucket{grpc_type="unary"}[$__rate_interval]))) '
     ...     '> on (instance) group_left pricing_tables'))
     ['grpc_server_handling_seconds_bucket', 'pricing_tables']
     """
@@ -135,8 +153,8 @@ def test_exposition_has_no_created_series_and_has_process_metrics(server: Server
 
 
 def test_message_counters_count_as_go_grpc_prometheus(server: ServerProcess, table_id: str) -> None:
-    unary = {"grpc_method": "GetTable", "grpc_type": "UNARY"}
-    stream = {"grpc_method": "WatchTable", "grpc_type": "SERVER_STREAM"}
+    unary = {"grpc_method": "GetTable", "grpc_type": "unary"}
+    stream = {"grpc_method": "WatchTable", "grpc_type": "server_stream"}
     before = {
         (name, kind): metric(server, f"grpc_server_msg_{name}_total", labels)
         for name in ("received", "sent")
@@ -167,6 +185,85 @@ def test_message_counters_count_as_go_grpc_prometheus(server: ServerProcess, tab
     while delta("sent", "stream") < 5 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert (delta("received", "stream"), delta("sent", "stream")) == (1, 5)
+
+
+Series = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def series(server: ServerProcess) -> Series:
+    """Every sample on the metrics page: its value by name and labels."""
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(server.metrics_text())
+        for sample in family.samples
+    }
+
+
+def test_grpc_series_are_labelled_as_go_grpc_prometheus_labels_them(
+    server: ServerProcess, table_id: str
+) -> None:
+    """A dashboard or alert built for go-grpc-prometheus selects ``grpc_type="unary"`` and
+    ``grpc_code="InvalidArgument"``: a bad call is counted under those very values, every value
+    on the page is one Go writes, and every method has its series before its first call."""
+    refused = frozenset({
+        "grpc_service": "pricing.v1.DealerService",
+        "grpc_method": "ExposeCard",
+        "grpc_type": "unary",
+        "grpc_code": "InvalidArgument",
+    }.items())  # fmt: skip
+    key = ("grpc_server_handled_total", refused)
+    before = series(server).get(key, 0.0)
+    bad = pb.ExposeCardRequest(table_id=table_id, seq=1, card="XX", role=pb.BURN)
+    with pytest.raises(grpc.RpcError) as caught:
+        server.dealer().ExposeCard(bad)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+    # A page rendered just before the call may be served again: read until it is counted.
+    after = scraped(lambda: series(server), lambda now: now.get(key, 0.0) > before)
+    exposecard = sorted(
+        f"{dict(labels)['grpc_type']}/{dict(labels)['grpc_code']}={value:g}"
+        for (name, labels), value in after.items()
+        if name == "grpc_server_handled_total" and dict(labels)["grpc_method"] == "ExposeCard"
+    )
+    assert key in after, f"no grpc_server_handled_total with {dict(refused)}: {exposecard}"
+    assert after[key] == before + 1
+
+    with pytest.raises(grpc.RpcError):  # a Feed event refused: no event in it
+        list(server.dealer().Feed(iter([pb.FeedRequest()])))
+    rejected = ("pricing_feed_rejected_total", frozenset({"event": "none"}.items()))
+    feed_codes = scraped(
+        lambda: {
+            dict(labels)["grpc_code"]
+            for name, labels in series(server)
+            if name == rejected[0] and rejected[1] <= labels
+        },
+        bool,
+    )
+    assert feed_codes == {"InvalidArgument"}
+
+    page = series(server)
+    types = {dict(labels)["grpc_type"] for _, labels in page if "grpc_type" in dict(labels)}
+    codes = {dict(labels)["grpc_code"] for _, labels in page if "grpc_code" in dict(labels)}
+    assert types <= set(GO_GRPC_TYPES.values()), f"not go-grpc-prometheus's: {types}"
+    assert codes <= GO_GRPC_CODES, f"not Go's codes.Code.String(): {codes - GO_GRPC_CODES}"
+
+    for service in pb.DESCRIPTOR.services_by_name.values():
+        for method in service.methods:
+            labels = {
+                "grpc_service": service.full_name,
+                "grpc_method": method.name,
+                "grpc_type": GO_GRPC_TYPES[method.client_streaming, method.server_streaming],
+            }
+            for name in (
+                "grpc_server_started_total",
+                "grpc_server_msg_received_total",
+                "grpc_server_msg_sent_total",
+                "grpc_server_handling_seconds_count",
+            ):
+                assert (name, frozenset(labels.items())) in page, (name, labels)
+            for code in GO_GRPC_CODES:
+                handled_key = frozenset({**labels, "grpc_code": code}.items())
+                assert ("grpc_server_handled_total", handled_key) in page, (labels, code)
 
 
 def pricing_request(table_id: str) -> pb.GetTableRequest:

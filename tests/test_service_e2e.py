@@ -783,16 +783,16 @@ def test_metrics_show_sub_ms_histograms_and_counts_matching_the_calls(
     server: ServerProcess, table_id: str
 ) -> None:
     pricing = server.pricing()
-    q = {"grpc_service": "pricing.v1.PricingService", "grpc_method": "Quote", "grpc_type": "UNARY"}
+    q = {"grpc_service": "pricing.v1.PricingService", "grpc_method": "Quote", "grpc_type": "unary"}
     g = {
         "grpc_service": "pricing.v1.PricingService",
         "grpc_method": "GetTable",
-        "grpc_type": "UNARY",
+        "grpc_type": "unary",
     }
     quotes_ok = metric(server, "grpc_server_handled_total", {**q, "grpc_code": "OK"})
     quotes_started = metric(server, "grpc_server_started_total", q)
     quotes_timed = metric(server, "grpc_server_handling_seconds_count", q)
-    missing = metric(server, "grpc_server_handled_total", {**g, "grpc_code": "NOT_FOUND"})
+    missing = metric(server, "grpc_server_handled_total", {**g, "grpc_code": "NotFound"})
     cards = metric(server, "pricing_cards_total", {"game": "HILO", "role": "BURN"})
     computed = metric(server, "pricing_compute_seconds_count", {"game": "HILO"})
     published = metric(server, "pricing_publish_seconds_count")
@@ -811,7 +811,7 @@ def test_metrics_show_sub_ms_histograms_and_counts_matching_the_calls(
     assert metric(server, "grpc_server_started_total", q) == quotes_started + 7
     assert metric(server, "grpc_server_handling_seconds_count", q) == quotes_timed + 7
     assert (
-        metric(server, "grpc_server_handled_total", {**g, "grpc_code": "NOT_FOUND"}) == missing + 3
+        metric(server, "grpc_server_handled_total", {**g, "grpc_code": "NotFound"}) == missing + 3
     )
     assert metric(server, "pricing_cards_total", {"game": "HILO", "role": "BURN"}) == cards + 5
     # Per accepted event only: the 7 quotes are not in it (Quote's own time is in

@@ -218,7 +218,7 @@ class DealerServicer:
             return await self._write(inner.table_id, inner.seq, kind.event(inner))
         except Exception as exc:
             code = status_code(exc)
-            self.metrics.feed_rejected.labels(field, code.name if code else "INTERNAL").inc()
+            self.metrics.feed_refused(field, code)
             await self.refusals.refuse(f"Feed ({field})", exc, context)
         finally:
             if field != "none":

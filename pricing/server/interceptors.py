@@ -1,7 +1,8 @@
 """The server's interceptors, outermost first as ``pricing.server.process`` installs them:
 metrics (every call counted and timed, refused ones too), roles (a call without the token its
 service needs is refused before its request is read), and the concurrent-call limit; with the
-handlers they build once per method and the handler that refuses a call."""
+handlers they build once per method and the handler that refuses a call; and the label values
+the metrics give each kind of RPC and each status code (go-grpc-prometheus's)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
     from pricing.server.metrics import Metrics
 
 __all__ = [
+    "BIDI_STREAM",
+    "CLIENT_STREAM",
+    "CODE_LABELS",
+    "SERVER_STREAM",
+    "UNARY",
     "AuthInterceptor",
     "BuiltHandlers",
     "ConcurrencyInterceptor",
@@ -29,6 +35,7 @@ __all__ = [
     "MetricsInterceptor",
     "ServerInterceptor",
     "refusing_handler",
+    "rpc_type",
 ]
 
 
@@ -235,17 +242,61 @@ class AuthInterceptor(ServerInterceptor):
 
 _Behaviour = Callable[[Any, Any], Any]
 
+# The gRPC series carry the label values go-grpc-prometheus gives them, so that its stock
+# dashboards and alerts (``grpc_type="unary"``, ``grpc_code="InvalidArgument"``) find them:
+# Python's own spellings (UNARY, INVALID_ARGUMENT) would match none of their selectors.
 
-def _code_name(context: grpc.aio.ServicerContext[Any, Any], default: str) -> str:
+#: ``grpc_type`` of each kind of RPC: go-grpc-prometheus's ``grpcType`` values (util.go).
+UNARY: Final = "unary"
+CLIENT_STREAM: Final = "client_stream"
+SERVER_STREAM: Final = "server_stream"
+BIDI_STREAM: Final = "bidi_stream"
+
+#: ``grpc_code`` of each status: its name in Go, ``codes.Code.String()`` (grpc-go's
+#: codes/code_string.go), which go-grpc-prometheus labels with.
+CODE_LABELS: Final[dict[grpc.StatusCode, str]] = {
+    grpc.StatusCode.OK: "OK",
+    grpc.StatusCode.CANCELLED: "Canceled",
+    grpc.StatusCode.UNKNOWN: "Unknown",
+    grpc.StatusCode.INVALID_ARGUMENT: "InvalidArgument",
+    grpc.StatusCode.DEADLINE_EXCEEDED: "DeadlineExceeded",
+    grpc.StatusCode.NOT_FOUND: "NotFound",
+    grpc.StatusCode.ALREADY_EXISTS: "AlreadyExists",
+    grpc.StatusCode.PERMISSION_DENIED: "PermissionDenied",
+    grpc.StatusCode.RESOURCE_EXHAUSTED: "ResourceExhausted",
+    grpc.StatusCode.FAILED_PRECONDITION: "FailedPrecondition",
+    grpc.StatusCode.ABORTED: "Aborted",
+    grpc.StatusCode.OUT_OF_RANGE: "OutOfRange",
+    grpc.StatusCode.UNIMPLEMENTED: "Unimplemented",
+    grpc.StatusCode.INTERNAL: "Internal",
+    grpc.StatusCode.UNAVAILABLE: "Unavailable",
+    grpc.StatusCode.DATA_LOSS: "DataLoss",
+    grpc.StatusCode.UNAUTHENTICATED: "Unauthenticated",
+}
+
+
+def rpc_type(client_streaming: bool, server_streaming: bool) -> str:
+    """The ``grpc_type`` of a method that streams requests, responses, both or neither."""
+    if client_streaming:
+        return BIDI_STREAM if server_streaming else CLIENT_STREAM
+    return SERVER_STREAM if server_streaming else UNARY
+
+
+def _code_label(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The ``grpc_code`` of a call whose handler raised: the status it set, else Unknown (as
+    grpc-go reports an error that carries no status)."""
     code = context.code()
     if isinstance(code, grpc.StatusCode):
-        return code.name
+        return CODE_LABELS[code]
     if isinstance(code, int) and code != 0:
-        return _CODE_BY_NUMBER.get(code, default)
-    return default
+        return _CODE_BY_NUMBER.get(code, _UNKNOWN)
+    return _UNKNOWN
 
 
-_CODE_BY_NUMBER: Final[dict[int, str]] = {c.value[0]: c.name for c in grpc.StatusCode}
+_OK: Final = CODE_LABELS[grpc.StatusCode.OK]
+_CANCELED: Final = CODE_LABELS[grpc.StatusCode.CANCELLED]
+_UNKNOWN: Final = CODE_LABELS[grpc.StatusCode.UNKNOWN]
+_CODE_BY_NUMBER: Final[dict[int, str]] = {c.value[0]: name for c, name in CODE_LABELS.items()}
 
 
 if TYPE_CHECKING:  # generic only in the type stubs
@@ -256,7 +307,7 @@ else:
 
 class MetricsInterceptor(_Interceptor):
     """Counts and times every unary, server-streaming and bidirectional RPC (the kinds this
-    server has)."""
+    server has), labelled as go-grpc-prometheus labels them (``UNARY``…, ``CODE_LABELS``)."""
 
     def __init__(self, metrics: Metrics) -> None:
         self._m = metrics
@@ -285,21 +336,21 @@ class MetricsInterceptor(_Interceptor):
     ) -> grpc.RpcMethodHandler[Any, Any]:
         service, _, method = full_name.lstrip("/").rpartition("/")
         if handler.unary_unary is not None:
-            labels = (service, method, "UNARY")
+            labels = (service, method, UNARY)
             return grpc.unary_unary_rpc_method_handler(
                 self._unary(handler.unary_unary, labels),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            labels = (service, method, "SERVER_STREAM")
+            labels = (service, method, SERVER_STREAM)
             return grpc.unary_stream_rpc_method_handler(
                 self._stream(handler.unary_stream, labels),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream is not None:
-            labels = (service, method, "BIDI_STREAM")
+            labels = (service, method, BIDI_STREAM)
             return grpc.stream_stream_rpc_method_handler(
                 self._stream(handler.stream_stream, labels, bidi=True),
                 request_deserializer=handler.request_deserializer,
@@ -322,17 +373,17 @@ class MetricsInterceptor(_Interceptor):
             started.inc()
             received.inc()
             t0 = time.perf_counter()
-            code = "OK"
+            code = _OK
             try:
                 response = await behaviour(request, context)
                 if responds:
                     sent.inc()
                 return response
             except asyncio.CancelledError:
-                code = "CANCELLED"
+                code = _CANCELED
                 raise
             except BaseException:
-                code = _code_name(context, "UNKNOWN")
+                code = _code_label(context)
                 raise
             finally:
                 handling.observe(time.perf_counter() - t0)
@@ -371,16 +422,16 @@ class MetricsInterceptor(_Interceptor):
             else:
                 received.inc()
             t0 = time.perf_counter()
-            code = "OK"
+            code = _OK
             try:
                 async for response in behaviour(request, context):
                     yield response
                     sent.inc()
             except (asyncio.CancelledError, GeneratorExit):
-                code = "CANCELLED"
+                code = _CANCELED
                 raise
             except BaseException:
-                code = _code_name(context, "UNKNOWN")
+                code = _code_label(context)
                 raise
             finally:
                 handling.observe(time.perf_counter() - t0)

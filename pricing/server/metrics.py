@@ -4,8 +4,12 @@ Every metric lives in the ``CollectorRegistry`` of one ``Metrics`` object, so ea
 each test) has its own. Latency histograms are in seconds with the sub-millisecond buckets of
 gRFC A66: a card's whole trip through the service is well under a millisecond.
 
-The gRPC series are named and labelled as go-grpc-prometheus names them (``grpc_server_*``
-with ``grpc_service``, ``grpc_method``, ``grpc_type``), so dashboards built for it work here.
+The gRPC series are named and labelled as go-grpc-prometheus names and labels them
+(``grpc_server_*`` with ``grpc_service``, ``grpc_method``, ``grpc_type="unary"``…, and
+``grpc_code="InvalidArgument"``…: Go's names of the status codes), and every method of the
+service's two gRPC services has its series from the server's start, as its
+``InitializeMetrics`` gives them, so dashboards and alerts built for it work here. The
+service's own ``grpc_code`` label (``pricing_feed_rejected_total``) has the same values.
 The exposition carries no ``_created`` series (each would double the counters and histograms
 for a timestamp nobody graphs) and includes the process's own metrics (``process_*``: CPU,
 memory, file descriptors) and the interpreter's (``python_*``). ``deploy/`` holds a Grafana
@@ -19,8 +23,11 @@ dashboard and Prometheus alerts over these names.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Final
 
+import grpc
+from google.protobuf.descriptor import ServiceDescriptor
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -33,9 +40,10 @@ from prometheus_client import (
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 
-from pricing.server.interceptors import MetricsInterceptor
+from pricing.server.interceptors import CODE_LABELS, MetricsInterceptor, rpc_type
 from pricing.server.metrics_http import serve_metrics_http
 from pricing.server.metrics_tables import TableGauge
+from pricing.v1 import pricing_pb2
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "serve_metrics"]
 
@@ -189,6 +197,30 @@ class Metrics:
             registry=r,
         )
 
+    def initialize(self, services: Iterable[ServiceDescriptor]) -> None:
+        """Every series of every method of ``services`` at zero, as go-grpc-prometheus's
+        ``InitializeMetrics`` makes them (its ``preRegisterMethod``: started, messages received
+        and sent, the handling time histogram, and handled for each status code).
+
+        A counter's series that first appears at 1 has no increase in PromQL's eyes: without
+        these the first refused call of a method would raise no alert and show in no rate."""
+        for service in services:
+            for method in service.methods:
+                labels = (
+                    service.full_name,
+                    method.name,
+                    rpc_type(method.client_streaming, method.server_streaming),
+                )
+                for family in (self.started, self.msg_received, self.msg_sent, self.handling):
+                    family.labels(*labels)
+                for code in CODE_LABELS.values():
+                    self.handled.labels(*labels, code)
+
+    def feed_refused(self, event: str, code: grpc.StatusCode | None) -> None:
+        """A Feed stream's ``event`` refused with ``code`` (None: an unexpected error, which the
+        stream ends with INTERNAL)."""
+        self.feed_rejected.labels(event, CODE_LABELS[code or grpc.StatusCode.INTERNAL]).inc()
+
     def journal_committed(self, seconds: float, records: int) -> None:
         self.journal_commit.observe(seconds)
         self.journal_records.inc(records)
@@ -203,6 +235,9 @@ class Metrics:
         self.journal_conflicts.inc()
 
     def interceptor(self) -> MetricsInterceptor:
+        """The interceptor that meters a server's calls. That server serves the pricing
+        services, so their methods' series are initialised now (``initialize``)."""
+        self.initialize(pricing_pb2.DESCRIPTOR.services_by_name.values())
         return MetricsInterceptor(self)
 
 

@@ -238,6 +238,12 @@ class Metrics:
         """The interceptor that meters a server's calls. That server serves the pricing
         services, so their methods' series are initialised now (``initialize``)."""
         self.initialize(pricing_pb2.DESCRIPTOR.services_by_name.values())
+        # The Feed stream's refusals too, by event (a FeedRequest field, or "none") and code:
+        # the first refusal of each then shows in increase() and its alert.
+        feed = pricing_pb2.FeedRequest.DESCRIPTOR.oneofs_by_name["event"]
+        for event in [*(field.name for field in feed.fields), "none"]:
+            for code in CODE_LABELS.values():
+                self.feed_rejected.labels(event, code)
         return MetricsInterceptor(self)
 
 

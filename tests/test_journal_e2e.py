@@ -22,6 +22,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing import cli
 from pricing.cards import DECK
+from pricing.cli.format import watch_header
+from pricing.cli.journal import ROUNDS_HEADER
 from pricing.games.events import CardRole, ExposeCard
 from pricing.journal.sqlite import SCHEMA_VERSION, SqliteJournal
 from pricing.server.store import TableStore
@@ -186,6 +188,35 @@ def test_health_is_not_serving_until_every_table_is_recovered(tmp_path: Path) ->
     assert refused > 0
 
 
+def check_replay(path: Path, states: dict[int, pb.TableState]) -> None:
+    """``journal replay`` of table arch's export: each round under its header, then the final
+    state (the bets named) and the state at any version, as its watchers were sent them."""
+    code, replayed = run("journal", "replay", str(path))
+    assert code == 0
+    shown = replayed.splitlines()
+    assert shown[:5] == [
+        *ROUNDS_HEADER,
+        "v7     1      1    KH",
+        "v8     2      2    2C",
+        "v9     3      3    7D",
+    ]
+    assert shown[5].split() == ["v10", "4", "4", "void"]
+    final = states[11]
+    assert shown[-4:] == [
+        "# the final state, version 11",
+        *watch_header(final, round_lines=False),
+        cli.format_state(final),
+    ]
+    assert shown[-2].split()[-5:] == ["LOW", "HIGH", "ODD", "EVEN", "SEVEN"]  # the bets named
+    for version in (6, 8):  # any version's prices, as the watchers were sent them
+        code, at = run("journal", "replay", str(path), "--at-version", str(version))
+        assert code == 0
+        assert at.splitlines() == [
+            *watch_header(states[version], round_lines=False),
+            cli.format_state(states[version]),
+        ]
+
+
 def test_retention_archives_a_closed_table_and_export_replay_reproduce_it() -> None:
     server = start_server("--closed-retention=1s")
     assert server.data_dir is not None
@@ -240,18 +271,7 @@ def test_retention_archives_a_closed_table_and_export_replay_reproduce_it() -> N
     assert (code, archived) == (0, exported)
     path = server.data_dir / "arch.jsonl"
     path.write_text(archived)
-    code, replayed = run("journal", "replay", str(path))
-    assert code == 0
-    assert replayed.splitlines()[:3] == [
-        "v7     round 1    #1  result KH",
-        "v8     round 2    #2  result 2C",
-        "v9     round 3    #3  result 7D",
-    ]
-    assert "round 4" in replayed.splitlines()[3] and "void" in replayed.splitlines()[3]
-    assert replayed.splitlines()[-1].startswith("final: v11 ")
-    for version in (6, 8):  # any version's prices, as the watchers were sent them
-        code, at = run("journal", "replay", str(path), "--at-version", str(version))
-        assert (code, at.strip()) == (0, cli.format_state(states[version]))
+    check_replay(path, states)
     code, _ = run("journal", "replay", str(path), "--at-version", "99")
     assert code == 1
     assert server.stop() == 0, server.log()

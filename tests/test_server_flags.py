@@ -78,14 +78,39 @@ def test_bad_values_are_usage_errors_naming_them(
     assert ("argument --" in err) == bool(argv)  # an environment value: named by its variable
 
 
-def test_a_busy_metrics_port_is_named() -> None:
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--port", "cannot serve: gRPC port 127.0.0.1:{port}: Address already in use: "
+         "choose another --port (PRICING_PORT)"),
+        ("--metrics-port", "cannot serve: metrics port 127.0.0.1:{port}: Address already in "
+         "use: choose another --metrics-port (PRICING_METRICS_PORT)"),
+    ],
+)  # fmt: skip
+def test_a_busy_port_names_its_address_and_the_flag_to_change(flag: str, message: str) -> None:
+    """A port this test holds (bound and listening: no race with a port found free, no sleep):
+    the server exits 1 with one line naming it, no traceback, never ready."""
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        done = run_server("--port", "0", "--metrics-port", str(port), env={})
-    assert done.returncode == 1
-    assert f"cannot serve: metrics port 127.0.0.1:{port}: Address already in use" in done.stderr
+        ports = {"--port": "0", "--metrics-port": "0", flag: str(port)}
+        done = run_server(*(arg for item in ports.items() for arg in item), env={})
+    assert done.returncode == 1, done.stderr
+    assert message.format(port=port) in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "ready" not in done.stdout
+
+
+def test_an_address_not_of_this_machine_names_the_host_flag() -> None:
+    # 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    done = run_server(
+        "--host", "192.0.2.1", "--insecure", "--port", "0", "--metrics-port", "0", env={}
+    )
+    assert done.returncode == 1, done.stderr
+    assert "cannot serve: gRPC port 192.0.2.1:0: " in done.stderr
+    assert "change --host (PRICING_HOST)" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize(

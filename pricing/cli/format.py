@@ -39,15 +39,22 @@ DEALER_RESULTS: Final = ("17", "18", "19", "20", "21", "BJ", "BUST")
 #: Header labels of bets whose names are wider than a column.
 _LABELS: Final = {"STRAIGHT_FLUSH": "ST.FL", "ROYAL_MATCH": "ROYAL"}
 
-_ROUND_LINE: Final = "a round's result is shown on a line of its own"
-_LEGENDS: Final = {
-    pb.BLACKJACK: (
-        "# side bets: RTP % of the next round while betting (! favours the player); "
-        "INS: insurance RTP %",
-        f"# 17 ... BUST: % of the dealer's final results; {_ROUND_LINE}",
-    ),
-}
-_PRICES_LEGEND: Final = (f"# payout to 1 of each bet (-- closed); {_ROUND_LINE}",)
+_ROUND_LINE: Final = "; a round's result is shown on a line of its own"
+
+
+def _legend(game: int, round_lines: bool) -> list[str]:
+    """What the numbers of ``format_state``'s lines are; ``round_lines``: the lines of rounds
+    that ended come between them (a watch)."""
+    note = _ROUND_LINE if round_lines else ""
+    if game == pb.BLACKJACK:
+        return [
+            "# side bets: RTP % of the next round while betting (! favours the player); "
+            "INS: insurance RTP %",
+            f"# 17 ... BUST: % of the dealer's final results{note}",
+        ]
+    return [f"# payout to 1 of each bet (-- closed){note}"]
+
+
 #: Blackjack's phases are BETTING and DEALING: its columns take the room of SHOE_COMPLETE.
 _PHASE_WIDTH: Final[dict[int, int]] = {pb.BLACKJACK: 8}
 
@@ -99,13 +106,14 @@ def _values(state: pb.TableState) -> list[str]:
     return cells
 
 
-def watch_header(state: pb.TableState) -> list[str]:
+def watch_header(state: pb.TableState, *, round_lines: bool = True) -> list[str]:
     """The legend of ``format_state``'s lines for a table like ``state``: what the numbers
-    are, then a header over the columns."""
+    are, then a header over the columns (naming each bet). ``round_lines`` False: the legend
+    does not promise a line for each round's result (a state shown alone)."""
     columns = _columns(state)
     head = _head(state.game, ("ver", "shoe round", "phase", "last", "left"))
     labels = [label for label, _ in columns]
-    return [*_LEGENDS.get(state.game, _PRICES_LEGEND), head + _cells(columns, labels)]
+    return [*_legend(state.game, round_lines), head + _cells(columns, labels)]
 
 
 def format_state(state: pb.TableState) -> str:

@@ -1,20 +1,106 @@
 """``pricing journal …``: a table's journaled events exported as JSON Lines or replayed
 through the engines, and the operator's tools on a data directory (check, salvage, backup).
 
-Each command imports the journal only when it runs: the other commands never load it."""
+Each command imports the journal only when it runs: the other commands never load it. A path
+argument that cannot be used (missing, of the wrong kind, unreadable) is a usage error naming
+it and what is wrong (``ValueError``: exit 2), before the journal is touched."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
-from pricing.cli.format import format_state
+from pricing.cli.format import format_state, watch_header
+from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import snapshot_to_proto
 
-__all__ = ["run_backup", "run_check", "run_export", "run_replay", "run_salvage"]
+__all__ = ["ROUNDS_HEADER", "run_backup", "run_check", "run_export", "run_replay", "run_salvage"]
+
+#: The head of ``pricing journal replay``'s round lines (the result, last, may hold spaces:
+#: several cards).
+ROUNDS_HEADER: Final = (
+    "# each round that ended: the version that ended it, the round, which of the deck's results "
+    "it decided (#), its result (void: stakes returned)",
+    "ver    round  #    result",
+)
+
+
+def _why(exc: BaseException) -> str:
+    """What went wrong with a file, in a few words (the OS's, without its errno)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)  # gzip's own: not a gzipped file, cut short
+
+
+def _file_lines(name: str) -> Iterator[str]:
+    """The lines of the file ``name`` (``-``: standard input); a file that cannot be read is a
+    ``ValueError`` naming it and why, when it is first read."""
+    from pricing.journal.tools import read_lines  # noqa: PLC0415
+
+    if name == "-":
+        yield from sys.stdin
+        return
+    try:
+        yield from read_lines(Path(name))
+    except (OSError, EOFError, UnicodeDecodeError) as exc:  # EOFError: a .gz cut short
+        raise ValueError(f"cannot read {name}: {_why(exc)}") from None
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    """``--data-dir``, checked: a directory whose journal, if there, can be opened. Its absence
+    from an existing directory is the tools' to report ("no journal at …")."""
+    from pricing.journal import MEMORY  # noqa: PLC0415
+    from pricing.journal.sqlite import FILE_NAME  # noqa: PLC0415
+
+    path = Path(args.data_dir)
+    if args.data_dir == MEMORY:
+        return path
+    try:
+        if not path.exists():
+            raise ValueError(f"--data-dir {path}: no such directory")
+        if not path.is_dir():
+            raise ValueError(f"--data-dir {path}: not a directory")
+        journal = path / FILE_NAME
+        if journal.exists():
+            with journal.open("rb"):  # a directory, or unreadable: SQLite only says "I/O error"
+                pass
+    except OSError as exc:
+        raise ValueError(f"--data-dir {path}: cannot read {exc.filename}: {_why(exc)}") from None
+    return path
+
+
+def _new_dir(args: argparse.Namespace) -> Path:
+    """``--to``, checked: a directory, or one that can be made."""
+    to = Path(args.to)
+    try:
+        if to.exists() and not to.is_dir():
+            raise ValueError(f"--to {to}: not a directory")
+        made_in = next(p for p in (to, *to.parents) if p.exists())
+        if not made_in.is_dir():
+            raise ValueError(f"--to {to}: {made_in} is not a directory")
+        if not os.access(made_in, os.W_OK | os.X_OK):
+            raise ValueError(f"--to {to}: cannot write in {made_in}: permission denied")
+    except OSError as exc:
+        raise ValueError(f"--to {to}: {_why(exc)}") from None
+    return to
+
+
+def _failure(exc: BaseException) -> str:
+    """An error of the journal tools, one line: the file an ``OSError`` is about, and why."""
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {_why(exc)}"
+    if isinstance(exc, sqlite3.Error):
+        return f"the journal cannot be read: {exc}"
+    return str(exc)
 
 
 def run_export(args: argparse.Namespace, out: TextIO) -> int:
@@ -22,39 +108,54 @@ def run_export(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.journal.codec import record_to_json  # noqa: PLC0415
     from pricing.journal.tools import export_records  # noqa: PLC0415
 
+    data_dir = _data_dir(args)
     try:
-        records = export_records(Path(args.data_dir), args.table)
-    except (LookupError, JournalError) as exc:
-        print(f"pricing: {exc}", file=sys.stderr)
+        records = export_records(data_dir, args.table)
+    except (LookupError, JournalError, OSError, sqlite3.Error) as exc:
+        print(f"pricing: {_failure(exc)}", file=sys.stderr)
         return 1
     for record in records:
         print(json.dumps(record_to_json(record), separators=(",", ":")), file=out)
     return 0
 
 
-def run_replay(args: argparse.Namespace, out: TextIO) -> int:
-    from pricing.journal.tools import read_lines, replay_lines  # noqa: PLC0415
+def _round_line(state: pb.TableState) -> str:
+    """A round that ended, under ``ROUNDS_HEADER``."""
+    ended = state.ended_round
+    result = "void" if ended.void else ended.result_card
+    return f"v{state.version:<6}{ended.round_id:<7}{ended.result_index:<5}{result}"
 
-    lines = sys.stdin if args.file == "-" else read_lines(Path(args.file))
+
+def run_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """Each round that ended, under ``ROUNDS_HEADER``, then the final state under its own
+    header (as ``pricing watch`` shows a state, naming the bets); with ``--at-version`` only
+    the state at that version, under its header."""
+    from pricing.journal.tools import replay_lines  # noqa: PLC0415
+
     final = None
-    for step in replay_lines(lines):
-        final = step.snapshot
+    for step in replay_lines(_file_lines(args.file)):
         state = snapshot_to_proto(step.snapshot)
         if args.at_version and state.version == args.at_version:
-            print(format_state(state), file=out)
+            print(*watch_header(state, round_lines=False), format_state(state), sep="\n", file=out)
             return 0
-        if not args.at_version and state.HasField("ended_round"):
-            ended = state.ended_round
-            result = "void" if ended.void else f"result {ended.result_card}"
-            print(
-                f"v{state.version:<5} round {ended.round_id:<4} #{ended.result_index:<2} {result}",
-                file=out,
-            )
+        if not args.at_version:
+            if final is None:  # once the file has been read: its errors come alone
+                print(*ROUNDS_HEADER, sep="\n", file=out)
+            if state.HasField("ended_round"):
+                print(_round_line(state), file=out)
+        final = step.snapshot
     if args.at_version:
         print(f"pricing: the journal ends before version {args.at_version}", file=sys.stderr)
         return 1
     assert final is not None
-    print(f"final: {format_state(snapshot_to_proto(final))}", file=out)
+    state = snapshot_to_proto(final)
+    print(
+        f"# the final state, version {state.version}",
+        *watch_header(state, round_lines=False),
+        format_state(state),
+        sep="\n",
+        file=out,
+    )
     return 0
 
 
@@ -84,14 +185,23 @@ def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None
     print(f"{len(checked.tables)} table(s), {damaged} damaged", file=out)
 
 
+def _unmake(to: Path, made: bool) -> None:
+    """After a failed salvage or backup (the tools remove the journal they began): the
+    directory ``--to`` too if this command made it and it is empty, so nothing is left."""
+    if made:
+        with contextlib.suppress(OSError):  # not there, or holding something: left as it is
+            to.rmdir()
+
+
 def run_check(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.journal.maintenance import check  # noqa: PLC0415
 
+    data_dir = _data_dir(args)
     try:
-        checked = check(Path(args.data_dir))
-    except JournalError as exc:
-        print(f"pricing: {exc}", file=sys.stderr)
+        checked = check(data_dir)
+    except (JournalError, OSError, sqlite3.Error) as exc:
+        print(f"pricing: {_failure(exc)}", file=sys.stderr)
         return 1
     _print_checked(checked, out)
     return 0 if checked.whole else 1
@@ -101,10 +211,13 @@ def run_salvage(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.journal.maintenance import salvage  # noqa: PLC0415
 
+    data_dir, to = _data_dir(args), _new_dir(args)
+    made = not to.exists()
     try:
-        checked = salvage(Path(args.data_dir), Path(args.to))
-    except JournalError as exc:
-        print(f"pricing: {exc}", file=sys.stderr)
+        checked = salvage(data_dir, to)
+    except (JournalError, OSError, sqlite3.Error) as exc:
+        _unmake(to, made)
+        print(f"pricing: {_failure(exc)}", file=sys.stderr)
         return 1
     _print_checked(checked, out, salvaged=True)
     kept = sum(t.good > 0 for t in checked.tables)
@@ -119,10 +232,13 @@ def run_backup(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.journal.maintenance import backup  # noqa: PLC0415
 
+    data_dir, to = _data_dir(args), _new_dir(args)
+    made = not to.exists()
     try:
-        done = backup(Path(args.data_dir), Path(args.to))
-    except (JournalError, OSError) as exc:
-        print(f"pricing: {exc}", file=sys.stderr)
+        done = backup(data_dir, to)
+    except (JournalError, OSError, sqlite3.Error) as exc:
+        _unmake(to, made)
+        print(f"pricing: {_failure(exc)}", file=sys.stderr)
         return 1
     print(
         f"backed up {done.tables} table(s), {done.events} event(s) to {done.path} and "

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import json
 import logging
 import signal
+import socket
 import sys
 import time
 from collections.abc import Sequence
@@ -29,8 +31,10 @@ from typing import Any, Final
 
 import grpc
 import grpc.aio
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2 as reflection_v1alpha
 
 from pricing.journal import MEMORY, Journal, JournalError, open_journal
 from pricing.server import eventloop
@@ -81,21 +85,118 @@ def _grpc_server(metrics: Metrics, security: Security) -> grpc.aio.Server:
     )
 
 
-def _bind(server: grpc.aio.Server, host: str, port: int, security: Security) -> int:
-    """Bind the port, TLS only once given certificates; the bound port."""
+def _cannot_bind(what: str, host: str, port: int, port_flag: str, host_flag: str) -> OSError:
+    """The error of a port that cannot be bound: the address, why (a socket of our own is bound
+    there to find out: gRPC only says it failed) and which flag to change."""
     address = _bind_address(host, port)
-    if security.certificates is not None:
-        return server.add_secure_port(address, security.certificates.credentials())
-    return server.add_insecure_port(address)
+    try:
+        found = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError as exc:
+        return OSError(f"{what} {address}: {exc.strerror or exc}: change {host_flag}")
+    reason, code = "refused", 0
+    for family, kind, proto, _, sockaddr in found:
+        with socket.socket(family, kind, proto) as probe:
+            try:
+                probe.bind(sockaddr)
+            except OSError as exc:
+                reason, code = exc.strerror or str(exc), exc.errno or 0
+                break
+    if code in (errno.EADDRINUSE, errno.EACCES):  # another process's port, or a privileged one
+        change = f"choose another {port_flag}"
+    elif code == errno.EADDRNOTAVAIL:  # not an address of this machine
+        change = f"change {host_flag}"
+    else:
+        change = f"change {port_flag} or {host_flag}"
+    return OSError(f"{what} {address}: {reason}: {change}")
+
+
+def _bind(server: grpc.aio.Server, host: str, port: int, security: Security) -> int:
+    """Bind the port, TLS only once given certificates; the bound port. A port that cannot be
+    bound is an ``OSError`` naming it and the flag to change (gRPC's own error names neither
+    the reason nor the flag)."""
+    address = _bind_address(host, port)
+    try:
+        if security.certificates is not None:
+            return server.add_secure_port(address, security.certificates.credentials())
+        return server.add_insecure_port(address)
+    except RuntimeError:
+        raise _cannot_bind(
+            "gRPC port", host, port, "--port (PRICING_PORT)", "--host (PRICING_HOST)"
+        ) from None
 
 
 def _metrics_page(metrics: Metrics, host: str, port: int) -> tuple[Any, int]:
-    """Serve /metrics; a port that cannot be bound is an ``OSError`` naming it."""
+    """Serve /metrics; a port that cannot be bound is an ``OSError`` naming it and the flag to
+    change."""
     try:
         return serve_metrics(metrics, host, port)
     except OSError as exc:
         where = _bind_address(host, port)
-        raise OSError(f"metrics port {where}: {exc.strerror or exc}") from exc
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+            change = "choose another --metrics-port (PRICING_METRICS_PORT)"
+        else:
+            change = "change --metrics-port (PRICING_METRICS_PORT) or --metrics-host"
+        raise OSError(f"metrics port {where}: {exc.strerror or exc}: {change}") from exc
+
+
+#: gRPC reflection's current version. grpcio-reflection (1.85 too) serves only v1alpha, which
+#: recent clients (grpcurl) ask for after v1; v1 is the same messages, field for field, under
+#: another package, so the v1alpha servicer answers it too (``_enable_reflection``).
+REFLECTION_V1: Final = "grpc.reflection.v1.ServerReflection"
+_REFLECTION_V1_FILE: Final = "grpc/reflection/v1/reflection.proto"
+
+
+def _add_reflection_v1_file() -> None:
+    """Put v1's file in the default descriptor pool, so that reflection can describe the v1
+    service it lists: v1alpha's file renamed (no grpcio-reflection module holds v1's)."""
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindFileByName(_REFLECTION_V1_FILE)
+        return
+    except KeyError:
+        pass
+    proto = descriptor_pb2.FileDescriptorProto()
+    reflection_v1alpha.DESCRIPTOR.CopyToProto(proto)
+    old, new = f".{proto.package}.", ".grpc.reflection.v1."
+    proto.name, proto.package = _REFLECTION_V1_FILE, "grpc.reflection.v1"
+    proto.ClearField("options")  # v1alpha's: deprecated, its Java and Go packages
+
+    def renamed(type_name: str) -> str:
+        return new + type_name.removeprefix(old) if type_name.startswith(old) else type_name
+
+    for message in proto.message_type:
+        for field in message.field:
+            if field.type_name:  # a message field (set on a string one, it is refused)
+                field.type_name = renamed(field.type_name)
+    for method in proto.service[0].method:
+        method.input_type, method.output_type = (
+            renamed(method.input_type),
+            renamed(method.output_type),
+        )
+    pool.Add(proto)
+
+
+def _enable_reflection(server: grpc.aio.Server, services: Sequence[str]) -> None:
+    """Server reflection, v1 and v1alpha, listing ``services``, health and itself."""
+    _add_reflection_v1_file()
+    names = (
+        *services,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        REFLECTION_V1,
+        reflection.SERVICE_NAME,
+    )
+    servicer = reflection.aio.ReflectionServicer(names)  # type: ignore[attr-defined]
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    v1 = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_v1alpha.ServerReflectionRequest.FromString,
+        response_serializer=reflection_v1alpha.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": v1}),)
+    )
 
 
 def _signals(stop: asyncio.Event | None, security: Security) -> asyncio.Event:
@@ -156,14 +257,7 @@ async def serve(
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     if security.reflection:
-        reflection.enable_server_reflection(
-            (
-                *services,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ),
-            server,
-        )
+        _enable_reflection(server, services)
     grpc_port = _bind(server, host, port, security)
     metrics_host = security.metrics_host or host
     httpd, bound_metrics_port = _metrics_page(metrics, metrics_host, metrics_port)

@@ -20,7 +20,13 @@ __all__ = [
 
 
 class InvalidInput(ValueError):
-    """The request is malformed: unparseable text, an option out of range."""
+    """The request is malformed: unparseable text, an option out of range. ``field``: the
+    request field at fault as a path in the request (``card``, ``stake_cents``), when the code
+    that refuses it knows (a client program is told it without reading the message)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class InvalidCard(InvalidInput):
@@ -32,18 +38,42 @@ class InvalidOption(InvalidInput):
 
 
 class IllegalMove(ValueError):
-    """Well-formed, but not possible now (a result outside betting, a card after the shoe)."""
+    """Well-formed, but not possible now (a result outside betting, a card after the shoe).
+    ``table_id``: the table that refused it, once a table has seen it (an engine knows none)."""
+
+    def __init__(self, message: str, *, table_id: str | None = None) -> None:
+        super().__init__(message)
+        self.table_id = table_id
 
 
 class CardNotInShoe(IllegalMove):
-    """A card was reported that the shoe no longer holds."""
+    """A card was reported that the shoe no longer holds; ``card`` as the request named it,
+    once a table has seen it (the kernels raise it with the message alone)."""
+
+    def __init__(
+        self, message: str, *, table_id: str | None = None, card: str | None = None
+    ) -> None:
+        super().__init__(message, table_id=table_id)
+        self.card = card
 
 
 class LimitExceeded(Exception):
     """A configured limit refuses the request (RESOURCE_EXHAUSTED): ``limit`` is the flag that
-    sets it (the label of ``pricing_limit_rejections_total``), ``value`` its setting."""
+    sets it (the label of ``pricing_limit_rejections_total``), ``value`` its setting;
+    ``table_id`` the table it was counted on, if one; ``from_version`` where a watcher that fell
+    behind resumes."""
 
-    def __init__(self, limit: str, value: object, what: str) -> None:
+    def __init__(
+        self,
+        limit: str,
+        value: object,
+        what: str,
+        *,
+        table_id: str | None = None,
+        from_version: int | None = None,
+    ) -> None:
         super().__init__(f"{what}: the limit --{limit} is {value}")
         self.limit = limit
         self.value = value
+        self.table_id = table_id
+        self.from_version = from_version

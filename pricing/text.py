@@ -70,11 +70,13 @@ def check_table_id(table_id: str) -> str:
         if not table_id:
             raise InvalidInput(
                 f"table_id must not be empty: use 1-{MAX_TABLE_ID} characters of "
-                "A-Z a-z 0-9 . _ - :"
+                "A-Z a-z 0-9 . _ - :",
+                field="table_id",
             )
         raise InvalidInput(
             f"invalid table_id {quoted(table_id)}: use 1-{MAX_TABLE_ID} characters of "
-            "A-Z a-z 0-9 . _ - :"
+            "A-Z a-z 0-9 . _ - :",
+            field="table_id",
         )
     return table_id
 

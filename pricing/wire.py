@@ -56,11 +56,11 @@ __all__ = [
 
 def game_from_proto(value: int) -> Game:
     if value == pb.GAME_UNSPECIFIED:
-        raise InvalidOption("game is required: HILO, BLACKJACK or GOA_GAE")
+        raise InvalidOption("game is required: HILO, BLACKJACK or GOA_GAE", field="game")
     try:
         return Game(value)
     except ValueError:
-        raise InvalidOption(f"unknown game {value}") from None
+        raise InvalidOption(f"unknown game {value}", field="game") from None
 
 
 def _pay_rule(name: str, rule: pb.PayRule) -> PayRule:
@@ -272,14 +272,15 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     if seen > shoe:
         # Checked before any card is read: the work a quote costs is bounded by its shoe.
         raise InvalidInput(
-            f"a quote of a {config.decks}-deck shoe takes at most {shoe} cards, got {seen}"
+            f"a quote of a {config.decks}-deck shoe takes at most {shoe} cards, got {seen}",
+            field="exposed",
         )
     try:
         view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
     except IllegalMove as exc:
         # The request alone is contradictory (a card twice in a one-deck quote): whatever the
         # state of the server, it is a bad argument.
-        raise InvalidInput(str(exc)) from None
+        raise InvalidInput(str(exc), field="exposed") from None
     return quote_to_proto(config.game, view)
 
 
@@ -365,7 +366,17 @@ class FeedKind:
     def event(self, request: Message) -> FeedEvent:
         """The event a request (or a journaled body) asks for; ``InvalidInput`` naming a bad
         value (an enum field's before the others')."""
-        return self.record(**{f.name: f.from_wire(getattr(request, f.name)) for f in self.fields})
+        values = {}
+        for f in self.fields:
+            try:
+                values[f.name] = f.from_wire(getattr(request, f.name))
+            except InvalidInput as exc:
+                # The field that held the bad value (a card parser knows none): a client
+                # program is told it without reading the message.
+                if exc.field is None:
+                    exc.field = f.name
+                raise
+        return self.record(**values)
 
     def body(self, event: FeedEvent) -> Message | None:
         """The request without table id and seq that ``event`` reads back from; ``None`` for a

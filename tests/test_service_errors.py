@@ -29,7 +29,9 @@ class FakeContext:
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return ()
 
-    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
+    async def abort(
+        self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
+    ) -> NoReturn:
         raise Aborted(code, details)
 
 

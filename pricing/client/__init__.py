@@ -3,8 +3,12 @@
 dealer feed's events themselves.
 
 Failed calls raise ``grpc.RpcError`` (``grpc.aio.AioRpcError`` for the async client) with the
-server's status code and message. Enum arguments take the proto's names (``"HILO"``,
-``"RESULT"``) or numbers.
+server's status code and message, and what a program needs of a refusal: ``err.reason`` (a
+stable name such as ``"SEQ_GAP"``, None if the server gave none), ``err.metadata`` (its values,
+e.g. ``{"expected_seq": "9", ...}``) and ``err.field_violations`` (the request fields at
+fault), read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the
+same from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). Enum arguments
+take the proto's names (``"HILO"``, ``"RESULT"``) or numbers.
 
 Typical use (a game server)::
 
@@ -25,9 +29,9 @@ garbage-collected, which gives its place under the server's ``--max-feeds`` back
 Each call is written once, as a coroutine doing its I/O through a transport: awaited on the
 asyncio classes, run to its end at once on the blocking ones (whose transport never waits on
 an event loop). The modules: ``_requests`` (each call's request, and the feed's events as
-``FeedRequest`` lists them), ``_connection``, ``_shared`` (one method for both sides, and the
-resend and resume rules), ``_transport``, ``_streams`` (the Feed stream on each side),
-``_client`` and ``_feed``.
+``FeedRequest`` lists them), ``_connection``, ``_errors`` (a refusal's details), ``_shared``
+(one method for both sides, and the resend and resume rules), ``_transport``, ``_streams``
+(the Feed stream on each side), ``_client`` and ``_feed``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import time as time
 # Also importable from here as before the split (``X as X``: exported, not in ``__all__``).
 from pricing.client._client import AsyncPricingClient, PricingClient
 from pricing.client._connection import DEFAULT_TARGET, Connection, default_target
+from pricing.client._errors import ErrorDetails, FieldViolation, error_details
 from pricing.client._feed import AsyncDealerFeed, DealerFeed
 from pricing.client._feed import _OpenStream as _OpenStream
 from pricing.client._requests import EVENTS as EVENTS
@@ -57,7 +62,10 @@ __all__ = [
     "BlockingFeedStream",
     "Connection",
     "DealerFeed",
+    "ErrorDetails",
     "FeedStreamError",
+    "FieldViolation",
     "PricingClient",
     "default_target",
+    "error_details",
 ]

@@ -13,6 +13,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.client._connection import Connection, default_target
+from pricing.client._errors import detailed
 from pricing.client._feed import AsyncDealerFeed, DealerFeed, _Feed
 from pricing.client._requests import (
     Rules,
@@ -77,7 +78,8 @@ class _Client(Generic[FeedT]):
         await self._io.close(self._channel)
 
     async def _call(self, call: Callable[..., Any], request: Message) -> Any:
-        return await self._io.unary(call, request, self.timeout, self._md)
+        with detailed():
+            return await self._io.unary(call, request, self.timeout, self._md)
 
     # DealerService
     @shared
@@ -161,8 +163,9 @@ class _Client(Generic[FeedT]):
         request = pb.WatchTableRequest(table_id=table_id, from_version=from_version)
         call = self._io.watch(self._pricing.WatchTable, request, self._md)
         try:
-            async for state in call:
-                yield state
+            with detailed():
+                async for state in call:
+                    yield state
         finally:
             call.cancel()
 
@@ -250,7 +253,8 @@ class _Client(Generic[FeedT]):
     async def health(self, service: str = "") -> str:
         """``"SERVING"``, ``"NOT_SERVING"``, ... of ``service`` ("" for the whole server)."""
         request = health_pb2.HealthCheckRequest(service=service)
-        response = await self._io.unary(self._health.Check, request, self.timeout, None)
+        with detailed():
+            response = await self._io.unary(self._health.Check, request, self.timeout, None)
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 import grpc
 from google.protobuf.message import Message
 
+from pricing.client._errors import annotate
 from pricing.client._requests import EVENTS, Rules, feed_request, numbered
 from pricing.client._shared import (
     FEED_RETRIES,
@@ -152,6 +153,7 @@ class _Feed(Generic[_C, _Stream]):
             try:
                 return await send()
             except self._io.error as exc:
+                annotate(exc)  # a Feed stream's error too, as a call's
                 if not self._may_resend(exc, ended) or attempt == self.retries:
                     raise
                 self.on_resend(say_resending(self.table_id, what, exc, retry_delay(attempt)))

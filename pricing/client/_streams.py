@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import grpc
 import grpc.aio
 
+from pricing.client._errors import FieldViolation, annotate
 from pricing.v1 import pricing_pb2 as pb
 
 
@@ -64,7 +65,7 @@ class BlockingFeedStream:
             if self._cancelled:
                 raise FeedStreamError(grpc.StatusCode.CANCELLED, "the Feed stream was cancelled")
             raise FeedStreamError(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
-        raise item
+        raise annotate(item)
 
     def end(self, timeout: float | None) -> None:
         """No more events: wait (at most ``timeout``) for the server to end the stream."""
@@ -88,6 +89,10 @@ class FeedStreamError(grpc.RpcError):
     def __init__(self, code: grpc.StatusCode, details: str) -> None:
         super().__init__(details)
         self._code, self._details = code, details
+        # As on a call's error (``pricing.client.error_details``): the server said nothing.
+        self.reason: str | None = None
+        self.metadata: Mapping[str, str] = {}
+        self.field_violations: tuple[FieldViolation, ...] = ()
 
     def code(self) -> grpc.StatusCode:
         return self._code
@@ -123,9 +128,14 @@ async def ending(stream: FeedStream) -> grpc.aio.AioRpcError:
     code = await stream.code()
     if code in _ENDED_UNSAID:
         return stream_error(grpc.StatusCode.UNAVAILABLE, "the Feed stream ended")
-    return stream_error(code, await stream.details())
+    # The trailer too: it carries the refusal's details (``error_details``).
+    trailing = await stream.trailing_metadata()
+    return stream_error(code, await stream.details(), trailing)
 
 
-def stream_error(code: grpc.StatusCode, details: str) -> grpc.aio.AioRpcError:
+def stream_error(
+    code: grpc.StatusCode, details: str, trailing: grpc.aio.Metadata | None = None
+) -> grpc.aio.AioRpcError:
     """The error a call would have raised, for a stream the client gave up on."""
-    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details, details)
+    trailing = grpc.aio.Metadata() if trailing is None else trailing
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailing, details, details)

@@ -15,8 +15,6 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import grpc
-
 from pricing.errors import InvalidInput, LimitExceeded
 from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
@@ -25,9 +23,10 @@ from pricing.server.status import (
     Context,
     Gate,
     Handler,
-    NotReady,
     Refusals,
+    ShuttingDown,
     Undecodable,
+    abort,
     status_code,
     too_large,
     unary,
@@ -108,7 +107,7 @@ class DealerServicer:
         self.gate.check_ready()
         self._last_write_at = time.monotonic()
         if self.gate.stopping:
-            raise NotReady(
+            raise ShuttingDown(
                 "the server is shutting down: nothing was applied; resend with the same seq"
             )
         self._writes += 1
@@ -190,10 +189,12 @@ class DealerServicer:
                 yield await self._feed_event(request, context)
         finally:
             self._feeds.discard(reader)
-        await context.abort(
-            grpc.StatusCode.UNAVAILABLE,
-            "the server is shutting down: open a new Feed stream and resend the events not "
-            "answered (from last_seq + 1)",
+        await abort(
+            context,
+            ShuttingDown(
+                "the server is shutting down: open a new Feed stream and resend the events not "
+                "answered (from last_seq + 1)"
+            ),
         )
 
     async def _feed_event(self, request: pb.FeedRequest | Undecodable, context: Context) -> bytes:

@@ -135,7 +135,10 @@ class TableRates:
             bucket = self._buckets[table_id] = TokenBucket(self.rate, burst=max(1.0, self.rate))
         if not bucket.take():
             raise LimitExceeded(
-                "max-events-per-second", self.rate, f"table {table_id!r} is sent events too fast"
+                "max-events-per-second",
+                self.rate,
+                f"table {table_id!r} is sent events too fast",
+                table_id=table_id,
             )
 
     def forget(self, table_id: str) -> None:

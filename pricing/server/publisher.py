@@ -48,7 +48,7 @@ class Publisher(StoreListener):
     def hub(self, table_id: str) -> Hub:
         hub = self.hubs.get(table_id)
         if hub is None:
-            raise TableNotFound(f"no table {table_id!r}")
+            raise TableNotFound(f"no table {table_id!r}", table_id=table_id)
         return hub
 
     def answer(self, table_id: str, snapshot: Snapshot) -> bytes:

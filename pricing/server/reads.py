@@ -8,8 +8,6 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-import grpc
-
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
 from pricing.server.analyze import answer_analyze, answer_live, check_live_request
 from pricing.server.fanout import FellBehind, Hub
@@ -17,7 +15,17 @@ from pricing.server.limits import Limits
 from pricing.server.metrics import Metrics
 from pricing.server.publisher import Publisher, published_state
 from pricing.server.quoting import QuoteWorker
-from pricing.server.status import Context, Gate, Handler, Refusals, Undecodable, status_code, unary
+from pricing.server.status import (
+    Context,
+    Gate,
+    Handler,
+    NotReady,
+    Refusals,
+    ShuttingDown,
+    Undecodable,
+    abort,
+    unary,
+)
 from pricing.server.store import TableStore
 from pricing.tables import TableNotFound
 from pricing.text import ascii_name, check_table_id
@@ -79,27 +87,23 @@ class PricingServicer:
         self, request: pb.WatchTableRequest | Undecodable, context: Context
     ) -> AsyncIterator[bytes]:
         if self.gate.stopping or not self.gate.ready:
-            await context.abort(
-                grpc.StatusCode.UNAVAILABLE,
-                "the server is shutting down" if self.gate.stopping else "the server is starting",
+            await abort(
+                context,
+                ShuttingDown("the server is shutting down")
+                if self.gate.stopping
+                else NotReady("the server is starting"),
             )
-            return
         try:
             if isinstance(request, Undecodable):
                 raise request.error
             hub = self._hub(request.table_id)
-            self._check_watchers(hub)
+            self._check_watchers(hub, request.table_id)
         except (InvalidInput, LimitExceeded, TableNotFound) as exc:
-            code = status_code(exc)
-            assert code is not None
-            details = self.refusals.rejected("WatchTable", code, exc, logging.DEBUG)
-            await context.abort(code, details)
-            return
+            await self.refusals.refuse("WatchTable", exc, context, logging.DEBUG)
         if 0 < request.from_version < hub.horizon:
             await self._backfill(request.table_id, hub)
             if self.gate.stopping:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
-                return
+                await abort(context, ShuttingDown("the server is shutting down"))
         slot = hub.subscribe(request.from_version)
         watchers = self.publisher.watchers
         watchers.add(slot)
@@ -109,10 +113,14 @@ class PricingServicer:
                 try:
                     published = await slot.take()
                 except FellBehind as exc:
-                    limit = LimitExceeded("max-round-backlog", exc.backlog, str(exc))
-                    code = grpc.StatusCode.RESOURCE_EXHAUSTED
-                    await context.abort(code, self.refusals.rejected("WatchTable", code, limit))
-                    return
+                    limit = LimitExceeded(
+                        "max-round-backlog",
+                        exc.backlog,
+                        str(exc),
+                        table_id=request.table_id,
+                        from_version=exc.resume_from,
+                    )
+                    await self.refusals.refuse("WatchTable", limit, context)
                 if published is None:
                     break
                 yield published.payload
@@ -123,9 +131,9 @@ class PricingServicer:
             watchers.discard(slot)
             self.metrics.watchers.dec()
         # Ended by the server, not by the table: the client reconnects (from_version resumes).
-        await context.abort(
-            grpc.StatusCode.UNAVAILABLE,
-            "the server is shutting down: reconnect and resume with from_version",
+        await abort(
+            context,
+            ShuttingDown("the server is shutting down: reconnect and resume with from_version"),
         )
 
     async def _backfill(self, table_id: str, hub: Hub) -> None:
@@ -149,13 +157,14 @@ class PricingServicer:
         endings, since = table.round_endings()
         hub.backfill([published_state(s) for s in endings if s.version < hub.horizon], since)
 
-    def _check_watchers(self, hub: Hub) -> None:
+    def _check_watchers(self, hub: Hub, table_id: str) -> None:
         limits = self.limits
         if len(hub.slots) >= limits.max_watchers_per_table:
             raise LimitExceeded(
                 "max-watchers-per-table",
                 limits.max_watchers_per_table,
                 "too many WatchTable streams on this table",
+                table_id=table_id,
             )
         if len(self.publisher.watchers) >= limits.max_watchers:
             raise LimitExceeded("max-watchers", limits.max_watchers, "too many WatchTable streams")
@@ -193,7 +202,8 @@ class PricingServicer:
             if not records:
                 raise IllegalMove(
                     f"table {request.table_id!r} has no journal to analyse: this server keeps "
-                    f"none ({self.store.journal.location})"
+                    f"none ({self.store.journal.location})",
+                    table_id=request.table_id,
                 )
             return await asyncio.to_thread(answer_live, request, records)
         return await asyncio.to_thread(answer_analyze, request)

@@ -1,6 +1,13 @@
 """How the servicers answer what they refuse: each domain error's gRPC status, requests too
 large or unreadable, the message and log line of a refusal, and the gate a call passes before
-anything is read (the server ready, not shutting down)."""
+anything is read (the server ready, not shutting down).
+
+Every refusal also carries a ``google.rpc.Status`` in the ``grpc-status-details-bin`` trailer:
+an ``ErrorInfo`` (domain ``pricing.v1``, a stable ``reason``, the values a program needs as
+``metadata``), plus a ``BadRequest``, ``PreconditionFailure``, ``ResourceInfo`` or
+``QuotaFailure`` where one fits, so that a client in any language acts on a refusal without
+parsing its message. ``_RULES`` is the one place an error's code, reason and values are chosen.
+"""
 
 from __future__ import annotations
 
@@ -13,22 +20,49 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
-from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
+from pricing.errors import (
+    CardNotInShoe,
+    IllegalMove,
+    InvalidCard,
+    InvalidInput,
+    InvalidOption,
+    LimitExceeded,
+)
 from pricing.journal import JournalUnavailable
 from pricing.ratelog import LogBudget
 from pricing.server.metrics import Metrics
-from pricing.tables import GameUnavailable, SeqConflict, TableExists, TableNotFound
+from pricing.tables import (
+    GameUnavailable,
+    SeqConflict,
+    SeqGap,
+    SeqTooOld,
+    StaleBet,
+    TableClosed,
+    TableExists,
+    TableNotFound,
+    VersionNotReached,
+)
 
 __all__ = [
+    "DOMAIN",
     "INTERNAL_DETAILS",
     "MAX_DETAILS",
+    "REASONS",
+    "TABLE_RESOURCE",
     "Context",
     "Gate",
     "NotReady",
+    "Refusal",
     "Refusals",
+    "ShuttingDown",
     "Undecodable",
+    "abort",
     "decoder",
+    "refusal_of",
+    "rich_status",
     "status_code",
     "too_large",
 ]
@@ -46,31 +80,137 @@ class NotReady(RuntimeError):
     (UNAVAILABLE: nothing was applied, so the same request can be sent again)."""
 
 
-#: Only our own error types say what the caller did wrong. Anything else (a plain ValueError
-#: from a kernel's internal contract, a protobuf range error, a KeyError) is a bug of ours:
-#: INTERNAL, never a client error.
-_CODES: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
-    (TableNotFound, grpc.StatusCode.NOT_FOUND),
-    (TableExists, grpc.StatusCode.ALREADY_EXISTS),
-    (SeqConflict, grpc.StatusCode.ALREADY_EXISTS),
-    (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED),
-    (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
-    (IllegalMove, grpc.StatusCode.FAILED_PRECONDITION),
-    (JournalUnavailable, grpc.StatusCode.UNAVAILABLE),
-    (NotReady, grpc.StatusCode.UNAVAILABLE),
-    (LimitExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED),
+class ShuttingDown(NotReady):
+    """The server is shutting down: it takes no new write or stream (UNAVAILABLE)."""
+
+
+#: The ``ErrorInfo.domain`` of every refusal: the API, as google.rpc asks (a service name).
+DOMAIN: Final = "pricing.v1"
+#: The ``ResourceInfo.resource_type`` of a table (the message the API shows it as).
+TABLE_RESOURCE: Final = "pricing.v1.TableState"
+
+_FP = grpc.StatusCode.FAILED_PRECONDITION
+
+#: Each refusal, most specific type first: the error type, its status code, its reason, and
+#: the error's attributes that become the ``ErrorInfo`` metadata (by the same name, those that
+#: are set). Only our own error types say what the caller did wrong. Anything else (a plain
+#: ValueError from a kernel's internal contract, a protobuf range error, a KeyError) is a bug
+#: of ours: INTERNAL, never a client error. README.md's "Errors for programs" lists these.
+_RULES: Final[tuple[tuple[type[BaseException], grpc.StatusCode, str, tuple[str, ...]], ...]] = (
+    (TableNotFound, grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", ("table_id",)),
+    (TableExists, grpc.StatusCode.ALREADY_EXISTS, "TABLE_EXISTS", ("table_id",)),
+    (SeqConflict, grpc.StatusCode.ALREADY_EXISTS, "SEQ_CONFLICT", ("table_id", "seq", "last_seq")),
+    (GameUnavailable, grpc.StatusCode.UNIMPLEMENTED, "GAME_UNAVAILABLE", ("game",)),
+    (InvalidCard, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_CARD", ("field",)),
+    (InvalidOption, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTION", ("field",)),
+    (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_ARGUMENT", ("field",)),
+    (SeqGap, _FP, "SEQ_GAP", ("table_id", "seq", "expected_seq", "last_seq")),
+    (SeqTooOld, _FP, "SEQ_TOO_OLD", ("table_id", "seq", "last_seq", "held")),
+    (TableClosed, _FP, "TABLE_CLOSED", ("table_id",)),
+    (CardNotInShoe, _FP, "CARD_NOT_IN_SHOE", ("table_id", "card")),
+    (
+        VersionNotReached,
+        _FP,
+        "VERSION_NOT_REACHED",
+        ("table_id", "version", "current_version"),
+    ),
+    (
+        StaleBet,
+        _FP,
+        "STALE_BET",
+        ("table_id", "why", "round_id", "version", "bet", "current_version"),
+    ),
+    (IllegalMove, _FP, "ILLEGAL_MOVE", ("table_id",)),
+    (JournalUnavailable, grpc.StatusCode.UNAVAILABLE, "JOURNAL_UNAVAILABLE", ()),
+    (ShuttingDown, grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN", ()),
+    (NotReady, grpc.StatusCode.UNAVAILABLE, "NOT_READY", ()),
+    (
+        LimitExceeded,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "LIMIT_EXCEEDED",
+        ("limit", "value", "table_id", "from_version"),
+    ),
 )
+
+#: Every reason a refusal may carry (and ``INTERNAL``, a bug's).
+REASONS: Final = (*dict.fromkeys(reason for _, _, reason, _ in _RULES), "INTERNAL")
 
 #: What the caller of a failed call is told of a bug: nothing of its internals.
 INTERNAL_DETAILS: Final = "internal error: the server could not handle this request (logged)"
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """How a refused call is answered, but for its message: its status code, its reason and
+    the values a program needs (``metadata``, as text: ``ErrorInfo`` holds strings)."""
+
+    code: grpc.StatusCode
+    reason: str
+    metadata: dict[str, str]
+
+
+def refusal_of(exc: BaseException) -> Refusal | None:
+    """How ``exc`` is answered, or None for an unexpected error (a bug)."""
+    for kind, code, reason, keys in _RULES:
+        if isinstance(exc, kind):
+            values = {key: getattr(exc, key, None) for key in keys}
+            metadata = {key: str(value) for key, value in values.items() if value is not None}
+            return Refusal(code, reason, metadata)
+    return None
+
+
 def status_code(exc: BaseException) -> grpc.StatusCode | None:
     """The status a rejected request gets, or None for an unexpected error (a bug)."""
-    for kind, code in _CODES:
-        if isinstance(exc, kind):
-            return code
-    return None
+    refusal = refusal_of(exc)
+    return None if refusal is None else refusal.code
+
+
+def rich_status(refusal: Refusal, message: str) -> status_pb2.Status:
+    """The ``google.rpc.Status`` of a refusal answered with ``message``: its ``ErrorInfo``, and
+    the standard detail that fits its kind (the table it names, the field at fault, the
+    limit). Its code and message are the call's own, as ``grpc_status`` requires."""
+    status = status_pb2.Status(code=refusal.code.value[0], message=message)
+    metadata = refusal.metadata
+    status.details.add().Pack(
+        error_details_pb2.ErrorInfo(reason=refusal.reason, domain=DOMAIN, metadata=metadata)
+    )
+    table_id = metadata.get("table_id")
+    if refusal.code is grpc.StatusCode.INVALID_ARGUMENT and "field" in metadata:
+        violation = error_details_pb2.BadRequest.FieldViolation(
+            field=metadata["field"], description=message, reason=refusal.reason
+        )
+        status.details.add().Pack(error_details_pb2.BadRequest(field_violations=[violation]))
+    elif refusal.code is grpc.StatusCode.FAILED_PRECONDITION:
+        precondition = error_details_pb2.PreconditionFailure.Violation(
+            type=refusal.reason, subject=table_id or "", description=message
+        )
+        status.details.add().Pack(error_details_pb2.PreconditionFailure(violations=[precondition]))
+    elif refusal.code is grpc.StatusCode.RESOURCE_EXHAUSTED and "limit" in metadata:
+        quota = error_details_pb2.QuotaFailure.Violation(
+            subject=f"--{metadata['limit']}", description=message
+        )
+        status.details.add().Pack(error_details_pb2.QuotaFailure(violations=[quota]))
+    if table_id is not None and refusal.reason in (
+        "TABLE_NOT_FOUND",
+        "TABLE_EXISTS",
+        "SEQ_CONFLICT",
+    ):
+        resource = error_details_pb2.ResourceInfo(
+            resource_type=TABLE_RESOURCE, resource_name=table_id, description=message
+        )
+        status.details.add().Pack(resource)
+    return status
+
+
+async def abort(context: Context, exc: BaseException, message: str | None = None) -> NoReturn:
+    """End the call for ``exc``: its status (``refusal_of``; INTERNAL for a bug), answered
+    ``message`` (default: ``exc``'s), its ``google.rpc.Status`` in the trailer. Nothing is
+    logged or counted (``Refusals.refuse`` does that)."""
+    refusal = refusal_of(exc) or Refusal(grpc.StatusCode.INTERNAL, "INTERNAL", {})
+    status = rich_status(refusal, str(exc) if message is None else message)
+    answer = rpc_status.to_status(status)
+    await context.abort(answer.code, answer.details, answer.trailing_metadata)
+    raise AssertionError("unreachable: abort raises") from exc
 
 
 #: The longest message a rejected call is answered with (every client value in it is already
@@ -136,10 +276,8 @@ class Refusals:
         code = status_code(exc)
         if code is None:
             log.error("%s failed: internal error", method, exc_info=exc)
-            await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_DETAILS)
-        else:
-            await context.abort(code, self.rejected(method, code, exc, level))
-        raise AssertionError("unreachable: abort raises") from exc
+            await abort(context, exc, INTERNAL_DETAILS)
+        await abort(context, exc, self.rejected(method, code, exc, level))
 
     def rejected(
         self, method: str, code: grpc.StatusCode, exc: Exception, level: int = logging.INFO

@@ -67,18 +67,22 @@ def check_seat(seats: int, seat: int, what: str) -> int:
     """
     if seats == 0:
         if seat:
-            raise InvalidInput(f"seat {seat} was sent for {what}: this game has no seats (send 0)")
+            raise InvalidInput(
+                f"seat {seat} was sent for {what}: this game has no seats (send 0)", field="seat"
+            )
         return 0
     if seat == 0 and seats == 1:
         return 1
     if seat == 0:
         raise InvalidInput(
-            f"seat is required for {what}: the table has {seats} seats (send 1 to {seats})"
+            f"seat is required for {what}: the table has {seats} seats (send 1 to {seats})",
+            field="seat",
         )
     if seat > seats:
         plural = "seat" if seats == 1 else "seats"
         raise InvalidInput(
             f"seat {seat} is out of range for {what}: the table has {seats} {plural} "
-            f"(send 1 to {seats})"
+            f"(send 1 to {seats})",
+            field="seat",
         )
     return seat

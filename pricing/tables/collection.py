@@ -47,7 +47,7 @@ class Tables:
     def get(self, table_id: str) -> Table:
         table = self._tables.get(table_id)
         if table is None:
-            raise TableNotFound(f"no table {table_id!r}")
+            raise TableNotFound(f"no table {table_id!r}", table_id=table_id)
         return table
 
     def open(self, table_id: str, config: TableConfig) -> Snapshot:
@@ -66,7 +66,8 @@ class Tables:
             if wanted != existing.config:
                 raise TableExists(
                     f"table {table_id!r} already exists with another configuration: "
-                    f"{config_difference(existing.config, wanted)}"
+                    f"{config_difference(existing.config, wanted)}",
+                    table_id=table_id,
                 )
             return existing.snapshot, False
         self.check_room()

@@ -45,7 +45,7 @@ def plugged_in(adapter: GameAdapter) -> Iterator[GameAdapter]:
 def adapter_for(game: Game) -> GameAdapter:
     adapter = _ADAPTERS.get(game)
     if adapter is None:
-        raise GameUnavailable(f"game {game!r} is not available in this build")
+        raise GameUnavailable(f"game {game!r} is not available in this build", game=game.name)
     return adapter
 
 

@@ -6,11 +6,11 @@ takes these methods from ``SettlesBets``; the histories they read are the table'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
-from pricing.errors import IllegalMove, InvalidInput
+from pricing.errors import InvalidInput
 from pricing.tables.adapter import GameAdapter, check_seat
-from pricing.tables.errors import HistoryNotLoaded
+from pricing.tables.errors import HistoryNotLoaded, StaleBet, VersionNotReached
 from pricing.tables.events import TableConfig
 from pricing.tables.history import (
     MAX_STAKE_CENTS,
@@ -23,6 +23,16 @@ from pricing.tables.history import (
 from pricing.tables.views import EndedRound
 
 __all__ = ["SettlesBets"]
+
+
+class _BetValues(TypedDict):
+    """A refused bet's values, as ``StaleBet`` takes them."""
+
+    table_id: str
+    round_id: int
+    version: int
+    bet: str
+    current_version: int
 
 
 class SettlesBets:
@@ -67,13 +77,18 @@ class SettlesBets:
         """
         if not 1 <= stake_cents <= MAX_STAKE_CENTS:
             raise InvalidInput(
-                f"stake_cents must be from 1 to {MAX_STAKE_CENTS}, got {stake_cents}"
+                f"stake_cents must be from 1 to {MAX_STAKE_CENTS}, got {stake_cents}",
+                field="stake_cents",
             )
         if round_id < 1:
-            raise InvalidInput(f"round_id must be 1 or more (rounds count from 1), got {round_id}")
+            raise InvalidInput(
+                f"round_id must be 1 or more (rounds count from 1), got {round_id}",
+                field="round_id",
+            )
         if version < 1:
             raise InvalidInput(
-                f"version must be 1 or more (a table opens at version 1), got {version}"
+                f"version must be 1 or more (a table opens at version 1), got {version}",
+                field="version",
             )
         seat = check_seat(self.seats, seat, f"a bet at table {self.table_id!r}")
         point = self._prices.get(version)
@@ -84,35 +99,45 @@ class SettlesBets:
         if bet not in known:
             raise InvalidInput(
                 f"unknown bet {bet!r} for {self.config.game.name}: expected one of "
-                f"{', '.join(known)}"
+                f"{', '.join(known)}",
+                field="bet",
             )
         current = self.snapshot.version
         if version > current:
-            raise IllegalMove(
+            raise VersionNotReached(
                 f"version {version} of table {self.table_id!r} does not exist yet "
-                f"(current version {current})"
+                f"(current version {current})",
+                table_id=self.table_id,
+                version=version,
+                current_version=current,
             )
         if point is None:
             self._need_history(
                 f"version {version}", version > self.snapshot.version - self._prices.limit
             )
-            raise IllegalMove(
+            raise StaleBet(
                 f"version {version} of table {self.table_id!r} is no longer held: prices of "
-                f"the last {self._prices.limit} versions are kept (current version {current})"
+                f"the last {self._prices.limit} versions are kept (current version {current})",
+                why="VERSION_NOT_HELD",
+                **self._bet(round_id, version, bet),
             )
         if bet in point.side_bets:
             return self._settle_side_bet(round_id, version, bet, stake_cents, point, seat=seat)
         if bet not in point.payouts:
-            raise IllegalMove(
+            raise StaleBet(
                 f"bet {bet} on round {round_id} at version {version} of table "
-                f"{self.table_id!r} is not valid: the bet was not offered at that version"
+                f"{self.table_id!r} is not valid: the bet was not offered at that version",
+                why="BET_NOT_OFFERED",
+                **self._bet(round_id, version, bet),
             )
         self._check_open_round(round_id, version, bet, point)
         payout = point.payouts[bet]
         if payout is None:
-            raise IllegalMove(
+            raise StaleBet(
                 f"bet {bet} on round {round_id} at version {version} of table "
-                f"{self.table_id!r} is not valid: the bet was closed at that version"
+                f"{self.table_id!r} is not valid: the bet was closed at that version",
+                why="BET_CLOSED",
+                **self._bet(round_id, version, bet),
             )
         ended = self._ended(round_id)
         if ended is None:
@@ -140,9 +165,11 @@ class SettlesBets:
         seat dealt too few cards to settle it gets the stake back."""
         self._check_open_round(round_id, version, bet, point)
         if not point.side_bets[bet]:
-            raise IllegalMove(
+            raise StaleBet(
                 f"bet {bet} on round {round_id} at version {version} of table "
-                f"{self.table_id!r} is not valid: the bet was closed at that version"
+                f"{self.table_id!r} is not valid: the bet was closed at that version",
+                why="BET_CLOSED",
+                **self._bet(round_id, version, bet),
             )
         ended = self._ended(round_id)
         if ended is None:
@@ -164,12 +191,24 @@ class SettlesBets:
             seat,
         )
 
+    def _bet(self, round_id: int, version: int, bet: str) -> _BetValues:
+        """What a refused bet was, for its ``StaleBet``."""
+        return _BetValues(
+            table_id=self.table_id,
+            round_id=round_id,
+            version=version,
+            bet=bet,
+            current_version=self.snapshot.version,
+        )
+
     def _check_open_round(self, round_id: int, version: int, bet: str, point: PricePoint) -> None:
         if not point.betting or point.round_id != round_id:
             open_round = f"round {point.round_id} was" if point.betting else "no round was"
-            raise IllegalMove(
+            raise StaleBet(
                 f"bet {bet} on round {round_id} at version {version} of table "
-                f"{self.table_id!r} is not valid: {open_round} open for betting at that version"
+                f"{self.table_id!r} is not valid: {open_round} open for betting at that version",
+                why="BETTING_CLOSED",
+                **self._bet(round_id, version, bet),
             )
 
     def _ended(self, round_id: int) -> EndedRound | None:
@@ -180,8 +219,12 @@ class SettlesBets:
             self._need_history(
                 f"round {round_id}", round_id > self.snapshot.view.round_id - self._rounds.limit
             )
-            raise IllegalMove(
+            raise StaleBet(
                 f"round {round_id} of table {self.table_id!r} is no longer held: the last "
-                f"{self._rounds.limit} rounds are kept"
+                f"{self._rounds.limit} rounds are kept",
+                why="ROUND_NOT_HELD",
+                table_id=self.table_id,
+                round_id=round_id,
+                current_version=self.snapshot.version,
             )
         return ended

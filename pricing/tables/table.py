@@ -8,11 +8,11 @@ import threading
 from dataclasses import dataclass
 from typing import Final
 
-from pricing.errors import IllegalMove, InvalidInput
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.games.events import CardRole, ExposeCard
 from pricing.payout import closed
 from pricing.tables.adapter import GameAdapter, check_seat
-from pricing.tables.errors import SeqConflict
+from pricing.tables.errors import SeqConflict, SeqGap, SeqTooOld, TableClosed
 from pricing.tables.events import (
     CloseTable,
     FeedEvent,
@@ -201,12 +201,19 @@ class Table(SettlesBets):
         if seq <= last:
             return self._repeat(seq, event)
         if seq != last + 1:
-            raise IllegalMove(
+            raise SeqGap(
                 f"seq {seq} on table {self.table_id!r} leaves a gap: expected seq {last + 1} "
-                f"(last_seq is {last})"
+                f"(last_seq is {last})",
+                table_id=self.table_id,
+                seq=seq,
+                expected_seq=last + 1,
+                last_seq=last,
             )
         if self.closed:
-            raise IllegalMove(f"table {self.table_id!r} is closed: it accepts no more events")
+            raise TableClosed(
+                f"table {self.table_id!r} is closed: it accepts no more events",
+                table_id=self.table_id,
+            )
         if isinstance(event, CloseTable):
             view = self.snapshot.view
             if view.phase in (TablePhase.BETTING, TablePhase.DEALING):
@@ -220,7 +227,17 @@ class Table(SettlesBets):
         else:
             if isinstance(event, ExposeCard):
                 self._check_card_seat(event)
-            state = self._state.apply(event)  # raises, changing nothing, if the game refuses
+            try:
+                state = self._state.apply(event)  # raises, changing nothing, if the game refuses
+            except CardNotInShoe as exc:
+                # The engines (compiled kernels among them) know no table, nor the card as
+                # the request wrote it: said once here, the same refusal with both.
+                card = str(event.card) if isinstance(event, ExposeCard) else None
+                raise CardNotInShoe(str(exc), table_id=self.table_id, card=card) from exc
+            except IllegalMove as exc:
+                if exc.table_id is None:
+                    exc.table_id = self.table_id  # the engine's refusal, at this table
+                raise
             view = self.adapter.view(state)
             closed = False
         snapshot = Snapshot(
@@ -256,24 +273,34 @@ class Table(SettlesBets):
         elif event.seat:
             raise InvalidInput(
                 f"seat {event.seat} was sent with a {event.role.name} card at table "
-                f"{self.table_id!r}: only PLAYER cards go to a seat (send 0)"
+                f"{self.table_id!r}: only PLAYER cards go to a seat (send 0)",
+                field="seat",
             )
 
     def _repeat(self, seq: int, event: object) -> Snapshot:
         if seq == 0:
-            raise InvalidInput(f"seq must be 1 or more, got 0 (table {self.table_id!r})")
+            raise InvalidInput(
+                f"seq must be 1 or more, got 0 (table {self.table_id!r})", field="seq"
+            )
         seen = self._by_seq.get(seq)
         if seen is None:
             self._need_history(f"seq {seq}", seq > self.snapshot.last_seq - self._by_seq.limit)
-            raise IllegalMove(
+            raise SeqTooOld(
                 f"seq {seq} on table {self.table_id!r} is too old to check against the "
-                f"{self._by_seq.limit} most recent events (last_seq is {self.snapshot.last_seq})"
+                f"{self._by_seq.limit} most recent events (last_seq is {self.snapshot.last_seq})",
+                table_id=self.table_id,
+                seq=seq,
+                last_seq=self.snapshot.last_seq,
+                held=self._by_seq.limit,
             )
         applied, snapshot = seen
         if applied != event:
             raise SeqConflict(
                 f"seq {seq} on table {self.table_id!r} was already applied to "
-                f"{_describe(applied)}, not {_describe(event)}"
+                f"{_describe(applied)}, not {_describe(event)}",
+                table_id=self.table_id,
+                seq=seq,
+                last_seq=self.snapshot.last_seq,
             )
         return snapshot
 

@@ -250,7 +250,9 @@ class _Context:
     def __init__(self) -> None:
         self.aborted: tuple[grpc.StatusCode, str] | None = None
 
-    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+    async def abort(
+        self, code: grpc.StatusCode, details: str, trailing_metadata: object = ()
+    ) -> None:
         self.aborted = (code, details)
         raise RuntimeError("aborted")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -15,9 +16,10 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from pricing.client import AsyncPricingClient, PricingClient, error_details
+from pricing.server.status import REASONS
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
-from tests.conftest import ServerProcess, Watcher, start_server
+from tests.conftest import ROOT, ServerProcess, Watcher, start_server
 from tests.test_service_e2e import play_decks
 from tests.wire import Feed, FeedStream, event
 
@@ -360,3 +362,31 @@ def test_max_round_backlog() -> None:
         assert metadata["table_id"] == "slow"
     finally:
         assert server.stop() == 0
+
+
+def test_refusals_of_the_interceptors_carry_their_reason_too(tmp_path: Path) -> None:
+    """The roles' refusals and --max-concurrent-rpcs happen before any servicer runs: their
+    trailers carry an ErrorInfo as well (the reason is the status code's name, or the limit's)."""
+    dealers = tmp_path / "dealers"
+    dealers.write_text("d" * 24 + "\n")
+    server = start_server(f"--dealer-tokens-file={dealers}")
+    try:
+        open_table = pb.OpenTableRequest(table_id="t", game=pb.HILO)
+        err = refused(
+            lambda: server.dealer().OpenTable(open_table), grpc.StatusCode.UNAUTHENTICATED
+        )
+        assert info_of(err)[0] == "UNAUTHENTICATED"
+        bad = (("authorization", "Bearer " + "x" * 24),)
+        err = refused(
+            lambda: server.dealer().OpenTable(open_table, metadata=bad),
+            grpc.StatusCode.UNAUTHENTICATED,
+        )
+        assert info_of(err) == ("UNAUTHENTICATED", {})
+    finally:
+        assert server.stop() == 0
+
+
+def test_the_readme_lists_every_reason() -> None:
+    readme = (ROOT / "README.md").read_text()
+    missing = [reason for reason in REASONS if f"| `{reason}` |" not in readme]
+    assert not missing, f"README.md's errors table lacks {missing}"

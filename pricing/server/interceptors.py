@@ -17,6 +17,7 @@ import grpc.aio
 
 from pricing.errors import LimitExceeded
 from pricing.server.auth import Role, TokenStore, bearer_token
+from pricing.server.status import abort, trailers
 
 if TYPE_CHECKING:
     from pricing.server.metrics import Metrics
@@ -79,18 +80,20 @@ class BuiltHandlers:
 
 def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> Handler:
     """A handler of ``handler``'s kind that ends the call at once with ``code``, before the
-    request is even decoded (a stream: on its first message). The roles' interceptor keeps the
-    ones it builds (``BuiltHandlers``, keyed by method, code and details)."""
+    request is even decoded (a stream: on its first message), its ``ErrorInfo`` reason the
+    code's name. The roles' interceptor keeps the ones it builds (``BuiltHandlers``, keyed by
+    method, code and details)."""
+    trailing = trailers(code, details)
 
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        await context.abort(code, details)
+        await context.abort(code, details, trailing)
 
     async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        await context.abort(code, details)
+        await context.abort(code, details, trailing)
         yield  # pragma: no cover - abort raises
 
     async def bidi(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        await context.abort(code, details)
+        await context.abort(code, details, trailing)
         yield  # pragma: no cover - abort raises
 
     def keep(data: bytes) -> bytes:
@@ -121,8 +124,8 @@ class ConcurrencyInterceptor(ServerInterceptor):
         # Each method's counting handler, built once: the metrics interceptor outside then
         # meets the same handler every call and keeps its own.
         self._built = BuiltHandlers()
-        self._refused = str(
-            LimitExceeded("max-concurrent-rpcs", limit, "too many calls in progress; retry later")
+        self._refused = LimitExceeded(
+            "max-concurrent-rpcs", limit, "too many calls in progress; retry later"
         )
 
     async def intercept_service(
@@ -143,7 +146,7 @@ class ConcurrencyInterceptor(ServerInterceptor):
         async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             if self.in_flight >= self.limit:  # checked and counted with no await between
                 self._on_reject("max-concurrent-rpcs")
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, self._refused)
+                await abort(context, self._refused)
             self.in_flight += 1
             try:
                 return await behaviour(request, context)
@@ -207,7 +210,8 @@ class AuthInterceptor(ServerInterceptor):
                 async for request in requests:
                     refusal = self._refusal(method, token)
                     if refusal is not None:
-                        await context.abort(*refusal)
+                        code, details = refusal
+                        await context.abort(code, details, trailers(code, details))
                     yield request
 
             async for answer in behaviour(checked(), context):

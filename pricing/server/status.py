@@ -33,7 +33,6 @@ from pricing.errors import (
 )
 from pricing.journal import JournalUnavailable
 from pricing.ratelog import LogBudget
-from pricing.server.metrics import Metrics
 from pricing.tables import (
     GameUnavailable,
     SeqConflict,
@@ -68,6 +67,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("pricing.service")
+
+if TYPE_CHECKING:
+    from pricing.server.metrics import Metrics  # (it imports the interceptors, which use this)
 
 if TYPE_CHECKING:  # generic only in the type stubs
     Context = grpc.aio.ServicerContext[Any, Any]
@@ -133,7 +135,13 @@ _RULES: Final[tuple[tuple[type[BaseException], grpc.StatusCode, str, tuple[str, 
 )
 
 #: Every reason a refusal may carry (and ``INTERNAL``, a bug's).
-REASONS: Final = (*dict.fromkeys(reason for _, _, reason, _ in _RULES), "INTERNAL")
+REASONS: Final = (
+    *dict.fromkeys(reason for _, _, reason, _ in _RULES),
+    "INTERNAL",
+    # the roles' refusals, made by their interceptor (``trailers``)
+    grpc.StatusCode.UNAUTHENTICATED.name,
+    grpc.StatusCode.PERMISSION_DENIED.name,
+)
 
 #: What the caller of a failed call is told of a bug: nothing of its internals.
 INTERNAL_DETAILS: Final = "internal error: the server could not handle this request (logged)"
@@ -200,6 +208,13 @@ def rich_status(refusal: Refusal, message: str) -> status_pb2.Status:
         )
         status.details.add().Pack(resource)
     return status
+
+
+def trailers(code: grpc.StatusCode, message: str, **metadata: str) -> Any:
+    """The trailing metadata of a refusal made before any servicer runs (an interceptor's):
+    its ``google.rpc.Status``, whose ``ErrorInfo`` reason is the status code's name."""
+    status = rich_status(Refusal(code, code.name, dict(metadata)), message)
+    return rpc_status.to_status(status).trailing_metadata
 
 
 async def abort(context: Context, exc: BaseException, message: str | None = None) -> NoReturn:

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint clean
+.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -24,8 +24,14 @@ venv: $(STAMP)  ## create .venv and install the package with its dev tools
 build: $(STAMP)  ## rebuild the Cython extension in place
 	$(PY) setup.py --quiet build_ext --inplace
 
-test: $(STAMP)  ## the whole test suite
+test: $(STAMP)  ## the whole test suite (and the Node.js example, when node is installed)
 	$(PY) -m pytest
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory node-test; \
+	else echo "node-test skipped: node and npm are not installed (the Node.js example)"; fi
+
+node-test: $(STAMP)  ## the Node.js example (examples/node) against the real server
+	npm ci --silent --no-audit --no-fund --prefix examples/node
+	$(PY) -m pytest -m node tests/test_node_example.py
 
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check .

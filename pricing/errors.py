@@ -47,8 +47,8 @@ class IllegalMove(ValueError):
 
 
 class CardNotInShoe(IllegalMove):
-    """A card was reported that the shoe no longer holds; ``card`` as the request named it,
-    once a table has seen it (the kernels raise it with the message alone)."""
+    """A card was reported that the shoe no longer holds; ``card`` in its normal notation
+    (``AS``), once a table has seen it (the kernels raise it with the message alone)."""
 
     def __init__(
         self, message: str, *, table_id: str | None = None, card: str | None = None

@@ -12,6 +12,7 @@ from typing import Any
 import grpc
 import grpc.aio
 import pytest
+from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.cards import DECK
@@ -249,11 +250,13 @@ def test_token_bucket_refills_at_its_rate() -> None:
 class _Context:
     def __init__(self) -> None:
         self.aborted: tuple[grpc.StatusCode, str] | None = None
+        self.trailers: object = ()
 
     async def abort(
         self, code: grpc.StatusCode, details: str, trailing_metadata: object = ()
     ) -> None:
         self.aborted = (code, details)
+        self.trailers = trailing_metadata  # the google.rpc.Status of the refusal
         raise RuntimeError("aborted")
 
 
@@ -294,6 +297,14 @@ def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None
         assert context.aborted is not None
         assert context.aborted[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "--max-concurrent-rpcs is 2" in context.aborted[1]
+        ((key, value),) = context.trailers  # type: ignore[misc]
+        status = status_pb2.Status.FromString(value)
+        info = error_details_pb2.ErrorInfo()
+        assert key == "grpc-status-details-bin" and status.details[0].Unpack(info)
+        assert (info.reason, dict(info.metadata)) == (
+            "LIMIT_EXCEEDED",
+            {"limit": "max-concurrent-rpcs", "value": "2"},
+        )
         health = await limiter.intercept_service(
             continuation, _Details("/grpc.health.v1.Health/Check")
         )  # type: ignore[arg-type]

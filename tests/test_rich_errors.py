@@ -235,6 +235,21 @@ def test_an_invalid_argument_names_its_field(
     ]
 
 
+@pytest.mark.parametrize(
+    ("card", "table", "field"), [("ZZ", "t", "card"), ("2S", "a b", "table_id")]
+)
+def test_a_field_on_a_feed_stream_is_named_by_its_path_in_the_feed_request(
+    server: ServerProcess, card: str, table: str, field: str
+) -> None:
+    Feed(server, "t").open()
+    stream = FeedStream(server.dealer())
+    stream.send(event(table, 1, "expose_card", card, pb.BURN))
+    err = refused(stream.answer, grpc.StatusCode.INVALID_ARGUMENT)
+    assert info_of(err)[1] == {"field": f"expose_card.{field}"}
+    violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
+    assert violation.field == f"expose_card.{field}"
+
+
 # ---- every limit --------------------------------------------------------------------------
 
 
@@ -367,21 +382,23 @@ def test_max_round_backlog() -> None:
 def test_refusals_of_the_interceptors_carry_their_reason_too(tmp_path: Path) -> None:
     """The roles' refusals and --max-concurrent-rpcs happen before any servicer runs: their
     trailers carry an ErrorInfo as well (the reason is the status code's name, or the limit's)."""
-    dealers = tmp_path / "dealers"
-    dealers.write_text("d" * 24 + "\n")
-    server = start_server(f"--dealer-tokens-file={dealers}")
+    (tmp_path / "dealers").write_text("d" * 24 + "\n")
+    (tmp_path / "readers").write_text("r" * 24 + "\n")
+    server = start_server(
+        f"--dealer-tokens-file={tmp_path / 'dealers'}",
+        f"--reader-tokens-file={tmp_path / 'readers'}",
+    )
     try:
         open_table = pb.OpenTableRequest(table_id="t", game=pb.HILO)
-        err = refused(
-            lambda: server.dealer().OpenTable(open_table), grpc.StatusCode.UNAUTHENTICATED
-        )
-        assert info_of(err)[0] == "UNAUTHENTICATED"
-        bad = (("authorization", "Bearer " + "x" * 24),)
-        err = refused(
-            lambda: server.dealer().OpenTable(open_table, metadata=bad),
-            grpc.StatusCode.UNAUTHENTICATED,
-        )
-        assert info_of(err) == ("UNAUTHENTICATED", {})
+        for token, code in [
+            (None, grpc.StatusCode.UNAUTHENTICATED),
+            ("x" * 24, grpc.StatusCode.UNAUTHENTICATED),
+            ("r" * 24, grpc.StatusCode.PERMISSION_DENIED),  # a reader's token on the dealer side
+        ]:
+            md = () if token is None else (("authorization", f"Bearer {token}"),)
+            err = refused(lambda md=md: server.dealer().OpenTable(open_table, metadata=md), code)
+            assert info_of(err) == (code.name, {}), token
+            assert raw_status(err).message == err.details()
     finally:
         assert server.stop() == 0
 

@@ -218,6 +218,8 @@ class DealerServicer:
             kind = FEED_FIELDS[field]
             return await self._write(inner.table_id, inner.seq, kind.event(inner))
         except Exception as exc:
+            if isinstance(exc, InvalidInput) and exc.field:  # a path within the FeedRequest
+                exc.field = f"{field}.{exc.field}"
             code = status_code(exc)
             self.metrics.feed_refused(field, code)
             await self.refusals.refuse(f"Feed ({field})", exc, context)

@@ -47,6 +47,7 @@ from pricing.server.metrics import Metrics, serve_metrics
 from pricing.server.security import Security
 from pricing.server.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
 from pricing.server.store import DEFAULT_SNAPSHOT_EVERY, TableStore
+from pricing.v1 import pricing_pb2
 
 __all__ = ["main", "parser", "serve"]
 
@@ -137,7 +138,10 @@ def _metrics_page(metrics: Metrics, host: str, port: int) -> tuple[Any, int]:
         if exc.errno in (errno.EADDRINUSE, errno.EACCES):
             change = "choose another --metrics-port (PRICING_METRICS_PORT)"
         else:
-            change = "change --metrics-port (PRICING_METRICS_PORT) or --metrics-host"
+            change = (
+                "change --metrics-port (PRICING_METRICS_PORT) or --metrics-host "
+                "(PRICING_METRICS_HOST)"
+            )
         raise OSError(f"metrics port {where}: {exc.strerror or exc}: {change}") from exc
 
 
@@ -148,15 +152,14 @@ REFLECTION_V1: Final = "grpc.reflection.v1.ServerReflection"
 _REFLECTION_V1_FILE: Final = "grpc/reflection/v1/reflection.proto"
 
 
-def _add_reflection_v1_file() -> None:
-    """Put v1's file in the default descriptor pool, so that reflection can describe the v1
-    service it lists: v1alpha's file renamed (no grpcio-reflection module holds v1's)."""
-    pool = descriptor_pool.Default()
-    try:
-        pool.FindFileByName(_REFLECTION_V1_FILE)
-        return
-    except KeyError:
-        pass
+def _reflection_pool() -> descriptor_pool.DescriptorPool:
+    """The files reflection describes, in a pool of its own: the pricing services', health's,
+    v1alpha's, and v1's as v1alpha's file renamed (no grpcio-reflection module holds v1's).
+    Kept out of the default pool, where a real v1 file loaded later by some library would
+    clash with the copy."""
+    pool = descriptor_pool.DescriptorPool()
+    for module in (pricing_pb2, health_pb2, reflection_v1alpha):
+        pool.AddSerializedFile(module.DESCRIPTOR.serialized_pb)
     proto = descriptor_pb2.FileDescriptorProto()
     reflection_v1alpha.DESCRIPTOR.CopyToProto(proto)
     old, new = f".{proto.package}.", ".grpc.reflection.v1."
@@ -176,18 +179,20 @@ def _add_reflection_v1_file() -> None:
             renamed(method.output_type),
         )
     pool.Add(proto)
+    return pool
 
 
 def _enable_reflection(server: grpc.aio.Server, services: Sequence[str]) -> None:
     """Server reflection, v1 and v1alpha, listing ``services``, health and itself."""
-    _add_reflection_v1_file()
     names = (
         *services,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         REFLECTION_V1,
         reflection.SERVICE_NAME,
     )
-    servicer = reflection.aio.ReflectionServicer(names)  # type: ignore[attr-defined]
+    servicer = reflection.aio.ReflectionServicer(  # type: ignore[attr-defined]
+        names, pool=_reflection_pool()
+    )
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     v1 = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,

@@ -69,10 +69,10 @@ __all__ = [
 log = logging.getLogger("pricing.service")
 
 if TYPE_CHECKING:
-    from pricing.server.metrics import Metrics  # (it imports the interceptors, which use this)
+    # Metrics for annotations only: metrics imports the interceptors, which import this.
+    from pricing.server.metrics import Metrics
 
-if TYPE_CHECKING:  # generic only in the type stubs
-    Context = grpc.aio.ServicerContext[Any, Any]
+    Context = grpc.aio.ServicerContext[Any, Any]  # generic only in the type stubs
 else:
     Context = grpc.aio.ServicerContext
 

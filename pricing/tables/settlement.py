@@ -139,7 +139,7 @@ class SettlesBets:
                 why="BET_CLOSED",
                 **self._bet(round_id, version, bet),
             )
-        ended = self._ended(round_id)
+        ended = self._ended(round_id, version, bet)
         if ended is None:
             return Settlement(SettleStatus.PENDING, payout, 0)
         if ended.void:
@@ -171,7 +171,7 @@ class SettlesBets:
                 why="BET_CLOSED",
                 **self._bet(round_id, version, bet),
             )
-        ended = self._ended(round_id)
+        ended = self._ended(round_id, version, bet)
         if ended is None:
             return Settlement(SettleStatus.PENDING, 0, 0, seat=seat)
         result = (
@@ -211,8 +211,9 @@ class SettlesBets:
                 **self._bet(round_id, version, bet),
             )
 
-    def _ended(self, round_id: int) -> EndedRound | None:
-        """How ``round_id`` ended; ``None`` while it is still in play."""
+    def _ended(self, round_id: int, version: int, bet: str) -> EndedRound | None:
+        """How ``round_id`` ended; ``None`` while it is still in play (``version`` and ``bet``:
+        the bet asking, for the refusal's values)."""
         ended = self._rounds.get(round_id)
         current = self.snapshot
         if ended is None and not (round_id == current.view.round_id and not current.closed):
@@ -223,8 +224,6 @@ class SettlesBets:
                 f"round {round_id} of table {self.table_id!r} is no longer held: the last "
                 f"{self._rounds.limit} rounds are kept",
                 why="ROUND_NOT_HELD",
-                table_id=self.table_id,
-                round_id=round_id,
-                current_version=self.snapshot.version,
+                **self._bet(round_id, version, bet),
             )
         return ended

@@ -407,3 +407,34 @@ def test_the_readme_lists_every_reason() -> None:
     readme = (ROOT / "README.md").read_text()
     missing = [reason for reason in REASONS if f"| `{reason}` |" not in readme]
     assert not missing, f"README.md's errors table lacks {missing}"
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (
+            lambda s: s.dealer().OpenTable(
+                pb.OpenTableRequest(table_id="d", game=pb.HILO, decks=9)
+            ),
+            "decks",
+        ),
+        (lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.BLACKJACK, decks=99)), "decks"),
+        (
+            lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.HILO, dealer_up_card="AS")),
+            "dealer_up_card",
+        ),
+        (
+            lambda s: s.dealer().OpenTable(
+                pb.OpenTableRequest(
+                    table_id="d", game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=9)
+                )
+            ),
+            "blackjack.seats",
+        ),
+    ],
+)
+def test_a_table_option_out_of_range_names_its_field(
+    server: ServerProcess, call: Callable[[ServerProcess], object], field: str
+) -> None:
+    err = refused(lambda: call(server), grpc.StatusCode.INVALID_ARGUMENT)
+    assert info_of(err)[1] == {"field": field}, err.details()

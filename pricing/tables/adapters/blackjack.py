@@ -117,7 +117,8 @@ class BlackjackAdapter:
         if not 1 <= decks <= MAX_DECKS:
             raise InvalidOption(
                 f"decks {config.decks} is not allowed for blackjack: send 1 to {MAX_DECKS} "
-                f"(0: {DEFAULT_DECKS})"
+                f"(0: {DEFAULT_DECKS})",
+                field="decks",
             )
         rules = BlackjackOptions() if config.rules is None else config.rules
         if not isinstance(rules, BlackjackOptions):
@@ -125,7 +126,8 @@ class BlackjackAdapter:
         if not 1 <= rules.seats <= MAX_SEATS:
             raise InvalidOption(
                 f"seats {rules.seats} is not allowed for blackjack: send 1 to {MAX_SEATS} "
-                f"(0: {MAX_SEATS})"
+                f"(0: {MAX_SEATS})",
+                field="blackjack.seats",
             )
         return TableConfig(Game.BLACKJACK, decks, rules)
 

@@ -41,7 +41,8 @@ class SingleDeckAdapter(Generic[P]):
         if config.decks not in (0, 1):
             raise InvalidOption(
                 f"decks {config.decks} is not allowed for {self.title}: it is dealt from one "
-                "52-card deck per shoe (send 0 or 1)"
+                "52-card deck per shoe (send 0 or 1)",
+                field="decks",
             )
         rules = self.default_paytable if config.rules is None else config.rules
         if not isinstance(rules, self.paytable_type):
@@ -67,7 +68,8 @@ class SingleDeckAdapter(Generic[P]):
     ) -> GameView:
         if up_card:
             raise InvalidInput(
-                f"dealer_up_card is a blackjack field: {self.title} has no dealer card"
+                f"dealer_up_card is a blackjack field: {self.title} has no dealer card",
+                field="dealer_up_card",
             )
         cards = parse_cards(exposed)
         return GameView(

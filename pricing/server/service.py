@@ -96,14 +96,24 @@ class PricingService:
         )
         self.quotes = QuoteWorker()
         refusals = Refusals(self.metrics)
-        common: dict[str, Any] = {
-            "gate": self.gate,
-            "refusals": refusals,
-            "metrics": self.metrics,
-            "limits": self.limits,
-        }
-        self.dealer = DealerServicer(self.store, self.publisher, rates=rates, **common)
-        self.reads = PricingServicer(self.store, self.publisher, quotes=self.quotes, **common)
+        self.dealer = DealerServicer(
+            self.store,
+            self.publisher,
+            gate=self.gate,
+            refusals=refusals,
+            metrics=self.metrics,
+            limits=self.limits,
+            rates=rates,
+        )
+        self.reads = PricingServicer(
+            self.store,
+            self.publisher,
+            gate=self.gate,
+            refusals=refusals,
+            metrics=self.metrics,
+            limits=self.limits,
+            quotes=self.quotes,
+        )
         self._unary = {**self.dealer.unary_methods(), **self.reads.unary_methods()}
 
     @property

@@ -149,18 +149,19 @@ def standard_view(
     insurance: InsuranceView | None = None,
     dealer_outcomes: DealerOutcomesView | None = None,
     seats: tuple[SeatView, ...] = (),
+    ended_seats: tuple[SeatView, ...] = (),
 ) -> GameView:
     """The ``GameView`` of any engine state of the shape above; a game adds its extras (an
-    outcome may also have ``cards``, the round's cards with their roles, and ``seats``)."""
+    outcome may also have ``cards``, the round's cards with their roles; ``ended_seats``: the
+    seats' cards of the round the last event ended, in a game with seats)."""
     outcome = state.outcome
     ended = None
     if outcome is not None:
         result = outcome.result
         cards = () if result is None else (result,) if isinstance(result, Card) else result
         round_cards = tuple(getattr(outcome, "cards", ()))
-        round_seats = tuple(getattr(outcome, "seats", ()))
         ended = EndedRound(
-            outcome.round_id, outcome.result_index, tuple(cards), round_cards, round_seats
+            outcome.round_id, outcome.result_index, tuple(cards), round_cards, ended_seats
         )
     return GameView(
         phase=TablePhase[state.phase.name],

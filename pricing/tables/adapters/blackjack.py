@@ -16,7 +16,7 @@ Seats: every PLAYER card names its seat, 1 to ``BlackjackOptions.seats`` (the ta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Final
 
 from pricing.cards import MAX_DECKS, Card, parse_card
@@ -88,18 +88,15 @@ def _seat_views(hands: tuple[tuple[Card, ...], ...]) -> tuple[SeatView, ...]:
 
 def _view(state: BlackjackRound) -> GameView:
     shoe = state.state
-    view = standard_view(
+    return standard_view(
         state,
         side_bets=_side_bet_views(shoe.side_bets, state.phase is Phase.BETTING),
         insurance=_insurance_view(shoe.insurance),
         dealer_outcomes=_dealer_view(shoe.dealer_up, shoe.dealer_outcomes),
         seats=_seat_views(state.hands),
+        # The engine's outcome has each seat's hand as cards: the ended round shows them as seats.
+        ended_seats=() if state.outcome is None else _seat_views(state.outcome.hands),
     )
-    if state.outcome is None or view.ended is None:
-        return view
-    # The engine's outcome has each seat's hand as cards: the ended round shows them as seats.
-    ended = replace(view.ended, seats=_seat_views(state.outcome.hands))
-    return replace(view, ended=ended)
 
 
 #: The options ``BlackjackAdapter.describe`` names by their own rules-message fields.

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint clean
+.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -30,9 +30,10 @@ test: $(STAMP)  ## the whole test suite (and the Node.js example, when node is i
 		$(MAKE) --no-print-directory node-test; \
 	else echo "node-test skipped: it needs node and npm (the Node.js example)"; fi
 
-node-test: $(STAMP)  ## the Node.js example (examples/node) against the real server
+node-test: $(STAMP)  ## the Node.js example (examples/node) against the real server, and buf breaking
 	npm ci --silent --no-audit --no-fund --prefix examples/node
-	NODE_TEST_REQUIRED=1 $(PY) -m pytest -m node tests/test_node_example.py
+	npm ci --silent --no-audit --no-fund --prefix proto && touch proto/node_modules/.installed
+	NODE_TEST_REQUIRED=1 $(PY) -m pytest -m node tests/test_node_example.py tests/test_proto_breaking.py
 
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check .
@@ -83,9 +84,20 @@ PROTOC = $(PY) -m grpc_tools.protoc -Iproto \
 proto: $(STAMP)  ## regenerate the committed stubs in pricing/v1/ from proto/
 	$(call PROTOC,.)
 
-proto-lint:  ## buf lint of proto/ (buf.yaml), with buf from the npm registry (needs node and npm)
-	npm ci --silent --no-audit --no-fund --prefix proto
+proto-lint: proto/node_modules/.installed  ## buf lint of proto/ (buf.yaml), with buf from the npm registry (needs node and npm)
 	proto/node_modules/.bin/buf lint
+
+proto-breaking: proto/node_modules/.installed  ## buf breaking: proto/ against the released image, proto/pricing.v1.binpb
+	proto/node_modules/.bin/buf breaking --against proto/pricing.v1.binpb
+
+# Only for a release of the proto, in a commit of its own that says what changed and why: after
+# it, buf breaking holds every change to the new image.
+proto-release: proto/node_modules/.installed  ## rewrite proto/pricing.v1.binpb, the released image
+	proto/node_modules/.bin/buf build --exclude-source-info -o proto/pricing.v1.binpb
+
+proto/node_modules/.installed: proto/package.json proto/package-lock.json
+	npm ci --silent --no-audit --no-fund --prefix proto
+	touch $@
 
 proto-check: $(STAMP)  ## fail if the committed stubs in pricing/v1/ differ from proto/
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \

@@ -31,13 +31,13 @@ class Feed:
     ) -> None:
         self.stub, self.table_id, self.timeout = stub, table_id, timeout
         self.rng = random.Random(seed)
-        self.seq, self.phase, self.deck = 0, pb.OPENING, self.rng.sample(CARDS, len(CARDS))
+        self.seq, self.phase, self.deck = 0, pb.PHASE_OPENING, self.rng.sample(CARDS, len(CARDS))
         self._stream: Any = None
         self._last: pb.FeedRequest | None = None  # the last event sent, as a FeedRequest
 
     async def send(self, streamed: bool = False) -> pb.TableState:
         self.seq += 1
-        if self.phase == pb.SHOE_COMPLETE or not self.deck:
+        if self.phase == pb.PHASE_SHOE_COMPLETE or not self.deck:
             shoe = pb.NewShoeRequest(table_id=self.table_id, seq=self.seq)
             self._last = pb.FeedRequest(new_shoe=shoe)
             state = await (
@@ -47,7 +47,7 @@ class Feed:
             )
             self.deck = self.rng.sample(CARDS, len(CARDS))
         else:
-            role = pb.BURN if self.phase == pb.OPENING else pb.RESULT
+            role = pb.CARD_ROLE_BURN if self.phase == pb.PHASE_OPENING else pb.CARD_ROLE_RESULT
             card = pb.ExposeCardRequest(
                 table_id=self.table_id, seq=self.seq, card=self.deck.pop(), role=role
             )

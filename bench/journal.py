@@ -89,7 +89,7 @@ async def round_trips(port: int, tables: int, per_table: int, concurrency: int) 
     dealer = pb_grpc.DealerServiceStub(channel)
     prefix = f"c{concurrency}-"
     for t in range(tables):
-        await dealer.OpenTable(pb.OpenTableRequest(table_id=f"{prefix}{t}", game=pb.HILO))
+        await dealer.OpenTable(pb.OpenTableRequest(table_id=f"{prefix}{t}", game=pb.GAME_HILO))
     feeds = [hilo_events(random.Random(t), per_table) for t in range(tables)]
     queue: asyncio.Queue[int] = asyncio.Queue()
     for t in range(tables):
@@ -105,7 +105,7 @@ async def round_trips(port: int, tables: int, per_table: int, concurrency: int) 
                 if kind == "NewShoe":
                     await dealer.NewShoe(pb.NewShoeRequest(table_id=f"{prefix}{t}", seq=seq))
                 else:
-                    role = pb.BURN if kind == "BURN" else pb.RESULT
+                    role = pb.CARD_ROLE_BURN if kind == "BURN" else pb.CARD_ROLE_RESULT
                     await dealer.ExposeCard(
                         pb.ExposeCardRequest(table_id=f"{prefix}{t}", seq=seq, card=card, role=role)
                     )

@@ -122,7 +122,7 @@ def main() -> int:
     watchers = None
     try:
         table = "profiled"
-        server.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+        server.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
         watchers = Watchers(
             str(ROOT / "bench" / "service.py"),
             server.target,

@@ -56,7 +56,7 @@ def largest_quote() -> pb.QuoteRequest:
     (the shoe's 416), with every side bet, insurance and the dealer's outcomes to compute."""
     shoe = [str(card) for card in DECK] * 8
     exposed = [c for c in shoe if c != "AS"][:415]
-    return pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=exposed, dealer_up_card="AS")
+    return pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=exposed, dealer_up_card="AS")
 
 
 def quoter(target: str, stop: multiprocessing.synchronize.Event) -> None:
@@ -79,7 +79,7 @@ class Feed:
     def __init__(self, target: str, table_id: str) -> None:
         self.stub = pb_grpc.DealerServiceStub(grpc.insecure_channel(target))
         self.table_id = table_id
-        self.stub.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+        self.stub.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
         self.seq = 0
         self.dealt = 0
 
@@ -89,7 +89,7 @@ class Feed:
             self.stub.NewShoe(pb.NewShoeRequest(table_id=self.table_id, seq=self.seq))
             self.dealt = 0
             return
-        role = pb.BURN if self.dealt < 5 else pb.RESULT
+        role = pb.CARD_ROLE_BURN if self.dealt < 5 else pb.CARD_ROLE_RESULT
         card = str(DECK[self.dealt])
         self.stub.ExposeCard(
             pb.ExposeCardRequest(table_id=self.table_id, seq=self.seq, card=card, role=role)
@@ -107,7 +107,7 @@ def rss(pid: int) -> int:
 def rss_after_rejections(target: str, pid: int) -> float:
     """MiB the server grew by answering 100 Quotes of 900,000 cards (3.6 MB each)."""
     pricing = pb_grpc.PricingServiceStub(grpc.insecure_channel(target))
-    huge = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=["AS"] * 900_000)
+    huge = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=["AS"] * 900_000)
     before = rss(pid)
     for _ in range(100):
         try:
@@ -131,7 +131,7 @@ def main() -> int:
         dealer = pb_grpc.DealerServiceStub(grpc.insecure_channel(target))
         t0 = time.perf_counter()
         for i in range(args.tables - 1):  # blackjack: each table adds its side-bet series
-            dealer.OpenTable(pb.OpenTableRequest(table_id=f"t{i}", game=pb.BLACKJACK))
+            dealer.OpenTable(pb.OpenTableRequest(table_id=f"t{i}", game=pb.GAME_BLACKJACK))
         feed = Feed(target, "feed")
         opened = time.perf_counter() - t0
         url = f"http://127.0.0.1:{metrics_port}/metrics"

@@ -50,7 +50,7 @@ async def latency(writer: str, reader: str, table_id: str, cards: int) -> list[f
     """Seconds from sending each event on ``writer`` to the watcher on ``reader`` holding it."""
     async with grpc.aio.insecure_channel(writer) as wch, grpc.aio.insecure_channel(reader) as rch:
         dealer = pb_grpc.DealerServiceStub(wch)
-        await dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+        await dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
         pricing = pb_grpc.PricingServiceStub(rch)
         while True:  # the reader may be a moment behind the open
             try:
@@ -210,7 +210,7 @@ def main() -> int:
 
         tables = [f"fan-{i}" for i in range(10)]
         for table in tables:
-            a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+            a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
         held = b.pricing()
         for table in tables:  # B has folded every opening before its watchers subscribe
             while not any(

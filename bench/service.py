@@ -121,7 +121,7 @@ def hilo_state(table_id: str, version: int) -> pb.TableState:
         for b in ("LOW", "HIGH", "ODD", "EVEN", "SEVEN")
     ]
     return pb.TableState(
-        table_id=table_id, game=pb.HILO, version=version, shoe=1, phase=pb.BETTING,
+        table_id=table_id, game=pb.GAME_HILO, version=version, shoe=1, phase=pb.PHASE_BETTING,
         round_id=3, result_index=3, last_seq=version - 1,
         exposed=["7H", "KS", "2D", "9C", "QH", "3C", "8D"], cards_remaining=45, prices=prices,
         decks=1,
@@ -165,7 +165,7 @@ def real_server(process: ServerProcess) -> Server:
     dealer = pb_grpc.DealerServiceStub(channel)
 
     async def open_table(table_id: str) -> None:
-        request = pb.OpenTableRequest(table_id=table_id, game=pb.HILO)
+        request = pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO)
         await dealer.OpenTable(request, timeout=CALL_TIMEOUT)
 
     feeds: dict[str, Feed] = {}
@@ -501,7 +501,7 @@ async def unary(service: Server, bare: Server, memory: Server, calls: int) -> li
     echo = bare.channel.unary_unary(ECHO, request_serializer=None, response_deserializer=None)
     await service.open_table("bench-unary")
     await memory.open_table("bench-unary")
-    quote_request = pb.QuoteRequest(game=pb.HILO, exposed=["7H", "KS", "2D", "9C", "QH"])
+    quote_request = pb.QuoteRequest(game=pb.GAME_HILO, exposed=["7H", "KS", "2D", "9C", "QH"])
     get_request = pb.GetTableRequest(table_id="bench-unary")
     calls_of: dict[str, tuple[Callable[[], Awaitable[object]], int]] = {
         "bare echo (baseline)": (lambda: echo(b"", timeout=CALL_TIMEOUT), bare.pid),
@@ -1064,8 +1064,8 @@ def main() -> int:
     results = asyncio.run(asyncio.wait_for(scale(args, sizes), RUN_TIMEOUT))
     print("idle tables ...", file=sys.stderr, flush=True)
     results["tables"] = {
-        "Hi-Lo": idle_tables(pb.HILO, sizes.idle_tables),
-        "blackjack": idle_tables(pb.BLACKJACK, sizes.idle_tables),
+        "Hi-Lo": idle_tables(pb.GAME_HILO, sizes.idle_tables),
+        "blackjack": idle_tables(pb.GAME_BLACKJACK, sizes.idle_tables),
     }
     lines = report(results, sizes, goals, plot)
     print("\n".join(lines))

@@ -39,6 +39,7 @@ import grpc
 
 from pricing.client import DealerFeed, PricingClient, default_target
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_short_name
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 DECK = tuple(rank + suit for rank in RANKS for suit in "SHDC")
@@ -123,7 +124,7 @@ def send(feed: DealerFeed, event: Event) -> pb.TableState:
 
 
 def describe(state: pb.TableState) -> str:
-    phase = pb.Phase.Name(state.phase)
+    phase = enum_short_name(pb.Phase, state.phase)
     return (
         f"v{state.version:<4} {phase:<13} round {state.round_id:<3} "
         f"#{state.result_index:<2} {state.cards_remaining:>2} left"

@@ -35,6 +35,7 @@ import grpc
 
 from pricing.client import PricingClient, default_target, retry_delay
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_short_name
 
 
 @dataclass(frozen=True)
@@ -53,17 +54,17 @@ def odds(hundredths: int) -> str:
 def round_over(state: pb.TableState, bet: Bet) -> bool:
     """Whether ``state`` shows that the bet's round has ended."""
     ended = state.HasField("ended_round") and state.ended_round.round_id == bet.round_id
-    return ended or state.round_id > bet.round_id or state.phase == pb.CLOSED
+    return ended or state.round_id > bet.round_id or state.phase == pb.PHASE_CLOSED
 
 
 def offered(state: pb.TableState, name: str) -> pb.BetPrice | None:
     """The bet's price if it can be placed now."""
-    if state.phase != pb.BETTING:
+    if state.phase != pb.PHASE_BETTING:
         return None
     return next((p for p in state.prices if p.bet == name and p.open), None)
 
 
-def settle(client: PricingClient, table_id: str, bet: Bet) -> pb.Settlement:
+def settle(client: PricingClient, table_id: str, bet: Bet) -> pb.SettleResponse:
     """Pays at the price of ``bet.version``, whatever the price is now; VOID: the stake back."""
     return client.settle(table_id, bet.round_id, bet.version, bet.bet, bet.stake_cents)
 
@@ -96,9 +97,9 @@ def play(
     rounds: int,
     *,
     out: Callable[[str], None] = print,
-) -> list[pb.Settlement]:
+) -> list[pb.SettleResponse]:
     """Bet ``stake_cents`` on ``bet_name`` in each of ``rounds`` rounds; return the settlements."""
-    settled: list[pb.Settlement] = []
+    settled: list[pb.SettleResponse] = []
     pending: Bet | None = None
     last_version = 0
     reconnecting = False
@@ -115,7 +116,7 @@ def play(
         last_version = state.version
         if pending is not None and round_over(state, pending):
             settlement = settle(client, table_id, pending)
-            status = pb.Settlement.Status.Name(settlement.status)
+            status = enum_short_name(pb.SettleResponse.Status, settlement.status)
             out(
                 f"settled {pending.bet} on round {pending.round_id} at v{pending.version}:"
                 f" {status} on {settlement.result_card or '-'}, returned"

@@ -85,7 +85,9 @@ METHODS: dict[str, Any] = {
     "Settle": pb.SettleRequest,
 }
 SERVICE = PricingService()
-asyncio.run(SERVICE.rpc("OpenTable")(pb.OpenTableRequest(table_id="t", game=pb.HILO), Context()))
+asyncio.run(
+    SERVICE.rpc("OpenTable")(pb.OpenTableRequest(table_id="t", game=pb.GAME_HILO), Context())
+)
 
 
 def _valid_bodies() -> st.SearchStrategy[bytes]:

@@ -176,7 +176,7 @@ def reference(game: str, dealt: Dealt) -> dict[str, Expected]:
                     _, pays = blackjack.classify_royal_match(player, dealer)
                 else:
                     _, pays = blackjack.classify_pair(player, blackjack.PERFECT_PAIRS)
-                chances = [(x.fraction, x.pays_hundredths) for x in o.outcomes.values()]
+                chances = [(x.fraction, x.payout_hundredths) for x in o.outcomes.values()]
                 winning = [(p, pays_) for p, pays_ in chances if pays_ >= 0]
                 out.setdefault(bet, Expected()).add(winning, pays if pays >= 0 else None)
     return out

@@ -22,6 +22,8 @@ from pricing.journal.tools import export_records
 from pricing.tables import FeedEvent
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as rpc
+from pricing.v1.enums import enum_number
+from pricing.wire import seconds, timestamp
 from tests.conftest import ServerProcess, start_server
 from tests.live_feeds import Dealt, assert_matches, hilo_feed
 
@@ -32,7 +34,7 @@ BIASED = hilo_feed(50, seed=7, without=[Rank.SEVEN])  # 500 rounds, never a seve
 def send(stub: rpc.DealerServiceStub, table_id: str, seq: int, event: FeedEvent) -> None:
     match event:
         case ExposeCard(card=card, role=role):
-            role_ = pb.CardRole.Value(role.name)
+            role_ = enum_number(pb.CardRole, role.name)
             stub.ExposeCard(
                 pb.ExposeCardRequest(table_id=table_id, seq=seq, card=str(card), role=role_)
             )
@@ -49,7 +51,7 @@ def send(stub: rpc.DealerServiceStub, table_id: str, seq: int, event: FeedEvent)
 def feed(server: ServerProcess, table_id: str, dealt: Dealt, errors: list[BaseException]) -> None:
     try:
         stub = server.dealer()
-        stub.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+        stub.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
         for seq, event in enumerate(dealt.events, start=1):
             send(stub, table_id, seq, event)
     except BaseException as exc:  # reported by the test, not lost in the thread
@@ -129,7 +131,7 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
     assert fed.data_dir is not None
     want = live_stats([export_records(fed.data_dir, "biased")])
     got = fed.pricing().Analyze(pb.AnalyzeRequest(table_id="biased"))
-    assert got.game == pb.HILO and got.HasField("live")
+    assert got.game == pb.GAME_HILO and got.HasField("live")
     assert list(got.live.table_ids) == ["biased"] and got.live.rounds == 500
     assert got.live.void_rounds == BIASED.voids
     for wire in got.live.bets:
@@ -140,9 +142,14 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
         assert wire.standard_error == stats.standard_error
         assert wire.HasField("certified")
     assert [b.bet for b in got.live.bets if b.flagged] == ["SEVEN"]
+    assert want.first_at is not None and want.last_at is not None
+    # The round times are Timestamps on the wire, to the microsecond of the journal's.
+    assert seconds(got.live.first_at) == pytest.approx(want.first_at, abs=1e-6)
+    assert seconds(got.live.last_at) == pytest.approx(want.last_at, abs=1e-6)
     later = fed.pricing().Analyze(
-        pb.AnalyzeRequest(table_id="biased", since=want.last_at + 1)  # type: ignore[operator]
+        pb.AnalyzeRequest(table_id="biased", since=timestamp(want.last_at + 1))
     )
+    assert not later.live.HasField("first_at") and not later.live.HasField("last_at")
     assert later.live.rounds == 0 and not any(b.flagged for b in later.live.bets)
 
 
@@ -151,9 +158,9 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
     [
         (pb.AnalyzeRequest(table_id="nope"), grpc.StatusCode.NOT_FOUND, "no table 'nope'"),
         (
-            pb.AnalyzeRequest(table_id="biased", game=pb.GOA_GAE),
+            pb.AnalyzeRequest(table_id="biased", game=pb.GAME_GOA_GAE),
             grpc.StatusCode.INVALID_ARGUMENT,
-            "is a HILO table, not GOA_GAE",
+            "is a GAME_HILO table, not GAME_GOA_GAE",
         ),
         (
             pb.AnalyzeRequest(table_id="biased", shoes=10),
@@ -161,9 +168,9 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
             "shoes are for the theoretical report",
         ),
         (
-            pb.AnalyzeRequest(table_id="biased", since=20, until=10),
+            pb.AnalyzeRequest(table_id="biased", since=timestamp(20), until=timestamp(10)),
             grpc.StatusCode.INVALID_ARGUMENT,
-            "until 10.0 is not after since 20.0",
+            "until 1970-01-01T00:00:10Z is not after since 1970-01-01T00:00:20Z",
         ),
     ],
 )

@@ -19,9 +19,9 @@ def stub(server: ServerProcess) -> rpc.PricingServiceStub:
 
 
 def test_hilo_report_over_the_wire(server: ServerProcess) -> None:
-    got = stub(server).Analyze(pb.AnalyzeRequest(game=pb.HILO))
+    got = stub(server).Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO))
     want = hilo_rtp()
-    assert got.game == pb.HILO and got.positions == 10
+    assert got.game == pb.GAME_HILO and got.positions == 10
     assert [b.bet for b in got.bets] == list(want.bets)
     for wire, report in zip(got.bets, want.bets.values(), strict=True):
         assert wire.rtp.exact == f"{report.rtp.numerator}/{report.rtp.denominator}"
@@ -37,7 +37,7 @@ def test_hilo_report_over_the_wire(server: ServerProcess) -> None:
 
 def test_a_paytable_in_the_request(server: ServerProcess) -> None:
     request = pb.AnalyzeRequest(
-        game=pb.HILO, hilo=pb.HiLoRules(seven=pb.PayRule(rtp_bp=9000, max_hundredths=5000))
+        game=pb.GAME_HILO, hilo=pb.HiLoRules(seven=pb.PayRule(rtp_bp=9000, max_hundredths=5000))
     )
     got = stub(server).Analyze(request)
     want = hilo_rtp(HiLoPaytable(seven=PayRule(9000, 0, 5000))).bets["SEVEN"]
@@ -45,10 +45,10 @@ def test_a_paytable_in_the_request(server: ServerProcess) -> None:
 
 
 def test_goagae_and_blackjack(server: ServerProcess) -> None:
-    got = stub(server).Analyze(pb.AnalyzeRequest(game=pb.GOA_GAE, rounds=8))
+    got = stub(server).Analyze(pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, rounds=8))
     assert list(got.left_out) == ["STRAIGHT", "NINE"] and got.positions == 8
     assert got.bets[0].rtp.value == float(goagae_rtp(rounds=8).bets["TRIPLE"].rtp)
-    bj = stub(server).Analyze(pb.AnalyzeRequest(game=pb.BLACKJACK, shoes=40, seed=5))
+    bj = stub(server).Analyze(pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=40, seed=5))
     want = blackjack_rtp(shoes=40, seed=5)
     assert len(bj.side_bets) == 8 and bj.shoes == 40
     first = bj.side_bets[0]
@@ -60,17 +60,17 @@ def test_bad_requests_are_invalid_argument(server: ServerProcess) -> None:
     s = stub(server)
     expect_error(lambda: s.Analyze(pb.AnalyzeRequest()), grpc.StatusCode.INVALID_ARGUMENT, "game")
     expect_error(
-        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.BLACKJACK, shoes=100_001)),
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=100_001)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "shoes must be at most 100000",
     )
     expect_error(
-        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GOA_GAE, hilo=pb.HiLoRules())),
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, hilo=pb.HiLoRules())),
         grpc.StatusCode.INVALID_ARGUMENT,
-        "rules 'hilo' were sent for a GOA_GAE analysis",
+        "rules 'hilo' were sent for a GAME_GOA_GAE analysis",
     )
     expect_error(
-        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GOA_GAE, rounds=10)),
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, rounds=10)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "need at least 57 cards",
     )

@@ -49,9 +49,9 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]
     )
     md = (("authorization", f"Bearer {DEALER}"),)
     dealer = server.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id=TABLE, game=pb.HILO), metadata=md)
+    dealer.OpenTable(pb.OpenTableRequest(table_id=TABLE, game=pb.GAME_HILO), metadata=md)
     dealer.ExposeCard(
-        pb.ExposeCardRequest(table_id=TABLE, seq=1, card="2S", role=pb.BURN), metadata=md
+        pb.ExposeCardRequest(table_id=TABLE, seq=1, card="2S", role=pb.CARD_ROLE_BURN), metadata=md
     )
     yield server
     assert server.stop() == 0
@@ -77,27 +77,28 @@ def rpcs(channel: grpc.Channel, md: tuple[tuple[str, str], ...]) -> dict[str, Ca
     t = TABLE
     return {
         "OpenTable": lambda: d.OpenTable(
-            pb.OpenTableRequest(table_id=t, game=pb.HILO), metadata=md
+            pb.OpenTableRequest(table_id=t, game=pb.GAME_HILO), metadata=md
         ),
         "ExposeCard": lambda: d.ExposeCard(  # the same seq 1 again: an idempotent repeat
-            pb.ExposeCardRequest(table_id=t, seq=1, card="2S", role=pb.BURN), metadata=md
+            pb.ExposeCardRequest(table_id=t, seq=1, card="2S", role=pb.CARD_ROLE_BURN), metadata=md
         ),
         "VoidRound": lambda: d.VoidRound(pb.VoidRoundRequest(table_id=t, seq=1), metadata=md),
         "EndRound": lambda: d.EndRound(pb.EndRoundRequest(table_id=t, seq=1), metadata=md),
         "NewShoe": lambda: d.NewShoe(pb.NewShoeRequest(table_id=t, seq=1), metadata=md),
         "CloseTable": lambda: d.CloseTable(pb.CloseTableRequest(table_id=t, seq=1), metadata=md),
         "Feed": lambda: d.Feed(iter([pb.FeedRequest(  # ExposeCard's repeat, on a stream
-            expose_card=pb.ExposeCardRequest(table_id=t, seq=1, card="2S", role=pb.BURN))]),
+            expose_card=pb.ExposeCardRequest(
+                table_id=t, seq=1, card="2S", role=pb.CARD_ROLE_BURN))]),
             metadata=md),
         "GetTable": lambda: p.GetTable(pb.GetTableRequest(table_id=t), metadata=md),
         "WatchTable": lambda: p.WatchTable(pb.WatchTableRequest(table_id=t), metadata=md),
-        "Quote": lambda: p.Quote(pb.QuoteRequest(game=pb.HILO, exposed=["AS"]), metadata=md),
+        "Quote": lambda: p.Quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=["AS"]), metadata=md),
         "Settle": lambda: p.Settle(
             pb.SettleRequest(table_id=t, round_id=1, version=1, bet="HIGH", stake_cents=1),
             metadata=md,
         ),
         "ListTables": lambda: p.ListTables(pb.ListTablesRequest(), metadata=md),
-        "Analyze": lambda: p.Analyze(pb.AnalyzeRequest(game=pb.HILO), metadata=md),
+        "Analyze": lambda: p.Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO), metadata=md),
     }  # fmt: skip
 
 
@@ -180,7 +181,7 @@ def test_errors_never_repeat_a_token(guarded: ServerProcess) -> None:
         md = (("authorization", f"Bearer {token}"),)
         with pytest.raises(grpc.RpcError) as info:
             pb_grpc.DealerServiceStub(channel).OpenTable(
-                pb.OpenTableRequest(table_id="x", game=pb.HILO), metadata=md
+                pb.OpenTableRequest(table_id="x", game=pb.GAME_HILO), metadata=md
             )
         assert token not in (info.value.details() or "")
 
@@ -193,7 +194,7 @@ def test_tokens_rotate_on_sighup_and_a_bad_file_keeps_the_old_ones(tmp_path: Pat
 
         def open_with(token: str) -> grpc.StatusCode:
             md = (("authorization", f"Bearer {token}"),)
-            request = pb.OpenTableRequest(table_id="rotating", game=pb.HILO)
+            request = pb.OpenTableRequest(table_id="rotating", game=pb.GAME_HILO)
             return code_of(
                 lambda: pb_grpc.DealerServiceStub(channel).OpenTable(request, metadata=md)
             )
@@ -227,12 +228,14 @@ def test_a_token_taken_back_stops_its_open_feed_stream_at_the_next_event(tmp_pat
     try:
         md = (("authorization", f"Bearer {DEALER}"),)
         dealer = pb_grpc.DealerServiceStub(server.channel())
-        dealer.OpenTable(pb.OpenTableRequest(table_id="revoked", game=pb.HILO), metadata=md)
+        dealer.OpenTable(pb.OpenTableRequest(table_id="revoked", game=pb.GAME_HILO), metadata=md)
         requests: queue.SimpleQueue[pb.FeedRequest | None] = queue.SimpleQueue()
         answers = dealer.Feed(iter(requests.get, None), metadata=md, timeout=30)
 
         def card(seq: int, card: str) -> pb.FeedRequest:
-            expose = pb.ExposeCardRequest(table_id="revoked", seq=seq, card=card, role=pb.BURN)
+            expose = pb.ExposeCardRequest(
+                table_id="revoked", seq=seq, card=card, role=pb.CARD_ROLE_BURN
+            )
             return pb.FeedRequest(expose_card=expose)
 
         requests.put(card(1, "2S"))

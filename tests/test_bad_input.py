@@ -104,7 +104,7 @@ def test_a_table_id_with_a_newline_or_10000_characters_opens_nothing(
     dealer, pricing = server.dealer(), server.pricing()
     for table_id in ("a\nb", "x" * 10_000):
         error = expect_error(
-            lambda t=table_id: dealer.OpenTable(pb.OpenTableRequest(table_id=t, game=pb.HILO)),
+            lambda t=table_id: dealer.OpenTable(pb.OpenTableRequest(table_id=t, game=pb.GAME_HILO)),
             grpc.StatusCode.INVALID_ARGUMENT,
             "invalid table_id",
         )
@@ -117,7 +117,7 @@ def test_a_table_id_with_a_newline_or_10000_characters_opens_nothing(
 
 def test_100_opens_with_a_3_9_mb_table_id_cost_no_memory(server: ServerProcess) -> None:
     dealer = server.dealer()
-    huge = pb.OpenTableRequest(table_id="x" * 3_900_000, game=pb.HILO)
+    huge = pb.OpenTableRequest(table_id="x" * 3_900_000, game=pb.GAME_HILO)
     before = server.rss_bytes()
     for _ in range(100):
         expect_error(
@@ -168,13 +168,13 @@ def test_a_quote_of_900000_cards_is_refused_at_once_and_memory_returns(
     server: ServerProcess,
 ) -> None:
     pricing = server.pricing()
-    huge = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=["AS"] * 900_000)
+    huge = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=["AS"] * 900_000)
     before = server.rss_bytes()
     t0 = time.monotonic()
     for _ in range(100):
         expect_error(lambda: pricing.Quote(huge), grpc.StatusCode.RESOURCE_EXHAUSTED)
     assert time.monotonic() - t0 < 30
-    largest = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=["AS"] * 417)
+    largest = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=["AS"] * 417)
     for _ in range(100):  # the largest that fits the message limit, over the shoe size
         expect_error(
             lambda: pricing.Quote(largest), grpc.StatusCode.INVALID_ARGUMENT, "at most 416 cards"
@@ -202,16 +202,16 @@ def test_colliding_option_keys_are_refused(server: ServerProcess, table_id: str)
     goagae.bets["TRIPLE"].CopyFrom(pb.PayRule(rtp_bp=5000))
     expect_error(
         lambda: dealer.OpenTable(
-            pb.OpenTableRequest(table_id=table_id, game=pb.GOA_GAE, goa_gae=goagae)
+            pb.OpenTableRequest(table_id=table_id, game=pb.GAME_GOA_GAE, goa_gae=goagae)
         ),
         grpc.StatusCode.INVALID_ARGUMENT,
         "also given",
     )
     pairs = pb.BlackjackRules()
-    pairs.pairs.pays_hundredths["perfect"] = 2500
-    pairs.pairs.pays_hundredths["PERFECT "] = 100
+    pairs.pairs.payout_hundredths["perfect"] = 2500
+    pairs.pairs.payout_hundredths["PERFECT "] = 100
     expect_error(
-        lambda: pricing.Quote(pb.QuoteRequest(game=pb.BLACKJACK, blackjack=pairs)),
+        lambda: pricing.Quote(pb.QuoteRequest(game=pb.GAME_BLACKJACK, blackjack=pairs)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "also given",
     )
@@ -296,7 +296,7 @@ def test_the_service_logs_rejected_feed_events_at_a_bounded_rate(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     service = PricingService()
-    request = pb.ExposeCardRequest(table_id="ghost", seq=1, card="AS", role=pb.BURN)
+    request = pb.ExposeCardRequest(table_id="ghost", seq=1, card="AS", role=pb.CARD_ROLE_BURN)
     with caplog.at_level(logging.INFO, logger="pricing.service"):
         for _ in range(500):
             call(service, "ExposeCard", request)
@@ -307,11 +307,11 @@ def test_a_feed_event_with_several_bad_fields_is_told_of_its_role_first() -> Non
     """The role says how the rest is read: with a bad role and a bad card, the role is named,
     on the call and in the journal's decoding alike."""
     service = PricingService()
-    opening = pb.OpenTableRequest(table_id="t", game=pb.HILO)
+    opening = pb.OpenTableRequest(table_id="t", game=pb.GAME_HILO)
     asyncio.run(service.rpc("OpenTable")(opening, FakeContext()))
     both = pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.CARD_ROLE_UNSPECIFIED)
     aborted = call(service, "ExposeCard", both)
     assert aborted.code == grpc.StatusCode.INVALID_ARGUMENT
     assert aborted.details.startswith("card role CARD_ROLE_UNSPECIFIED is not valid"), aborted
-    card_only = pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.BURN)
+    card_only = pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.CARD_ROLE_BURN)
     assert "card" in call(service, "ExposeCard", card_only).details

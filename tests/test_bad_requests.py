@@ -44,15 +44,17 @@ def goagae(**bets: int) -> pb.GoaGaeRules:
 def pairs(**pays: int) -> pb.BlackjackRules:
     rules = pb.BlackjackRules()
     for name, hundredths in pays.items():
-        rules.pairs.pays_hundredths[name.replace("_sp", " ")] = hundredths
+        rules.pairs.payout_hundredths[name.replace("_sp", " ")] = hundredths
     return rules
 
 
-def open_(table_id: str = "new", game: int = pb.HILO, **kwargs: Any) -> pb.OpenTableRequest:
+def open_(table_id: str = "new", game: int = pb.GAME_HILO, **kwargs: Any) -> pb.OpenTableRequest:
     return pb.OpenTableRequest(table_id=table_id, game=game, **kwargs)  # type: ignore[arg-type]
 
 
-def expose(card: str = "9D", seq: int = 6, role: int = pb.BURN, table_id: str = "hilo") -> Any:
+def expose(
+    card: str = "9D", seq: int = 6, role: int = pb.CARD_ROLE_BURN, table_id: str = "hilo"
+) -> Any:
     return pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=role)  # type: ignore[arg-type]
 
 
@@ -64,7 +66,7 @@ def settle(**kwargs: Any) -> pb.SettleRequest:
 
 
 def quote(**kwargs: Any) -> pb.QuoteRequest:
-    kwargs.setdefault("game", pb.HILO)
+    kwargs.setdefault("game", pb.GAME_HILO)
     return pb.QuoteRequest(**kwargs)
 
 
@@ -81,34 +83,36 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("id of 70 KB", D, "OpenTable", open_("x" * 70_000), BIG),
     ("no game", D, "OpenTable", open_(game=pb.GAME_UNSPECIFIED), BAD),
     ("unknown game", D, "OpenTable", open_(game=99), BAD),
-    ("9 blackjack decks", D, "OpenTable", open_(game=pb.BLACKJACK, decks=9), BAD),
-    ("2**32-1 decks", D, "OpenTable", open_(game=pb.BLACKJACK, decks=U32), BAD),
+    ("9 blackjack decks", D, "OpenTable", open_(game=pb.GAME_BLACKJACK, decks=9), BAD),
+    ("2**32-1 decks", D, "OpenTable", open_(game=pb.GAME_BLACKJACK, decks=U32), BAD),
     ("a 2-deck Hi-Lo", D, "OpenTable", open_(decks=2), BAD),
     ("Hi-Lo rules on blackjack", D, "OpenTable",
-     open_(game=pb.BLACKJACK, hilo=pb.HiLoRules()), BAD),
+     open_(game=pb.GAME_BLACKJACK, hilo=pb.HiLoRules()), BAD),
     ("Goa Gae rules on Hi-Lo", D, "OpenTable", open_(goa_gae=goagae(TRIPLE=9000)), BAD),
     ("blackjack rules on Goa Gae", D, "OpenTable",
-     open_(game=pb.GOA_GAE, blackjack=pb.BlackjackRules()), BAD),
-    ("another config of an open table", D, "OpenTable", open_("hilo", game=pb.GOA_GAE), DUP),
+     open_(game=pb.GAME_GOA_GAE, blackjack=pb.BlackjackRules()), BAD),
+    ("another config of an open table", D, "OpenTable", open_("hilo", game=pb.GAME_GOA_GAE), DUP),
     ("colliding Goa Gae bets", D, "OpenTable",
-     open_(game=pb.GOA_GAE, goa_gae=goagae(triple=9000, TRIPLE=5000)), BAD),
-    ("unknown Goa Gae bet", D, "OpenTable", open_(game=pb.GOA_GAE, goa_gae=goagae(QUAD=9000)), BAD),
+     open_(game=pb.GAME_GOA_GAE, goa_gae=goagae(triple=9000, TRIPLE=5000)), BAD),
+    ("unknown Goa Gae bet", D, "OpenTable",
+     open_(game=pb.GAME_GOA_GAE, goa_gae=goagae(QUAD=9000)), BAD),
     ("Goa Gae bet with a long s", D, "OpenTable",
-     open_(game=pb.GOA_GAE, goa_gae=goagae(**{"\u017fTRAIGHT": 9000})), BAD),
+     open_(game=pb.GAME_GOA_GAE, goa_gae=goagae(**{"\u017fTRAIGHT": 9000})), BAD),
     ("colliding pair outcomes", D, "OpenTable",
-     open_(game=pb.BLACKJACK, blackjack=pairs(perfect=2500, PERFECT_sp=100)), BAD),
+     open_(game=pb.GAME_BLACKJACK, blackjack=pairs(perfect=2500, PERFECT_sp=100)), BAD),
     ("unknown pair outcome", D, "OpenTable",
-     open_(game=pb.BLACKJACK, blackjack=pairs(QUADS=2500)), BAD),
+     open_(game=pb.GAME_BLACKJACK, blackjack=pairs(QUADS=2500)), BAD),
     ("RTP of 0", D, "OpenTable",
      open_(hilo=pb.HiLoRules(low=pb.PayRule(rtp_bp=0, max_hundredths=264))), BAD),
     ("RTP over 100 %", D, "OpenTable",
      open_(hilo=pb.HiLoRules(low=pb.PayRule(rtp_bp=10_001, max_hundredths=264))), BAD),
     ("unknown dealer rule", D, "OpenTable",
-     open_(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(dealer_rule=7)), BAD),  # type: ignore[arg-type]
+     open_(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(dealer_rule=7)), BAD),  # type: ignore[arg-type]
     ("unknown shuffle mode", D, "OpenTable",
-     open_(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(shuffle_mode=9)), BAD),  # type: ignore[arg-type]
+     open_(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(shuffle_mode=9)), BAD),  # type: ignore[arg-type]
     ("unknown pairs preset", D, "OpenTable", open_(
-        game=pb.BLACKJACK, blackjack=pb.BlackjackRules(pairs=pb.PairsPaytable(preset=5))), BAD),  # type: ignore[arg-type]
+        game=pb.GAME_BLACKJACK,
+        blackjack=pb.BlackjackRules(pairs=pb.PairsPaytable(preset=5))), BAD),  # type: ignore[arg-type]
     # ExposeCard: cards, roles, seqs, tables
     ("empty card", D, "ExposeCard", expose(""), BAD),
     ("card with a unit separator", D, "ExposeCard", expose("AS\x1f"), BAD),
@@ -128,9 +132,9 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("a future seq", D, "ExposeCard", expose(seq=8), PRE),
     ("a stale seq, another card", D, "ExposeCard", expose("KD", seq=1), DUP),
     ("a card already exposed", D, "ExposeCard", expose("2S"), PRE),
-    ("a PLAYER card at Hi-Lo", D, "ExposeCard", expose(role=pb.PLAYER), BAD),
+    ("a PLAYER card at Hi-Lo", D, "ExposeCard", expose(role=pb.CARD_ROLE_PLAYER), BAD),
     ("a RESULT card at blackjack", D, "ExposeCard",
-     expose(seq=1, role=pb.RESULT, table_id="bj"), BAD),
+     expose(seq=1, role=pb.CARD_ROLE_RESULT, table_id="bj"), BAD),
     ("a card at a closed table", D, "ExposeCard", expose(seq=2, table_id="shut"), PRE),
     ("an unknown table", D, "ExposeCard", expose(table_id="ghost"), NOT),
     ("a bad table id", D, "ExposeCard", expose(table_id="a b"), BAD),
@@ -154,10 +158,10 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("Quote card with a long s", P, "Quote", quote(exposed=["A\u017f"]), BAD),
     ("Quote a card twice in one deck", P, "Quote", quote(exposed=["AS", "as"]), BAD),
     ("Quote 53 cards of one deck", P, "Quote", quote(exposed=["AS"] * 53), BAD),
-    ("Quote 9 blackjack decks", P, "Quote", quote(game=pb.BLACKJACK, decks=9), BAD),
+    ("Quote 9 blackjack decks", P, "Quote", quote(game=pb.GAME_BLACKJACK, decks=9), BAD),
     ("Quote Hi-Lo rules on Goa Gae", P, "Quote",
-     quote(game=pb.GOA_GAE, hilo=pb.HiLoRules()), BAD),
-    ("Quote bad up card", P, "Quote", quote(game=pb.BLACKJACK, dealer_up_card="ZZ"), BAD),
+     quote(game=pb.GAME_GOA_GAE, hilo=pb.HiLoRules()), BAD),
+    ("Quote bad up card", P, "Quote", quote(game=pb.GAME_BLACKJACK, dealer_up_card="ZZ"), BAD),
     ("Quote of 70 KB", P, "Quote", quote(exposed=["AS"] * 20_000), BIG),
     ("Settle stake 0", P, "Settle", settle(stake_cents=0), BAD),
     ("Settle stake 2**64-1", P, "Settle", settle(stake_cents=U64), BAD),
@@ -172,18 +176,18 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("Settle unknown table", P, "Settle", settle(table_id="ghost"), NOT),
     ("Settle bad table id", P, "Settle", settle(table_id="x" * 65), BAD),
     ("a PLAYER card for seat 99", D, "ExposeCard",
-     pb.ExposeCardRequest(table_id="bj", seq=1, card="AS", role=pb.PLAYER, seat=99), BAD),
+     pb.ExposeCardRequest(table_id="bj", seq=1, card="AS", role=pb.CARD_ROLE_PLAYER, seat=99), BAD),
     ("Settle a side bet on seat 99", P, "Settle",
      settle(table_id="bj", bet="ROYAL_MATCH", version=1, seat=99), BAD),
     ("ListTables unknown game", P, "ListTables", pb.ListTablesRequest(game=99), BAD),  # type: ignore[arg-type]
     ("Analyze no game", P, "Analyze", pb.AnalyzeRequest(), BAD),
     ("Analyze unknown game", P, "Analyze", pb.AnalyzeRequest(game=77), BAD),  # type: ignore[arg-type]
     ("Analyze 2**32-1 shoes", P, "Analyze",
-     pb.AnalyzeRequest(game=pb.BLACKJACK, shoes=U32), BAD),
+     pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=U32), BAD),
     ("Analyze Hi-Lo rules on Goa Gae", P, "Analyze",
-     pb.AnalyzeRequest(game=pb.GOA_GAE, hilo=pb.HiLoRules()), BAD),
+     pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, hilo=pb.HiLoRules()), BAD),
     ("Analyze colliding Goa Gae bets", P, "Analyze",
-     pb.AnalyzeRequest(game=pb.GOA_GAE, goa_gae=goagae(nine=9000, NINE=9100)), BAD),
+     pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, goa_gae=goagae(nine=9000, NINE=9100)), BAD),
     ("undecodable ListTables", P, "ListTables", b"\xff\xff", BAD),
     # bodies that are no message
     ("undecodable OpenTable", D, "OpenTable", b"\xff\xff\xff\xff", BAD),
@@ -214,8 +218,8 @@ def tables() -> Iterator[ServerProcess]:
     hilo.open()
     for card in ("2S", "3S", "4S", "5S", "6S"):
         hilo.expose(card)  # version 6: betting on round 1
-    Feed(server, "bj").open(game=pb.BLACKJACK)
-    Feed(server, "goa").open(game=pb.GOA_GAE)
+    Feed(server, "bj").open(game=pb.GAME_BLACKJACK)
+    Feed(server, "goa").open(game=pb.GAME_GOA_GAE)
     shut = Feed(server, "shut")
     shut.open()
     shut.close()

@@ -38,7 +38,7 @@ from _watchers import Child, Watchers, version_of  # noqa: E402
 def test_version_read_from_bytes_is_the_generated_one(
     table_id: str, version: int, exposed: list[str]
 ) -> None:
-    state = pb.TableState(table_id=table_id, game=pb.HILO, version=version, exposed=exposed)
+    state = pb.TableState(table_id=table_id, game=pb.GAME_HILO, version=version, exposed=exposed)
     assert version_of(state.SerializeToString()) == version
 
 

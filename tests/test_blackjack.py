@@ -62,7 +62,7 @@ def test_royal_match_full_six_deck_ways_by_hand() -> None:
     assert rm.outcomes["ROYAL"].ways + rm.outcomes["CROWN"].ways == 144 * dealer
     # Crown: the dealer's suited K+Q from what the player left: 3 other suits × 36, or 5 × 5.
     assert rm.outcomes["CROWN"].ways == 4 * 36 * (3 * 36 + 25)
-    assert rm.outcomes["CROWN"].pays_hundredths == 100_000
+    assert rm.outcomes["CROWN"].payout_hundredths == 100_000
     assert all(o.total == 312 * 311 // 2 * dealer for o in rm.outcomes.values())
 
 
@@ -90,8 +90,8 @@ def test_side_bets_shape_and_defaults() -> None:
     rm, pp = odds["ROYAL_MATCH"], odds["PAIRS"]
     assert list(rm.outcomes) == ["CROWN", "ROYAL", "EASY", "LOSE"]
     assert list(pp.outcomes) == ["PERFECT", "COLOURED", "MIXED", "LOSE"]
-    assert [rm.outcomes[o].pays_hundredths for o in rm.outcomes] == [100_000, 2500, 250, -100]
-    assert [pp.outcomes[o].pays_hundredths for o in pp.outcomes] == [2500, 1200, 600, -100]
+    assert [rm.outcomes[o].payout_hundredths for o in rm.outcomes] == [100_000, 2500, 250, -100]
+    assert [pp.outcomes[o].payout_hundredths for o in pp.outcomes] == [2500, 1200, 600, -100]
     for bet in (rm, pp):
         assert sum(o.ways for o in bet.outcomes.values()) == bet.outcomes["LOSE"].total
         assert sum(o.fraction for o in bet.outcomes.values()) == 1
@@ -120,7 +120,7 @@ def test_crown_off_has_no_crown_outcome_its_deals_count_as_royal() -> None:
     off = side_bets([], decks=8, royal_match="standard")["ROYAL_MATCH"]
     assert list(off.outcomes) == ["ROYAL", "EASY", "LOSE"]
     assert off.outcomes["ROYAL"].ways == on.outcomes["ROYAL"].ways + on.outcomes["CROWN"].ways
-    assert off.outcomes["ROYAL"].pays_hundredths == 2500
+    assert off.outcomes["ROYAL"].payout_hundredths == 2500
     assert [off.outcomes[o].ways for o in ("EASY", "LOSE")] == [
         on.outcomes[o].ways for o in ("EASY", "LOSE")
     ]
@@ -220,7 +220,7 @@ def test_presets_resolve() -> None:
     assert royal_match_paytable("standard") is STANDARD_ROYAL_MATCH
     custom = PairsPaytable(perfect_hundredths=3000, coloured_hundredths=1000, mixed_hundredths=500)
     assert pairs_paytable(custom) is custom
-    assert side_bets([], pairs=custom)["PAIRS"].outcomes["PERFECT"].pays_hundredths == 3000
+    assert side_bets([], pairs=custom)["PAIRS"].outcomes["PERFECT"].payout_hundredths == 3000
 
 
 # --- bad input ---------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ def test_games_without_seats_refuse_one(game: Game) -> None:
 def test_seats_option_from_the_wire_defaults_to_seven_and_is_checked() -> None:
     def options(seats: int) -> object:
         request = pb.OpenTableRequest(
-            table_id="x", game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=seats)
+            table_id="x", game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=seats)
         )
         return config_from_proto(request.game, request.decks, request).rules
 
@@ -197,7 +197,7 @@ def test_seats_option_from_the_wire_defaults_to_seven_and_is_checked() -> None:
 # Through the real server
 
 
-def settle(server: ServerProcess, table_id: str, bet: str, seat: int) -> pb.Settlement:
+def settle(server: ServerProcess, table_id: str, bet: str, seat: int) -> pb.SettleResponse:
     request = pb.SettleRequest(
         table_id=table_id, round_id=1, version=1, bet=bet, stake_cents=1000, seat=seat
     )
@@ -208,11 +208,11 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    opened = feed.open(game=pb.BLACKJACK, decks=2, blackjack=pb.BlackjackRules(seats=3))
+    opened = feed.open(game=pb.GAME_BLACKJACK, decks=2, blackjack=pb.BlackjackRules(seats=3))
     assert [(s.seat, list(s.cards)) for s in opened.seats] == [(1, []), (2, []), (3, [])]
     watcher = Watcher(server.pricing(), table_id)
     assert watcher.next() == opened
-    roles = {PLAYER: pb.PLAYER, DEALER: pb.DEALER}
+    roles = {PLAYER: pb.CARD_ROLE_PLAYER, DEALER: pb.CARD_ROLE_DEALER}
     for card, role, seat in THREE_SEATS:
         state = feed.expose(card, roles[role], seat)
         assert watcher.next() == state
@@ -236,7 +236,7 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
 
     easy = settle(server, table_id, "ROYAL_MATCH", 1)
     assert (easy.status, easy.outcome, easy.returned_cents, easy.seat) == (
-        pb.Settlement.WIN,
+        pb.SettleResponse.STATUS_WIN,
         "EASY",
         3500,
         1,
@@ -244,15 +244,19 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
     assert list(easy.result_cards) == ["5H", "9H", "QS", "7C"]
     perfect = settle(server, table_id, "pairs", 2)
     assert (perfect.status, perfect.outcome, perfect.returned_cents) == (
-        pb.Settlement.WIN,
+        pb.SettleResponse.STATUS_WIN,
         "PERFECT",
         26_000,
     )
     assert list(perfect.result_cards) == ["8D", "8D", "QS", "7C"]
     for bet in ("ROYAL_MATCH", "PAIRS"):
         lose = settle(server, table_id, bet, 3)
-        assert (lose.status, lose.outcome, lose.returned_cents) == (pb.Settlement.LOSE, "LOSE", 0)
-    assert settle(server, table_id, "PAIRS", 1).status == pb.Settlement.LOSE
+        assert (lose.status, lose.outcome, lose.returned_cents) == (
+            pb.SettleResponse.STATUS_LOSE,
+            "LOSE",
+            0,
+        )
+    assert settle(server, table_id, "PAIRS", 1).status == pb.SettleResponse.STATUS_LOSE
     out = io.StringIO()
     argv = ["settle", table_id, "--round", "1", "--version", "1", "--bet", "PAIRS"]
     argv += ["--stake-cents", "1000", "--seat", "2", "--server", server.target]
@@ -264,9 +268,9 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
     expect_error(lambda: settle(server, table_id, "PAIRS", 4), code, "seat 4 is out of range")
     before = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
     for card, role, seat, fragment in [
-        ("2S", pb.PLAYER, 0, "seat is required"),
-        ("2S", pb.PLAYER, 8, "seat 8 is out of range"),
-        ("2S", pb.DEALER, 2, "seat 2 was sent with a DEALER card"),
+        ("2S", pb.CARD_ROLE_PLAYER, 0, "seat is required"),
+        ("2S", pb.CARD_ROLE_PLAYER, 8, "seat 8 is out of range"),
+        ("2S", pb.CARD_ROLE_DEALER, 2, "seat 2 was sent with a DEALER card"),
     ]:
         expect_error(lambda: feed.expose(card, role, seat), code, fragment)  # noqa: B023
         feed.seq -= 1
@@ -276,15 +280,19 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
 
 def test_single_seat_calls_work_on_a_one_seat_table(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
-    for card, role in [("KD", pb.PLAYER), ("KS", pb.DEALER), ("QD", pb.PLAYER)]:
+    feed.open(game=pb.GAME_BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
+    for card, role in [
+        ("KD", pb.CARD_ROLE_PLAYER),
+        ("KS", pb.CARD_ROLE_DEALER),
+        ("QD", pb.CARD_ROLE_PLAYER),
+    ]:
         feed.expose(card, role)
     ended = feed.end_round()
     assert list(ended.ended_round.result_cards) == ["KD", "QD", "KS"]
     royal = server.pricing().Settle(
         pb.SettleRequest(table_id=table_id, round_id=1, version=1, bet="ROYAL_MATCH", stake_cents=1)
     )
-    assert (royal.status, royal.outcome, royal.seat) == (pb.Settlement.WIN, "ROYAL", 1)
+    assert (royal.status, royal.outcome, royal.seat) == (pb.SettleResponse.STATUS_WIN, "ROYAL", 1)
 
 
 def test_open_table_refuses_a_seat_count_outside_one_to_seven(
@@ -292,10 +300,12 @@ def test_open_table_refuses_a_seat_count_outside_one_to_seven(
 ) -> None:
     feed = Feed(server, table_id)
     expect_error(
-        lambda: feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=8)),
+        lambda: feed.open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=8)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "seats 8",
     )
     hilo = Feed(server, f"{table_id}-hilo")
-    hilo.open(game=pb.HILO)
-    expect_error(lambda: hilo.expose("2S", pb.BURN, 1), grpc.StatusCode.INVALID_ARGUMENT, "seat 1")
+    hilo.open(game=pb.GAME_HILO)
+    expect_error(
+        lambda: hilo.expose("2S", pb.CARD_ROLE_BURN, 1), grpc.StatusCode.INVALID_ARGUMENT, "seat 1"
+    )

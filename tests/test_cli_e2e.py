@@ -135,7 +135,7 @@ def test_simulate_deals_goagae_and_blackjack_shoes(
         assert text in fed
     assert "SHOE " in fed  # the second shoe opened with NewShoe
     with PricingClient(server.target) as client:
-        assert client.get_table(table_id).phase == pb.CLOSED
+        assert client.get_table(table_id).phase == pb.PHASE_CLOSED
 
 
 def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> None:

@@ -95,12 +95,12 @@ def test_watch_shows_blackjacks_round_dealer_results_and_insurance(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
-    feed.expose("KH", pb.PLAYER)
-    feed.expose("QH", pb.PLAYER)
+    feed.open(game=pb.GAME_BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
+    feed.expose("KH", pb.CARD_ROLE_PLAYER)
+    feed.expose("QH", pb.CARD_ROLE_PLAYER)
     feed.end_round()
-    feed.expose("9S", pb.PLAYER)
-    state = feed.expose("AS", pb.DEALER)
+    feed.expose("9S", pb.CARD_ROLE_PLAYER)
+    state = feed.expose("AS", pb.CARD_ROLE_DEALER)
     assert state.round_id == 2 and state.HasField("insurance")
     printer = WatchPrinter()
     *above, line = printer.lines(state)
@@ -126,9 +126,9 @@ def test_watch_shows_blackjacks_round_dealer_results_and_insurance(
 
 def test_table_prints_a_summary_and_json(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
-    feed.expose("KH", pb.PLAYER)
-    feed.expose("AS", pb.DEALER)
+    feed.open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
+    feed.expose("KH", pb.CARD_ROLE_PLAYER)
+    feed.expose("AS", pb.CARD_ROLE_DEALER)
     code, text = run("table", table_id, "--server", server.target)
     assert code == 0
     lines = text.splitlines()
@@ -152,20 +152,20 @@ def test_quote_settle_and_watch_print_json(server: ServerProcess, table_id: str)
     feed.open()
     for card in ["2S", "3S", "4S", "5S", "6S"]:
         state = feed.expose(card)
-    feed.expose("QD", pb.RESULT)
+    feed.expose("QD", pb.CARD_ROLE_RESULT)
     feed.close()
     code, text = run(
         "settle", table_id, "--round", "1", "--version", str(state.version), "--bet", "HIGH",
         "--stake-cents", "1000", "--json", "--server", server.target,
     )  # fmt: skip
-    settlement = json_format.ParseDict(json.loads(text), pb.Settlement())
-    assert settlement.status == pb.Settlement.WIN and settlement.stake_cents == 1000
+    settlement = json_format.ParseDict(json.loads(text), pb.SettleResponse())
+    assert settlement.status == pb.SettleResponse.STATUS_WIN and settlement.stake_cents == 1000
 
     code, text = run("watch", table_id, "--json", "--no-wait", "--server", server.target)
     assert code == 0
     lines = text.splitlines()
     states = [json_format.ParseDict(json.loads(line), pb.TableState()) for line in lines]
-    assert states[-1].phase == pb.CLOSED  # standard output is JSON lines only
+    assert states[-1].phase == pb.PHASE_CLOSED  # standard output is JSON lines only
 
 
 def test_quote_without_crown_treasure_has_no_crown_row() -> None:
@@ -197,7 +197,7 @@ def test_simulate_shows_the_opening_state_pauses_for_betting_and_shows_the_close
 def test_simulate_on_a_table_opened_otherwise_names_the_difference(
     server: ServerProcess, table_id: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Feed(server, table_id).open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=3))
+    Feed(server, table_id).open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=3))
     code, _ = run(
         "simulate", "--server", server.target, "--table", table_id, "--game", "blackjack",
         "--mode", "continuous", "--pace", "0", "--shoes", "1",

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from google.protobuf.descriptor import EnumDescriptor
+
 from pricing.v1 import pricing_pb2 as pb
 
 FILE = pb.DESCRIPTOR
@@ -46,7 +50,7 @@ def test_services_and_methods() -> None:
         "GetTable": ("GetTableRequest", "TableState", False),
         "WatchTable": ("WatchTableRequest", "TableState", True),
         "Quote": ("QuoteRequest", "QuoteResponse", False),
-        "Settle": ("SettleRequest", "Settlement", False),
+        "Settle": ("SettleRequest", "SettleResponse", False),
         "ListTables": ("ListTablesRequest", "ListTablesResponse", False),
         "Analyze": ("AnalyzeRequest", "AnalyzeResponse", False),
     }
@@ -56,17 +60,82 @@ def test_enums() -> None:
     def values(enum: str) -> dict[str, int]:
         return {v.name: v.number for v in FILE.enum_types_by_name[enum].values}
 
-    assert values("Game") == {"GAME_UNSPECIFIED": 0, "HILO": 1, "BLACKJACK": 2, "GOA_GAE": 3}
+    # The numbers are those of every journal and client since the first release; the names
+    # took their enum's prefix in one deliberate change (buf's STANDARD style).
+    assert values("Game") == {
+        "GAME_UNSPECIFIED": 0, "GAME_HILO": 1, "GAME_BLACKJACK": 2, "GAME_GOA_GAE": 3,
+    }  # fmt: skip
     assert values("CardRole") == {
-        "CARD_ROLE_UNSPECIFIED": 0, "BURN": 1, "RESULT": 2, "PLAYER": 3, "DEALER": 4,
+        "CARD_ROLE_UNSPECIFIED": 0, "CARD_ROLE_BURN": 1, "CARD_ROLE_RESULT": 2,
+        "CARD_ROLE_PLAYER": 3, "CARD_ROLE_DEALER": 4,
     }  # fmt: skip
-    # The contract's values, plus DEALING (added for blackjack and Goa Gae rounds).
     assert values("Phase") == {
-        "PHASE_UNSPECIFIED": 0, "OPENING": 1, "BETTING": 2, "SHOE_COMPLETE": 3, "CLOSED": 4,
-        "DEALING": 5,
+        "PHASE_UNSPECIFIED": 0, "PHASE_OPENING": 1, "PHASE_BETTING": 2,
+        "PHASE_SHOE_COMPLETE": 3, "PHASE_CLOSED": 4, "PHASE_DEALING": 5,
     }  # fmt: skip
-    status = FILE.message_types_by_name["Settlement"].enum_types_by_name["Status"]
-    assert {"PENDING", "WIN", "LOSE", "VOID"} <= {v.name for v in status.values}
+    status = FILE.message_types_by_name["SettleResponse"].enum_types_by_name["Status"]
+    assert {v.name: v.number for v in status.values} == {
+        "STATUS_UNSPECIFIED": 0, "STATUS_PENDING": 1, "STATUS_WIN": 2, "STATUS_LOSE": 3,
+        "STATUS_VOID": 4,
+    }  # fmt: skip
+
+
+def _all_enums() -> list[EnumDescriptor]:
+    enums = list(FILE.enum_types_by_name.values())
+    for message in FILE.message_types_by_name.values():
+        enums += message.enum_types
+    return enums
+
+
+def test_every_enum_value_carries_its_enums_prefix() -> None:
+    """buf's ENUM_VALUE_PREFIX and ENUM_ZERO_VALUE_SUFFIX, over the compiled descriptors: no
+    value can clash with another enum's in the package scope, now or when enums are added."""
+    assert len(_all_enums()) >= 7
+    for enum in _all_enums():
+        prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper() + "_"
+        assert enum.values[0].name == prefix + "UNSPECIFIED", enum.full_name
+        wrong = [v.name for v in enum.values if not v.name.startswith(prefix)]
+        assert not wrong, f"{enum.full_name}: values without the prefix {prefix}: {wrong}"
+
+
+def test_each_rpc_has_its_own_request_and_response_but_for_table_state() -> None:
+    """buf.yaml excepts RPC_RESPONSE_STANDARD_NAME and RPC_REQUEST_RESPONSE_UNIQUE for one
+    design only, TableState as the answer of every call about a table's state: this holds
+    every other RPC to the rules the exception turns off."""
+    used: dict[str, list[str]] = {}
+    for service in FILE.services_by_name.values():
+        for method in service.methods:
+            assert method.input_type.name == f"{method.name}Request", method.full_name
+            assert method.output_type.name in {f"{method.name}Response", "TableState"}, (
+                method.full_name
+            )
+            used.setdefault(method.input_type.name, []).append(method.full_name)
+            if method.output_type.name != "TableState":
+                used.setdefault(method.output_type.name, []).append(method.full_name)
+    assert {name: rpcs for name, rpcs in used.items() if len(rpcs) > 1} == {}
+
+
+def test_generated_code_has_a_home_in_every_language() -> None:
+    options = FILE.GetOptions()
+    assert options.go_package.endswith(";pricingv1")
+    assert options.java_package.endswith(".pricing.v1") and options.java_multiple_files
+    assert options.csharp_namespace.endswith(".Pricing.V1")
+
+
+def test_times_are_timestamps() -> None:
+    """A time on the wire is a google.protobuf.Timestamp, never a number of seconds."""
+    times = {
+        (message.name, field.name): field.message_type and field.message_type.full_name
+        for message in FILE.message_types_by_name.values()
+        for field in message.fields
+        if field.name.endswith("_at") or field.name in {"since", "until"}
+    }
+    assert times == {
+        ("AnalyzeRequest", "since"): "google.protobuf.Timestamp",
+        ("AnalyzeRequest", "until"): "google.protobuf.Timestamp",
+        ("LiveStats", "first_at"): "google.protobuf.Timestamp",
+        ("LiveStats", "last_at"): "google.protobuf.Timestamp",
+    }
 
 
 def test_messages() -> None:
@@ -83,9 +152,24 @@ def test_messages() -> None:
     }  # fmt: skip
     assert fields("WatchTableRequest") >= {"table_id", "from_version"}
     assert fields("SettleRequest") >= {"table_id", "round_id", "version", "bet", "stake_cents"}
-    assert fields("Settlement") >= {"status", "payout_hundredths", "returned_cents", "result_card"}
+    assert fields("SettleResponse") >= {
+        "status",
+        "payout_hundredths",
+        "returned_cents",
+        "result_card",
+    }
     assert fields("QuoteRequest") >= {"game", "decks", "exposed"}
-    assert fields("SideBetOutcome") >= {"name", "ways", "total", "probability", "pays_hundredths"}
+    assert fields("SideBetOutcome") >= {"name", "ways", "total", "probability", "payout_hundredths"}
+    # One name for one thing: a pay is payout_hundredths wherever it is.
+    pays = {
+        (message.name, field.name)
+        for message in FILE.message_types_by_name.values()
+        for field in message.fields
+        if "pay" in field.name and field.name.endswith("_hundredths")
+    }
+    assert {name for _, name in pays} == {
+        "payout_hundredths", "min_payout_hundredths", "max_payout_hundredths",
+    }, pays  # fmt: skip
     assert fields("SideBetOdds") >= {"outcomes", "rtp", "player_favourable"}
     # Blackjack seats and the lobby.
     assert "seats" in fields("BlackjackRules") and "seats" in fields("TableState")

@@ -48,7 +48,7 @@ class HiLoFeed:
     events: list[tuple[str, str]] = field(default_factory=list)  # acknowledged: (kind, card)
     in_flight: tuple[str, str] | None = None
     deck: list[str] = field(default_factory=list)
-    phase: int = pb.OPENING
+    phase: int = pb.PHASE_OPENING
 
     @property
     def last_seq(self) -> int:
@@ -62,9 +62,9 @@ class HiLoFeed:
         return shown
 
     def next_event(self) -> tuple[str, str]:
-        if self.phase == pb.SHOE_COMPLETE or not self.deck:
+        if self.phase == pb.PHASE_SHOE_COMPLETE or not self.deck:
             return ("NewShoe", "")
-        return ("BURN" if self.phase == pb.OPENING else "RESULT", self.deck[-1])
+        return ("BURN" if self.phase == pb.PHASE_OPENING else "RESULT", self.deck[-1])
 
     def send(self, stub: pb_grpc.DealerServiceStub) -> None:
         kind, card = event = self.next_event()
@@ -73,7 +73,7 @@ class HiLoFeed:
         if kind == "NewShoe":
             state = stub.NewShoe(pb.NewShoeRequest(table_id=self.table_id, seq=seq), timeout=10)
         else:
-            role = pb.BURN if kind == "BURN" else pb.RESULT
+            role = pb.CARD_ROLE_BURN if kind == "BURN" else pb.CARD_ROLE_RESULT
             request = pb.ExposeCardRequest(table_id=self.table_id, seq=seq, card=card, role=role)
             state = stub.ExposeCard(request, timeout=10)
         self.acknowledged(event, state.phase)
@@ -116,7 +116,7 @@ def _check_recovered(server: ServerProcess, feeds: list[HiLoFeed]) -> int:
         assert state.last_seq == feed.last_seq, (feed.table_id, state.last_seq, feed.last_seq)
         assert state.version == feed.last_seq + 1  # versions continue: one per event
         assert list(state.exposed) == feed.exposed(), feed.table_id
-        betting = state.phase == pb.BETTING
+        betting = state.phase == pb.PHASE_BETTING
         assert wire_prices(state) == engine_prices(hilo.quote(feed.exposed()), betting)
         feed.in_flight, feed.phase = None, state.phase
     return adopted
@@ -128,7 +128,7 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged() -> None:
     feeds = [HiLoFeed(f"kill-{i:03}", random.Random(i)) for i in range(100)]
     dealer = server.dealer()
     for feed in feeds:
-        dealer.OpenTable(pb.OpenTableRequest(table_id=feed.table_id, game=pb.HILO))
+        dealer.OpenTable(pb.OpenTableRequest(table_id=feed.table_id, game=pb.GAME_HILO))
         feed.deck = feed.rng.sample(CARDS, len(CARDS))
     sent = acked_total = recovered_in_flight = 0
     try:
@@ -168,33 +168,45 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged() -> None:
 def test_a_bet_a_watcher_and_a_retried_card_across_kill_9() -> None:
     server = start_server(f"--port={free_port()}", "--snapshot-every=4")
     dealer = server.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id="H", game=pb.HILO))
+    dealer.OpenTable(pb.OpenTableRequest(table_id="H", game=pb.GAME_HILO))
     for seq, card in enumerate(["2S", "3S", "4S", "5S", "6S"], start=1):
-        dealer.ExposeCard(pb.ExposeCardRequest(table_id="H", seq=seq, card=card, role=pb.BURN))
+        dealer.ExposeCard(
+            pb.ExposeCardRequest(table_id="H", seq=seq, card=card, role=pb.CARD_ROLE_BURN)
+        )
     bet = pb.SettleRequest(table_id="H", round_id=1, version=6, bet="HIGH", stake_cents=10000)
-    assert server.pricing().Settle(bet).status == pb.Settlement.PENDING
+    assert server.pricing().Settle(bet).status == pb.SettleResponse.STATUS_PENDING
     own_channel = grpc.insecure_channel(server.target)  # outlives the process it points at
     watcher = Watcher(pb_grpc.PricingServiceStub(own_channel), "H")
     assert watcher.until(6).version == 6
-    last = dealer.ExposeCard(pb.ExposeCardRequest(table_id="H", seq=6, card="KH", role=pb.RESULT))
+    last = dealer.ExposeCard(
+        pb.ExposeCardRequest(table_id="H", seq=6, card="KH", role=pb.CARD_ROLE_RESULT)
+    )
     assert watcher.until(7).version == 7
 
     server = restart(server, "--snapshot-every=4")
     assert watcher.end() == grpc.StatusCode.UNAVAILABLE  # the stream tells it to reconnect
     dealer = server.dealer()
     # The card reader never saw its answer: it resends, and gets the same answer.
-    again = dealer.ExposeCard(pb.ExposeCardRequest(table_id="H", seq=6, card="KH", role=pb.RESULT))
+    again = dealer.ExposeCard(
+        pb.ExposeCardRequest(table_id="H", seq=6, card="KH", role=pb.CARD_ROLE_RESULT)
+    )
     assert again == last
     assert list(again.exposed).count("KH") == 1 and again.cards_remaining == 46
     resumed = Watcher(server.pricing(), "H", from_version=8)
     versions = []
     for seq, card in enumerate(["QH", "JH", "10H"], start=7):
-        dealer.ExposeCard(pb.ExposeCardRequest(table_id="H", seq=seq, card=card, role=pb.RESULT))
+        dealer.ExposeCard(
+            pb.ExposeCardRequest(table_id="H", seq=seq, card=card, role=pb.CARD_ROLE_RESULT)
+        )
         # Read before the next card goes: a watcher behind is sent only the newest state.
         versions.append(resumed.next().version)
     assert versions == [8, 9, 10]  # strictly increasing, from where it left off, no gap
     won = server.pricing().Settle(bet)
-    assert (won.status, won.returned_cents, won.result_card) == (pb.Settlement.WIN, 18800, "KH")
+    assert (won.status, won.returned_cents, won.result_card) == (
+        pb.SettleResponse.STATUS_WIN,
+        18800,
+        "KH",
+    )
     resumed.cancel()
     own_channel.close()
     assert server.stop() == 0, server.log()
@@ -205,37 +217,43 @@ def test_blackjack_and_goagae_tables_recover_mid_round() -> None:
     dealer = server.dealer()
     dealer.OpenTable(
         pb.OpenTableRequest(
-            table_id="bj", game=pb.BLACKJACK, decks=6, blackjack=pb.BlackjackRules(seats=1)
+            table_id="bj", game=pb.GAME_BLACKJACK, decks=6, blackjack=pb.BlackjackRules(seats=1)
         )
     )
-    dealer.OpenTable(pb.OpenTableRequest(table_id="gg", game=pb.GOA_GAE))
-    bj = [("AS", pb.PLAYER), ("KD", pb.DEALER), ("QS", pb.PLAYER)]
+    dealer.OpenTable(pb.OpenTableRequest(table_id="gg", game=pb.GAME_GOA_GAE))
+    bj = [("AS", pb.CARD_ROLE_PLAYER), ("KD", pb.CARD_ROLE_DEALER), ("QS", pb.CARD_ROLE_PLAYER)]
     for seq, (card, role) in enumerate(bj, start=1):
         dealer.ExposeCard(pb.ExposeCardRequest(table_id="bj", seq=seq, card=card, role=role))
     for seq, card in enumerate(["2H", "3H"], start=1):
-        dealer.ExposeCard(pb.ExposeCardRequest(table_id="gg", seq=seq, card=card, role=pb.PLAYER))
+        dealer.ExposeCard(
+            pb.ExposeCardRequest(table_id="gg", seq=seq, card=card, role=pb.CARD_ROLE_PLAYER)
+        )
     read = server.pricing()
     before = {t: read.GetTable(pb.GetTableRequest(table_id=t)) for t in ("bj", "gg")}
-    assert before["bj"].phase == before["gg"].phase == pb.DEALING
+    assert before["bj"].phase == before["gg"].phase == pb.PHASE_DEALING
 
     server = restart(server)
     dealer, read = server.dealer(), server.pricing()
     for table_id, state in before.items():
         assert read.GetTable(pb.GetTableRequest(table_id=table_id)) == state
-    dealer.ExposeCard(pb.ExposeCardRequest(table_id="bj", seq=4, card="9D", role=pb.DEALER))
+    dealer.ExposeCard(
+        pb.ExposeCardRequest(table_id="bj", seq=4, card="9D", role=pb.CARD_ROLE_DEALER)
+    )
     dealer.EndRound(pb.EndRoundRequest(table_id="bj", seq=5))
     royal = read.Settle(
         pb.SettleRequest(table_id="bj", round_id=1, version=1, bet="ROYAL_MATCH", stake_cents=100)
     )
-    assert (royal.status, royal.outcome) == (pb.Settlement.WIN, "EASY")  # AS QS: suited
-    dealer.ExposeCard(pb.ExposeCardRequest(table_id="gg", seq=3, card="4H", role=pb.PLAYER))
+    assert (royal.status, royal.outcome) == (pb.SettleResponse.STATUS_WIN, "EASY")  # AS QS: suited
+    dealer.ExposeCard(
+        pb.ExposeCardRequest(table_id="gg", seq=3, card="4H", role=pb.CARD_ROLE_PLAYER)
+    )
     dealer.EndRound(pb.EndRoundRequest(table_id="gg", seq=4))
     flush = read.Settle(
         pb.SettleRequest(
             table_id="gg", round_id=1, version=1, bet="STRAIGHT_FLUSH", stake_cents=100
         )
     )
-    assert flush.status == pb.Settlement.WIN
+    assert flush.status == pb.SettleResponse.STATUS_WIN
     assert server.stop() == 0, server.log()
 
 
@@ -268,8 +286,8 @@ def tmpfs(tmp_path: Path) -> Iterator[Path]:
 
 def _write_fails_then_recovers(server: ServerProcess, break_disk: object, mend: object) -> None:
     dealer, read = server.dealer(), server.pricing()
-    dealer.OpenTable(pb.OpenTableRequest(table_id="f", game=pb.HILO))
-    dealer.ExposeCard(pb.ExposeCardRequest(table_id="f", seq=1, card="2S", role=pb.BURN))
+    dealer.OpenTable(pb.OpenTableRequest(table_id="f", game=pb.GAME_HILO))
+    dealer.ExposeCard(pb.ExposeCardRequest(table_id="f", seq=1, card="2S", role=pb.CARD_ROLE_BURN))
     watcher = Watcher(read, "f")
     assert watcher.next().version == 2
     before = read.GetTable(pb.GetTableRequest(table_id="f"))
@@ -281,7 +299,7 @@ def _write_fails_then_recovers(server: ServerProcess, break_disk: object, mend: 
     for _ in range(30):  # many failures: logged once, not thirty times
         expect_error(
             lambda: dealer.ExposeCard(
-                pb.ExposeCardRequest(table_id="f", seq=2, card="3S", role=pb.BURN)
+                pb.ExposeCardRequest(table_id="f", seq=2, card="3S", role=pb.CARD_ROLE_BURN)
             ),
             grpc.StatusCode.UNAVAILABLE,
             "the journal cannot be written",
@@ -290,7 +308,9 @@ def _write_fails_then_recovers(server: ServerProcess, break_disk: object, mend: 
     assert read.GetTable(pb.GetTableRequest(table_id="f")) == before  # reads go on, unchanged
     assert metric(server, "pricing_journal_errors_total") >= 30
     mend()
-    state = dealer.ExposeCard(pb.ExposeCardRequest(table_id="f", seq=2, card="3S", role=pb.BURN))
+    state = dealer.ExposeCard(
+        pb.ExposeCardRequest(table_id="f", seq=2, card="3S", role=pb.CARD_ROLE_BURN)
+    )
     assert state.version == 3 and list(state.exposed) == ["2S", "3S"]
     assert watcher.next().version == 3  # the stream went on through it
     watcher.cancel()

@@ -113,7 +113,7 @@ def test_dealer_feed_numbers_events_and_a_lost_answer_is_answered_idempotently(
     cards = [m[3] for m in numbered if m[2] in ("BURN", "RESULT")]
     # The card of the lost answer left the deck once: the table saw every card once, in order.
     assert list(state.exposed) == cards and len(set(cards)) == 15
-    assert (state.last_seq, state.version, state.phase) == (16, 17, pb.CLOSED)
+    assert (state.last_seq, state.version, state.phase) == (16, 17, pb.PHASE_CLOSED)
 
 
 def test_dealer_feed_rejoins_where_the_table_is(server: ServerProcess, table_id: str) -> None:
@@ -124,7 +124,7 @@ def test_dealer_feed_rejoins_where_the_table_is(server: ServerProcess, table_id:
     assert second.lines[0] == f"rejoined {table_id}: last_seq 7, next seq 8", second.output
     assert second.lines[1].startswith("seq   8") and second.lines[-1].startswith("seq  15")
     state = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
-    assert (state.last_seq, state.phase, len(state.exposed)) == (15, pb.SHOE_COMPLETE, 15)
+    assert (state.last_seq, state.phase, len(state.exposed)) == (15, pb.PHASE_SHOE_COMPLETE, 15)
 
 
 def test_dealer_feed_on_a_stream_deals_what_it_deals_by_calls(
@@ -157,10 +157,10 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
     server: ServerProcess, proxy: CuttableProxy, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.HILO)
+    feed.open(game=pb.GAME_HILO)
     for card in ("2S", "3S", "4S", "5S", "6S"):
-        state = feed.expose(card, pb.BURN)
-    assert (state.version, state.phase) == (6, pb.BETTING)
+        state = feed.expose(card, pb.CARD_ROLE_BURN)
+    assert (state.version, state.phase) == (6, pb.PHASE_BETTING)
     high = next(p for p in state.prices if p.bet == "HIGH")
     args = ("--server", proxy.target, "--table", table_id, "--bet", "HIGH", "--rounds", "3")
     example = Example("game_server.py", *args, "--stake-cents", "1000")
@@ -168,7 +168,7 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
         # Round 1: accepted at the current version, on the price shown there; HIGH wins on KS.
         accepted = example.expect(r"accepted HIGH 1000 cents on round (\d+) at v(\d+): pays (\S+)")
         assert accepted.groups() == ("1", "6", f"{high.payout_hundredths / 100:.2f}")
-        feed.expose("KS", pb.RESULT)
+        feed.expose("KS", pb.CARD_ROLE_RESULT)
         profit = 1000 * high.payout_hundredths // 100
         example.expect(rf"settled HIGH on round 1 at v6: WIN on KS, returned {1000 + profit} cents")
         example.expect(r"accepted HIGH 1000 cents on round 2 at v7")
@@ -178,7 +178,7 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
         proxy.cut()
         example.expect(r"UNAVAILABLE \(.*\), reconnecting and resuming from version 8")
         watchers_become(server, 0)
-        feed.expose("3H", pb.RESULT)
+        feed.expose("3H", pb.CARD_ROLE_RESULT)
         proxy.restore()
         example.expect(r"resumed at v8 \(asked for v8\)")
         example.expect(r"settled HIGH on round 2 at v7: LOSE on 3H, returned 0 cents")
@@ -191,7 +191,7 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
         watchers_become(server, 0)
         proxy.restore()
         watchers_become(server, 1)
-        feed.expose("9D", pb.BURN)
+        feed.expose("9D", pb.CARD_ROLE_BURN)
         example.expect(r"resumed at v9 \(asked for v9\)")
         example.expect(r"settled HIGH on round 3 at v8: VOID on -, returned 1000 cents")
         assert example.wait() == 0, example.output
@@ -202,9 +202,9 @@ def test_game_server_bets_settles_and_resumes_after_the_network_fails(
     # What the example reported is what the server says.
     pricing = server.pricing()
     for round_id, version, status in (
-        (1, 6, pb.Settlement.WIN),
-        (2, 7, pb.Settlement.LOSE),
-        (3, 8, pb.Settlement.VOID),
+        (1, 6, pb.SettleResponse.STATUS_WIN),
+        (2, 7, pb.SettleResponse.STATUS_LOSE),
+        (3, 8, pb.SettleResponse.STATUS_VOID),
     ):
         settlement = pricing.Settle(
             pb.SettleRequest(
@@ -222,9 +222,9 @@ def test_game_server_waits_for_a_table_that_is_not_open_yet(
     try:
         example.expect(r"is not open yet \(NOT_FOUND\); waiting")
         feed = Feed(server, table_id)
-        feed.open(game=pb.HILO)
+        feed.open(game=pb.GAME_HILO)
         for card in ("2S", "3S", "4S", "5S", "6S"):
-            feed.expose(card, pb.BURN)
+            feed.expose(card, pb.CARD_ROLE_BURN)
         example.expect(r"accepted SEVEN 1000 cents on round 1 at v6")
         feed.void()  # the round is void: the stake comes back
         example.expect(r"settled SEVEN on round 1 at v6: VOID on -, returned 1000 cents")
@@ -238,9 +238,9 @@ def test_game_server_rides_out_a_server_restart(tmp_path: Path, table_id: str) -
     resumes after the last version it saw and settles its bet on the journalled table."""
     first = start_server(data_dir=tmp_path)
     feed = Feed(first, table_id)
-    feed.open(game=pb.HILO)
+    feed.open(game=pb.GAME_HILO)
     for card in ("2S", "3S", "4S", "5S", "6S"):
-        feed.expose(card, pb.BURN)
+        feed.expose(card, pb.CARD_ROLE_BURN)
     args = ("--server", first.target, "--table", table_id, "--rounds", "1", "--bet", "LOW")
     example = Example("game_server.py", *args)
     second = None
@@ -251,7 +251,7 @@ def test_game_server_rides_out_a_server_restart(tmp_path: Path, table_id: str) -
         second = start_server(f"--port={first.grpc_port}", data_dir=tmp_path)
         again = Feed(second, table_id)
         again.seq = feed.seq
-        again.expose("AH", pb.RESULT)
+        again.expose("AH", pb.CARD_ROLE_RESULT)
         example.expect(r"resumed at v7 \(asked for v7\)")
         example.expect(r"settled LOW on round 1 at v6: WIN on AH")
         assert example.wait() == 0, example.output

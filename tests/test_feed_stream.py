@@ -57,13 +57,15 @@ def outcome(table_id: str, answer: Any) -> Outcome:
 step = st.tuples(
     st.sampled_from(["expose_card"] * 12 + ["void_round", "end_round", "new_shoe", "close_table"]),
     st.sampled_from(CARDS),
-    st.sampled_from([pb.BURN, pb.RESULT, pb.PLAYER, pb.DEALER]),
+    st.sampled_from(
+        [pb.CARD_ROLE_BURN, pb.CARD_ROLE_RESULT, pb.CARD_ROLE_PLAYER, pb.CARD_ROLE_DEALER]
+    ),
     st.sampled_from([0] * 10 + [-1, 1]),
 )
 _ids = itertools.count(1)
 
 
-@pytest.mark.parametrize("game", [pb.HILO, pb.BLACKJACK, pb.GOA_GAE])
+@pytest.mark.parametrize("game", [pb.GAME_HILO, pb.GAME_BLACKJACK, pb.GAME_GOA_GAE])
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -104,12 +106,12 @@ def test_a_stream_answers_in_order_and_watchers_see_every_version(
     server: ServerProcess, table_id: str
 ) -> None:
     dealer = server.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
     watcher = Watcher(server.pricing(), table_id)
     assert watcher.next().version == 1
     stream = FeedStream(dealer)
     cards = CARDS[:15]  # a deck's 5 opening burns and 10 results (docs/rules.md §1.1)
-    roles = [pb.BURN] * 5 + [pb.RESULT] * 10
+    roles = [pb.CARD_ROLE_BURN] * 5 + [pb.CARD_ROLE_RESULT] * 10
     for seq, (card, role) in enumerate(zip(cards, roles, strict=True), 1):
         stream.send(event(table_id, seq, "expose_card", card, role))  # all before any answer
     answers = [stream.answer() for _ in cards]
@@ -126,12 +128,14 @@ def test_a_rejected_event_ends_the_stream_and_a_resent_one_is_not_applied_twice(
     server: ServerProcess, table_id: str
 ) -> None:
     dealer = server.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
     stream = FeedStream(dealer)
-    stream.send(event(table_id, 1, "expose_card", "2S", pb.BURN))
+    stream.send(event(table_id, 1, "expose_card", "2S", pb.CARD_ROLE_BURN))
     first = stream.answer()
-    stream.send(event(table_id, 2, "expose_card", "ZZ", pb.BURN))
-    stream.send(event(table_id, 2, "expose_card", "3S", pb.BURN))  # never read: the stream ended
+    stream.send(event(table_id, 2, "expose_card", "ZZ", pb.CARD_ROLE_BURN))
+    stream.send(
+        event(table_id, 2, "expose_card", "3S", pb.CARD_ROLE_BURN)
+    )  # never read: the stream ended
     with pytest.raises(grpc.RpcError) as info:
         stream.answer()
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -139,9 +143,11 @@ def test_a_rejected_event_ends_the_stream_and_a_resent_one_is_not_applied_twice(
     table = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
     assert table == first  # the card before it stands; the bad one and the one after: nothing
     again = FeedStream(dealer)
-    again.send(event(table_id, 1, "expose_card", "2S", pb.BURN))  # its answer was lost: resent
+    again.send(
+        event(table_id, 1, "expose_card", "2S", pb.CARD_ROLE_BURN)
+    )  # its answer was lost: resent
     assert again.answer() == first
-    again.send(event(table_id, 2, "expose_card", "3S", pb.BURN))
+    again.send(event(table_id, 2, "expose_card", "3S", pb.CARD_ROLE_BURN))
     assert again.answer().version == first.version + 1
     again.done()
     assert list(again.call) == []
@@ -171,10 +177,10 @@ def test_the_stream_is_counted_per_message_and_by_how_it_ended(
         ),
     }
     dealer = server.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+    dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
     stream = FeedStream(dealer)
     for seq, card in enumerate(["2S", "3S", "4S"], 1):
-        stream.send(event(table_id, seq, "expose_card", card, pb.BURN))
+        stream.send(event(table_id, seq, "expose_card", card, pb.CARD_ROLE_BURN))
         stream.answer()
     stream.done()
     assert list(stream.call) == []
@@ -210,9 +216,9 @@ def test_a_shutdown_ends_a_waiting_stream_at_once_with_unavailable(
     slow_to_stop: ServerProcess,
 ) -> None:
     dealer = slow_to_stop.dealer()
-    dealer.OpenTable(pb.OpenTableRequest(table_id="waiting", game=pb.HILO))
+    dealer.OpenTable(pb.OpenTableRequest(table_id="waiting", game=pb.GAME_HILO))
     stream = FeedStream(dealer)
-    stream.send(event("waiting", 1, "expose_card", "2S", pb.BURN))
+    stream.send(event("waiting", 1, "expose_card", "2S", pb.CARD_ROLE_BURN))
     assert stream.answer().last_seq == 1
     t0 = time.monotonic()
     slow_to_stop.proc.send_signal(signal.SIGTERM)

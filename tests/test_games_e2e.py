@@ -17,12 +17,18 @@ import pytest
 from pricing.cards import DECK
 from pricing.games import blackjack, goagae
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_short_name
 from tests.conftest import ServerProcess, Watcher
 from tests.wire import Feed, engine_prices, expect_error, metric, scraped, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
 
-PLAYER, DEALER, BURN, RESULT = pb.PLAYER, pb.DEALER, pb.BURN, pb.RESULT
+PLAYER, DEALER, BURN, RESULT = (
+    pb.CARD_ROLE_PLAYER,
+    pb.CARD_ROLE_DEALER,
+    pb.CARD_ROLE_BURN,
+    pb.CARD_ROLE_RESULT,
+)
 
 
 def goagae_prices(exposed: Sequence[str], betting: bool) -> list[tuple[Any, ...]]:
@@ -32,7 +38,9 @@ def goagae_prices(exposed: Sequence[str], betting: bool) -> list[tuple[Any, ...]
 def wire_side_bets(state: pb.TableState | pb.QuoteResponse) -> dict[str, tuple[Any, ...]]:
     return {
         sb.bet: (
-            tuple((o.name, o.ways, o.total, o.probability, o.pays_hundredths) for o in sb.outcomes),
+            tuple(
+                (o.name, o.ways, o.total, o.probability, o.payout_hundredths) for o in sb.outcomes
+            ),
             sb.rtp,
             sb.player_favourable,
         )
@@ -45,7 +53,7 @@ def engine_side_bets(exposed: Sequence[str], decks: int, **kwargs: Any) -> dict[
     return {
         bet: (
             tuple(
-                (name, o.ways, o.total, o.probability, o.pays_hundredths)
+                (name, o.ways, o.total, o.probability, o.payout_hundredths)
                 for name, o in odds[bet].outcomes.items()
                 if name != "LOSE"
             ),
@@ -72,8 +80,13 @@ def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    opened = feed.open(game=pb.GOA_GAE)
-    assert (opened.version, opened.phase, opened.decks, opened.round_id) == (1, pb.BETTING, 1, 1)
+    opened = feed.open(game=pb.GAME_GOA_GAE)
+    assert (opened.version, opened.phase, opened.decks, opened.round_id) == (
+        1,
+        pb.PHASE_BETTING,
+        1,
+        1,
+    )
     assert wire_prices(opened) == goagae_prices([], betting=True)
     watcher = Watcher(server.pricing(), table_id)
     assert watcher.next() == opened
@@ -94,13 +107,13 @@ def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
             version += 1
             streamed = watcher.next()  # lock-step: every version, in order
             assert streamed == response and streamed.version == version
-            assert streamed.phase == pb.DEALING and list(streamed.exposed) == exposed
+            assert streamed.phase == pb.PHASE_DEALING and list(streamed.exposed) == exposed
             assert wire_prices(streamed) == goagae_prices(exposed, betting=False)
         ended = feed.end_round()
         version += 1
         assert watcher.next() == ended and ended.version == version
         assert (ended.phase, ended.round_id, ended.result_index) == (
-            pb.BETTING,
+            pb.PHASE_BETTING,
             round_id + 1,
             round_id + 1,
         )
@@ -114,7 +127,9 @@ def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
         for bet, price in prices_at.items():
             s = settle(server, table_id, round_id, bet_versions[round_id], bet)
             wins = goagae.bet_wins(bet, hand)
-            assert s.status == (pb.Settlement.WIN if wins else pb.Settlement.LOSE)
+            assert s.status == (
+                pb.SettleResponse.STATUS_WIN if wins else pb.SettleResponse.STATUS_LOSE
+            )
             assert s.payout_hundredths == price.payout_hundredths
             assert s.returned_cents == (1000 + 10 * price.payout_hundredths if wins else 0)
             assert list(s.result_cards) == hand
@@ -126,7 +141,7 @@ def test_goagae_settles_a_win_a_loss_voids_and_pending(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.GOA_GAE)
+    feed.open(game=pb.GAME_GOA_GAE)
     feed.expose("9S", BURN)
     feed.expose("KD", DEALER)
     feed.expose("4C", PLAYER)
@@ -140,39 +155,39 @@ def test_goagae_settles_a_win_a_loss_voids_and_pending(
     feed.end_round()
     win = settle(server, table_id, 2, v2, "FLUSH")
     assert (win.status, win.payout_hundredths, win.returned_cents) == (
-        pb.Settlement.WIN,
+        pb.SettleResponse.STATUS_WIN,
         price,
         1000 + 10 * price,
     )
     lose = settle(server, table_id, 2, v2, "TRIPLE")
-    assert (lose.status, lose.returned_cents) == (pb.Settlement.LOSE, 0)
+    assert (lose.status, lose.returned_cents) == (pb.SettleResponse.STATUS_LOSE, 0)
 
     assert list(win.result_cards) == suited
-    assert settle(server, table_id, 1, 1, "FLUSH").status == pb.Settlement.VOID
+    assert settle(server, table_id, 1, 1, "FLUSH").status == pb.SettleResponse.STATUS_VOID
 
     # Round 3 is voided mid-deal; round 4 ends with two PLAYER cards: both refunded.
     v3 = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id)).version
     feed.expose("5S", PLAYER)
     voided = feed.void()
     assert voided.ended_round.void and voided.ended_round.round_id == 3
-    assert voided.phase == pb.BETTING and voided.round_id == 4
+    assert voided.phase == pb.PHASE_BETTING and voided.round_id == 4
     assert wire_prices(voided) == goagae_prices([*exposed, "5S"], betting=True)
     s = settle(server, table_id, 3, v3, "NINE")
-    assert (s.status, s.returned_cents) == (pb.Settlement.VOID, 1000)
+    assert (s.status, s.returned_cents) == (pb.SettleResponse.STATUS_VOID, 1000)
     v4 = voided.version
     feed.expose("6S", PLAYER)
     feed.expose("7S", PLAYER)
     short = feed.end_round()
     assert short.ended_round.void and not short.ended_round.result_cards
-    assert settle(server, table_id, 4, v4, "NINE").status == pb.Settlement.VOID
+    assert settle(server, table_id, 4, v4, "NINE").status == pb.SettleResponse.STATUS_VOID
     # Pending while its round is dealt, then the table closes mid-round: refunded.
     v5 = short.version
-    assert settle(server, table_id, 5, v5, "JQK").status == pb.Settlement.PENDING
+    assert settle(server, table_id, 5, v5, "JQK").status == pb.SettleResponse.STATUS_PENDING
     feed.expose("8S", BURN)
-    assert settle(server, table_id, 5, v5, "JQK").status == pb.Settlement.PENDING
+    assert settle(server, table_id, 5, v5, "JQK").status == pb.SettleResponse.STATUS_PENDING
     closed = feed.close()
     assert closed.ended_round.void and closed.ended_round.round_id == 5
-    assert settle(server, table_id, 5, v5, "JQK").status == pb.Settlement.VOID
+    assert settle(server, table_id, 5, v5, "JQK").status == pb.SettleResponse.STATUS_VOID
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,7 +210,11 @@ def wire_dealer(state: pb.TableState | pb.QuoteResponse) -> tuple[Any, ...] | No
     if not state.HasField("dealer_outcomes"):
         return None
     d = state.dealer_outcomes
-    return (d.up_card, pb.DealerRule.Name(d.rule), {o.name: o.probability for o in d.outcomes})
+    return (
+        d.up_card,
+        enum_short_name(pb.DealerRule, d.rule),
+        {o.name: o.probability for o in d.outcomes},
+    )
 
 
 def engine_dealer(up: str, others: Sequence[str], decks: int, rule: str) -> tuple[Any, ...]:
@@ -213,9 +232,11 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    rules = pb.BlackjackRules(dealer_rule=pb.H17, shuffle_mode=pb.DEPLETING, seats=1)
-    opened = feed.open(game=pb.BLACKJACK, decks=6, blackjack=rules)
-    assert (opened.decks, opened.phase, opened.cards_remaining) == (6, pb.BETTING, 312)
+    rules = pb.BlackjackRules(
+        dealer_rule=pb.DEALER_RULE_H17, shuffle_mode=pb.SHUFFLE_MODE_DEPLETING, seats=1
+    )
+    opened = feed.open(game=pb.GAME_BLACKJACK, decks=6, blackjack=rules)
+    assert (opened.decks, opened.phase, opened.cards_remaining) == (6, pb.PHASE_BETTING, 312)
     assert wire_side_bets(opened) == engine_side_bets([], 6)
     assert [sb.open for sb in opened.side_bets] == [True, True] and not opened.prices
     assert wire_insurance(opened) is None and wire_dealer(opened) is None
@@ -229,7 +250,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
         exposed.append(card)
         streamed = watcher.next()  # lock-step: every version, in order
         assert streamed == response and streamed.version == len(exposed) + 1
-        assert streamed.phase == pb.DEALING and streamed.cards_remaining == 312 - len(exposed)
+        assert streamed.phase == pb.PHASE_DEALING and streamed.cards_remaining == 312 - len(exposed)
         assert wire_side_bets(streamed) == engine_side_bets(exposed, 6)
         assert [sb.open for sb in streamed.side_bets] == [False, False]
         if "AS" in exposed:
@@ -255,20 +276,24 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     assert dealer is not None and dealer[2] == bust
     ended = feed.end_round()
     assert watcher.next() == ended
-    assert (ended.phase, ended.round_id, ended.cards_remaining) == (pb.BETTING, 2, 306)
+    assert (ended.phase, ended.round_id, ended.cards_remaining) == (pb.PHASE_BETTING, 2, 306)
     assert list(ended.ended_round.result_cards) == ["KH", "KH", "AS", "5D"]
     assert wire_side_bets(ended) == engine_side_bets(exposed, 6)
     assert wire_insurance(ended) is None and wire_dealer(ended) is None
 
     pairs = settle(server, table_id, 1, 1, "pairs")
     assert (pairs.status, pairs.outcome, pairs.payout_hundredths, pairs.returned_cents) == (
-        pb.Settlement.WIN,
+        pb.SettleResponse.STATUS_WIN,
         "PERFECT",
         2500,
         1000 + 25_000,
     )
     royal = settle(server, table_id, 1, 1, "ROYAL_MATCH")
-    assert (royal.status, royal.outcome, royal.returned_cents) == (pb.Settlement.WIN, "EASY", 3500)
+    assert (royal.status, royal.outcome, royal.returned_cents) == (
+        pb.SettleResponse.STATUS_WIN,
+        "EASY",
+        3500,
+    )
     assert list(royal.result_cards) == ["KH", "KH", "AS", "5D"]
     expect_error(
         lambda: settle(server, table_id, 1, 2, "PAIRS"),
@@ -280,23 +305,27 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
 
 def test_blackjack_side_bets_lose_and_void(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
+    feed.open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     ended = feed.end_round()  # an empty round 1: nothing dealt, its bets refunded
     assert ended.ended_round.void and ended.round_id == 2
-    assert settle(server, table_id, 1, 1, "PAIRS").status == pb.Settlement.VOID
+    assert settle(server, table_id, 1, 1, "PAIRS").status == pb.SettleResponse.STATUS_VOID
     # Round 2: a losing pair bet, then a voided round 3.
     v2 = ended.version
     for card, role in [("2C", PLAYER), ("5D", DEALER), ("9C", PLAYER)]:
         feed.expose(card, role)
-    assert settle(server, table_id, 2, v2, "PAIRS").status == pb.Settlement.PENDING
+    assert settle(server, table_id, 2, v2, "PAIRS").status == pb.SettleResponse.STATUS_PENDING
     v3 = feed.end_round().version
     lose = settle(server, table_id, 2, v2, "PAIRS")
-    assert (lose.status, lose.outcome, lose.returned_cents) == (pb.Settlement.LOSE, "LOSE", 0)
+    assert (lose.status, lose.outcome, lose.returned_cents) == (
+        pb.SettleResponse.STATUS_LOSE,
+        "LOSE",
+        0,
+    )
     feed.expose("QS", PLAYER)
     voided = feed.void()
     assert voided.ended_round.void and voided.round_id == 4
     void = settle(server, table_id, 3, v3, "ROYAL_MATCH")
-    assert (void.status, void.returned_cents) == (pb.Settlement.VOID, 1000)
+    assert (void.status, void.returned_cents) == (pb.SettleResponse.STATUS_VOID, 1000)
 
 
 def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
@@ -305,17 +334,17 @@ def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
     feed = Feed(server, table_id)
     rules = pb.BlackjackRules(
         seats=1,
-        shuffle_mode=pb.CONTINUOUS,
+        shuffle_mode=pb.SHUFFLE_MODE_CONTINUOUS,
         royal_match=pb.RoyalMatchPaytable(
             royal_hundredths=1000, easy_hundredths=300, crown_enabled=False
         ),
-        pairs=pb.PairsPaytable(preset=pb.ANY_PAIR),
+        pairs=pb.PairsPaytable(preset=pb.PAIRS_PRESET_ANY_PAIR),
     )
     kwargs: dict[str, Any] = {
         "royal_match": blackjack.RoyalMatchPaytable(1000, 300, None),
         "pairs": "any-pair",
     }
-    opened = feed.open(game=pb.BLACKJACK, decks=8, blackjack=rules)
+    opened = feed.open(game=pb.GAME_BLACKJACK, decks=8, blackjack=rules)
     assert opened.cards_remaining == 416
     full = engine_side_bets([], 8, **kwargs)
     assert wire_side_bets(opened) == full
@@ -333,9 +362,13 @@ def test_blackjack_continuous_shuffle_returns_the_rounds_cards_at_end_round(
     assert (ended.cards_remaining, list(ended.exposed), ended.round_id) == (416, [], 2)
     assert wire_side_bets(ended) == full
     pair = settle(server, table_id, 1, 1, "PAIRS")
-    assert (pair.status, pair.outcome, pair.returned_cents) == (pb.Settlement.WIN, "PAIR", 12_000)
+    assert (pair.status, pair.outcome, pair.returned_cents) == (
+        pb.SettleResponse.STATUS_WIN,
+        "PAIR",
+        12_000,
+    )
     royal = settle(server, table_id, 1, 1, "ROYAL_MATCH")
-    assert (royal.status, royal.outcome) == (pb.Settlement.LOSE, "LOSE")
+    assert (royal.status, royal.outcome) == (pb.SettleResponse.STATUS_LOSE, "LOSE")
     # The same card again is fine: it went back into the shoe.
     assert feed.expose("AD", DEALER).cards_remaining == 415
 
@@ -344,7 +377,7 @@ def test_side_bet_rtp_gauge_follows_each_blackjack_table(
     server: ServerProcess, table_id: str
 ) -> None:
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
+    feed.open(game=pb.GAME_BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
 
     def gauge(bet: str) -> float | None:
         text = server.metrics_text()
@@ -376,12 +409,12 @@ def test_side_bet_rtp_gauge_follows_each_blackjack_table(
 def test_quote_goagae_and_blackjack_match_the_engines(server: ServerProcess) -> None:
     quote = server.pricing().Quote
     for seen in ([], ["2S", "3S"], [str(c) for c in DECK[:40]]):
-        response = quote(pb.QuoteRequest(game=pb.GOA_GAE, exposed=seen))
+        response = quote(pb.QuoteRequest(game=pb.GAME_GOA_GAE, exposed=seen))
         assert wire_prices(response) == goagae_prices(seen, betting=True)
         assert response.cards_remaining == 52 - len(seen)
     custom = quote(
         pb.QuoteRequest(
-            game=pb.GOA_GAE,
+            game=pb.GAME_GOA_GAE,
             exposed=["7H"],
             goa_gae=pb.GoaGaeRules(
                 bets={"NINE": pb.PayRule(rtp_bp=9000, min_hundredths=100, max_hundredths=5000)}
@@ -395,31 +428,36 @@ def test_quote_goagae_and_blackjack_match_the_engines(server: ServerProcess) -> 
     ]
 
     seen = ["KH", "QS", "AS", "10D"]
-    ace = quote(pb.QuoteRequest(game=pb.BLACKJACK, exposed=seen, dealer_up_card="as"))
+    ace = quote(pb.QuoteRequest(game=pb.GAME_BLACKJACK, exposed=seen, dealer_up_card="as"))
     assert ace.cards_remaining == 312 - 5
     assert wire_side_bets(ace) == engine_side_bets([*seen, "AS"], 6)
     assert wire_insurance(ace) == engine_insurance([*seen, "AS"], 6)
     assert wire_dealer(ace) == engine_dealer("AS", seen, 6, "S17")
-    h17 = pb.BlackjackRules(dealer_rule=pb.H17, pairs=pb.PairsPaytable(preset=pb.ANY_PAIR))
+    h17 = pb.BlackjackRules(
+        dealer_rule=pb.DEALER_RULE_H17, pairs=pb.PairsPaytable(preset=pb.PAIRS_PRESET_ANY_PAIR)
+    )
     seven = quote(
         pb.QuoteRequest(
-            game=pb.BLACKJACK, decks=2, exposed=seen, dealer_up_card="7D", blackjack=h17
+            game=pb.GAME_BLACKJACK, decks=2, exposed=seen, dealer_up_card="7D", blackjack=h17
         )
     )
     assert wire_insurance(seven) is None
     assert wire_dealer(seven) == engine_dealer("7D", seen, 2, "H17")
     assert wire_side_bets(seven) == engine_side_bets([*seen, "7D"], 2, pairs="any-pair")
-    plain = quote(pb.QuoteRequest(game=pb.BLACKJACK, decks=8))
+    plain = quote(pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8))
     assert wire_side_bets(plain) == engine_side_bets([], 8) and wire_dealer(plain) is None
 
     bad = [
-        (pb.QuoteRequest(game=pb.GOA_GAE, decks=2), "decks 2"),
-        (pb.QuoteRequest(game=pb.GOA_GAE, exposed=["2S", "2s"]), "2S"),
-        (pb.QuoteRequest(game=pb.GOA_GAE, dealer_up_card="AS"), "dealer_up_card"),
-        (pb.QuoteRequest(game=pb.BLACKJACK, decks=9), "decks 9"),
-        (pb.QuoteRequest(game=pb.BLACKJACK, dealer_up_card="ZZ"), "'ZZ'"),
-        (pb.QuoteRequest(game=pb.BLACKJACK, decks=1, exposed=["AS"], dealer_up_card="AS"), "AS"),
-        (pb.QuoteRequest(game=pb.BLACKJACK, exposed=["1X"]), "'1X'"),
+        (pb.QuoteRequest(game=pb.GAME_GOA_GAE, decks=2), "decks 2"),
+        (pb.QuoteRequest(game=pb.GAME_GOA_GAE, exposed=["2S", "2s"]), "2S"),
+        (pb.QuoteRequest(game=pb.GAME_GOA_GAE, dealer_up_card="AS"), "dealer_up_card"),
+        (pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=9), "decks 9"),
+        (pb.QuoteRequest(game=pb.GAME_BLACKJACK, dealer_up_card="ZZ"), "'ZZ'"),
+        (
+            pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=1, exposed=["AS"], dealer_up_card="AS"),
+            "AS",
+        ),
+        (pb.QuoteRequest(game=pb.GAME_BLACKJACK, exposed=["1X"]), "'1X'"),
     ]
     for request, fragment in bad:
         expect_error(
@@ -432,11 +470,11 @@ def test_quote_goagae_and_blackjack_match_the_engines(server: ServerProcess) -> 
 @pytest.mark.parametrize(
     ("game", "setup", "card", "role", "code", "fragment"),
     [
-        (pb.GOA_GAE, [], "2S", RESULT, grpc.StatusCode.INVALID_ARGUMENT, "RESULT"),
-        (pb.BLACKJACK, [], "2S", RESULT, grpc.StatusCode.INVALID_ARGUMENT, "RESULT"),
-        (pb.GOA_GAE, ["2S"], "2S", PLAYER, grpc.StatusCode.FAILED_PRECONDITION, "2S"),
-        (pb.BLACKJACK, ["AS"], "AS", DEALER, grpc.StatusCode.FAILED_PRECONDITION, "AS"),
-        (pb.GOA_GAE, [], "2Z", PLAYER, grpc.StatusCode.INVALID_ARGUMENT, "'2Z'"),
+        (pb.GAME_GOA_GAE, [], "2S", RESULT, grpc.StatusCode.INVALID_ARGUMENT, "RESULT"),
+        (pb.GAME_BLACKJACK, [], "2S", RESULT, grpc.StatusCode.INVALID_ARGUMENT, "RESULT"),
+        (pb.GAME_GOA_GAE, ["2S"], "2S", PLAYER, grpc.StatusCode.FAILED_PRECONDITION, "2S"),
+        (pb.GAME_BLACKJACK, ["AS"], "AS", DEALER, grpc.StatusCode.FAILED_PRECONDITION, "AS"),
+        (pb.GAME_GOA_GAE, [], "2Z", PLAYER, grpc.StatusCode.INVALID_ARGUMENT, "'2Z'"),
     ],
     ids=["goagae-result", "blackjack-result", "goagae-twice", "blackjack-7th-ace", "bad-card"],
 )
@@ -454,7 +492,7 @@ def test_rejected_cards_have_their_code_and_change_nothing(
     feed = Feed(server, table_id)
     feed.open(game=game, decks=1)
     for seen in setup:
-        feed.expose(seen, PLAYER, seat=1 if game == pb.BLACKJACK else 0)
+        feed.expose(seen, PLAYER, seat=1 if game == pb.GAME_BLACKJACK else 0)
     get = server.pricing().GetTable
     before = get(pb.GetTableRequest(table_id=table_id))
     expect_error(lambda: feed.expose(card, role), code, fragment)
@@ -464,6 +502,6 @@ def test_rejected_cards_have_their_code_and_change_nothing(
 
 def test_goagae_end_round_without_a_card_is_refused(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
-    before = feed.open(game=pb.GOA_GAE)
+    before = feed.open(game=pb.GAME_GOA_GAE)
     expect_error(feed.end_round, grpc.StatusCode.FAILED_PRECONDITION, "VoidRound")
     assert server.pricing().GetTable(pb.GetTableRequest(table_id=table_id)) == before

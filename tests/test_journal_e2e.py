@@ -233,7 +233,7 @@ def test_retention_archives_a_closed_table_and_export_replay_reproduce_it() -> N
     for card in ["2S", "3S", "4S", "5S", "6S"]:
         sent(feed.expose(card))
     for card in ["KH", "2C", "7D"]:
-        sent(feed.expose(card, pb.RESULT))
+        sent(feed.expose(card, pb.CARD_ROLE_RESULT))
     sent(feed.void())
     sent(feed.close())
     assert sorted(states) == list(range(1, 12)) and watcher.end() == grpc.StatusCode.OK
@@ -244,11 +244,11 @@ def test_retention_archives_a_closed_table_and_export_replay_reproduce_it() -> N
     lines = exported.splitlines()
     assert len(lines) == 11
     first, card = json.loads(lines[0]), json.loads(lines[6])
-    assert first["event"]["OpenTable"]["game"] == "HILO" and first["version"] == 1
+    assert first["event"]["OpenTable"]["game"] == "GAME_HILO" and first["version"] == 1
     assert (card["seq"], card["version"], card["event"]) == (
         6,
         7,
-        {"ExposeCard": {"card": "KH", "role": "RESULT"}},
+        {"ExposeCard": {"card": "KH", "role": "CARD_ROLE_RESULT"}},
     )
     assert card["accepted_at"].endswith("Z")
 
@@ -296,8 +296,10 @@ def test_tables_opening_and_closing_for_weeks_keep_memory_and_journal_bounded() 
     assert server.data_dir is not None
     dealer, read = server.dealer(), server.pricing()
     for t in range(200):
-        dealer.OpenTable(pb.OpenTableRequest(table_id=f"day-{t}", game=pb.HILO))
-        dealer.ExposeCard(pb.ExposeCardRequest(table_id=f"day-{t}", seq=1, card="2S", role=pb.BURN))
+        dealer.OpenTable(pb.OpenTableRequest(table_id=f"day-{t}", game=pb.GAME_HILO))
+        dealer.ExposeCard(
+            pb.ExposeCardRequest(table_id=f"day-{t}", seq=1, card="2S", role=pb.CARD_ROLE_BURN)
+        )
         dealer.CloseTable(pb.CloseTableRequest(table_id=f"day-{t}", seq=2))
     deadline = time.monotonic() + 30
     while read.ListTables(pb.ListTablesRequest()).tables:  # each leaves once swept

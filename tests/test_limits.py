@@ -59,25 +59,25 @@ def test_max_feeds() -> None:
     try:
         dealer = server.dealer()
         for table in ("a", "b", "c"):
-            dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+            dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
         for table in ("a", "b"):
             streams.append(FeedStream(dealer))
-            streams[-1].send(event(table, 1, "expose_card", "2S", pb.BURN))
+            streams[-1].send(event(table, 1, "expose_card", "2S", pb.CARD_ROLE_BURN))
             assert streams[-1].answer().last_seq == 1
         over = FeedStream(dealer)
-        over.send(event("c", 1, "expose_card", "2S", pb.BURN))
+        over.send(event("c", 1, "expose_card", "2S", pb.CARD_ROLE_BURN))
         with pytest.raises(grpc.RpcError) as info:
             over.answer()
         assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "--max-feeds is 2" in (info.value.details() or "")
         assert rejections(server, "max-feeds") == 1 and serving(server)
         assert Feed(server, "c").expose("2S").last_seq == 1  # calls are not Feed streams
-        streams[0].send(event("a", 2, "expose_card", "3S", pb.BURN))
+        streams[0].send(event("a", 2, "expose_card", "3S", pb.CARD_ROLE_BURN))
         assert streams[0].answer().last_seq == 2  # the open streams go on
         streams.pop().done()  # a stream ending frees its place
         for attempt in range(100):
             again = FeedStream(dealer)
-            again.send(event("b", 1, "expose_card", "2S", pb.BURN))  # a repeat: answered
+            again.send(event("b", 1, "expose_card", "2S", pb.CARD_ROLE_BURN))  # a repeat: answered
             try:
                 assert again.answer().last_seq == 1
                 break
@@ -130,14 +130,14 @@ def test_max_message_bytes() -> None:
     server = start_server("--max-message-bytes=2048")
     try:
         pricing = server.pricing()
-        big = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=["10S"] * 500)
+        big = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=["10S"] * 500)
         expect_error(
             lambda: pricing.Quote(big),
             grpc.StatusCode.RESOURCE_EXHAUSTED,
             "--max-message-bytes is 2048",
         )
-        small = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=[str(c) for c in DECK] * 2)
-        assert pricing.Quote(small).game == pb.BLACKJACK
+        small = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=[str(c) for c in DECK] * 2)
+        assert pricing.Quote(small).game == pb.GAME_BLACKJACK
         assert rejections(server, "max-message-bytes") == 1 and serving(server)
     finally:
         assert server.stop() == 0

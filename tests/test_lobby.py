@@ -11,6 +11,7 @@ import grpc
 
 from pricing import cli
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_short_name
 from tests.conftest import ServerProcess, Watcher
 from tests.wire import Feed, expect_error
 
@@ -20,9 +21,9 @@ def lobby(server: ServerProcess, game: int = pb.GAME_UNSPECIFIED) -> list[tuple[
     return [
         (
             t.table_id,
-            pb.Game.Name(t.game),
+            enum_short_name(pb.Game, t.game),
             t.decks,
-            pb.Phase.Name(t.phase),
+            enum_short_name(pb.Phase, t.phase),
             t.version,
             t.cards_remaining,
             t.closed,
@@ -56,15 +57,15 @@ def test_list_tables_shows_every_open_and_closed_table_with_its_counts(
     assert lobby(server) == []
     assert run("tables", "--server", server.target) == (0, "no tables\n")
     hilo = Feed(server, "lobby-hilo")
-    hilo.open(game=pb.HILO)
+    hilo.open(game=pb.GAME_HILO)
     for card in ["2S", "3S", "4S"]:
         hilo.expose(card)
     bj = Feed(server, "lobby-bj")
-    bj.open(game=pb.BLACKJACK, decks=2, blackjack=pb.BlackjackRules(seats=3))
-    bj.expose("KH", pb.PLAYER, 2)
+    bj.open(game=pb.GAME_BLACKJACK, decks=2, blackjack=pb.BlackjackRules(seats=3))
+    bj.expose("KH", pb.CARD_ROLE_PLAYER, 2)
     done = Feed(server, "lobby-goagae")
-    done.open(game=pb.GOA_GAE)
-    done.expose("9C", pb.PLAYER)
+    done.open(game=pb.GAME_GOA_GAE)
+    done.expose("9C", pb.CARD_ROLE_PLAYER)
     done.close()
     watchers = [Watcher(server.pricing(), "lobby-hilo") for _ in range(2)]
     watchers.append(Watcher(server.pricing(), "lobby-bj"))
@@ -76,8 +77,8 @@ def test_list_tables_shows_every_open_and_closed_table_with_its_counts(
         ("lobby-goagae", "GOA_GAE", 1, "CLOSED", 3, 51, True, 0, 0),
         ("lobby-hilo", "HILO", 1, "OPENING", 4, 49, False, 2, 0),
     ]
-    assert [row[0] for row in lobby(server, pb.BLACKJACK)] == ["lobby-bj"]
-    assert [row[0] for row in lobby(server, pb.GOA_GAE)] == ["lobby-goagae"]
+    assert [row[0] for row in lobby(server, pb.GAME_BLACKJACK)] == ["lobby-bj"]
+    assert [row[0] for row in lobby(server, pb.GAME_GOA_GAE)] == ["lobby-goagae"]
     expect_error(
         lambda: lobby(server, 9),
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -103,9 +104,9 @@ def test_list_tables_shows_every_open_and_closed_table_with_its_counts(
     assert json.loads(text) == [
         {
             "table_id": "lobby-bj",
-            "game": "BLACKJACK",
+            "game": "GAME_BLACKJACK",
             "decks": 2,
-            "phase": "DEALING",
+            "phase": "PHASE_DEALING",
             "version": "2",
             "cards_remaining": 103,
             "closed": False,

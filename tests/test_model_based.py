@@ -19,6 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from pricing.v1.enums import enum_number, enum_short_name
 from tests.conftest import ServerProcess, start_server
 from tests.reference import hilo_ref
 
@@ -148,8 +149,9 @@ def wire_state(state: pb.TableState) -> tuple[object, ...]:
     if state.HasField("ended_round"):
         e = state.ended_round
         ended = (e.round_id, None if e.void else e.result_card)
+    phase = enum_short_name(pb.Phase, state.phase)
     return (state.version, state.last_seq, state.shoe, tuple(state.exposed),
-            pb.Phase.Name(state.phase), state.result_index, state.round_id, ended)  # fmt: skip
+            phase, state.result_index, state.round_id, ended)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +176,7 @@ class TablesMachine(RuleBasedStateMachine):
     def open_tables(self) -> None:
         for i in range(2):
             table_id = f"model-{TablesMachine.runs}-{i}"
-            state = self.dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.HILO))
+            state = self.dealer.OpenTable(pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO))
             self.models[table_id] = model = ModelTable()
             assert wire_state(state) == model.state()
 
@@ -193,7 +195,7 @@ class TablesMachine(RuleBasedStateMachine):
     def _call(self, table_id: str, seq: int, event: tuple[str, ...]) -> pb.TableState:
         d = self.dealer
         if event[0] == "card":
-            role = pb.CardRole.Value(event[2])
+            role = enum_number(pb.CardRole, event[2])
             return d.ExposeCard(
                 pb.ExposeCardRequest(table_id=table_id, seq=seq, card=event[1], role=role)
             )
@@ -268,7 +270,10 @@ class TablesMachine(RuleBasedStateMachine):
         )
         try:
             answer = self.pricing.Settle(request)
-            got: object = (pb.Settlement.Status.Name(answer.status), answer.returned_cents)
+            got: object = (
+                enum_short_name(pb.SettleResponse.Status, answer.status),
+                answer.returned_cents,
+            )
         except grpc.RpcError as exc:
             got = exc.code()
         assert got == expected

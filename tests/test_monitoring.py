@@ -86,14 +86,16 @@ def drive(server: ServerProcess, table_id: str) -> None:
     """Every kind of series the kit reads: a blackjack table (side bet RTP, last card), cards
     by call and on a Feed stream, a watcher stream, a rejected feed event, a Quote."""
     feed = Feed(server, table_id)
-    feed.open(game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
+    feed.open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     watcher = Watcher(server.pricing(), table_id)
     watcher.next()
-    feed.expose("KH", pb.PLAYER)
+    feed.expose("KH", pb.CARD_ROLE_PLAYER)
     watcher.next()
     with pytest.raises(grpc.RpcError):
-        feed.expose("XX", pb.PLAYER)
-    card = pb.ExposeCardRequest(table_id=table_id, seq=feed.seq, card="QH", role=pb.PLAYER)
+        feed.expose("XX", pb.CARD_ROLE_PLAYER)
+    card = pb.ExposeCardRequest(
+        table_id=table_id, seq=feed.seq, card="QH", role=pb.CARD_ROLE_PLAYER
+    )
     assert len(list(feed.stub.Feed(iter([pb.FeedRequest(expose_card=card)])))) == 1
     with pytest.raises(grpc.RpcError):  # a Feed event refused: no event in it
         list(feed.stub.Feed(iter([pb.FeedRequest()])))
@@ -213,7 +215,7 @@ def test_grpc_series_are_labelled_as_go_grpc_prometheus_labels_them(
     }.items())  # fmt: skip
     key = ("grpc_server_handled_total", refused)
     before = series(server).get(key, 0.0)
-    bad = pb.ExposeCardRequest(table_id=table_id, seq=1, card="XX", role=pb.BURN)
+    bad = pb.ExposeCardRequest(table_id=table_id, seq=1, card="XX", role=pb.CARD_ROLE_BURN)
     with pytest.raises(grpc.RpcError) as caught:
         server.dealer().ExposeCard(bad)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT

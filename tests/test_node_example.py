@@ -64,8 +64,8 @@ def test_a_card_reader_and_a_game_server_in_node(server: ServerProcess, table_id
     assert game_server.returncode == 0, err
     fed, served = _lines(reader.stdout), _lines(out)
 
-    assert fed["burnt"] == {"step": "burnt", "answers": 5, "version": "6", "phase": "BETTING"}
-    assert [fed["closed"]["version"], fed["closed"]["phase"]] == ["9", "CLOSED"]
+    assert fed["burnt"] == {"step": "burnt", "answers": 5, "version": "6", "phase": "PHASE_BETTING"}
+    assert [fed["closed"]["version"], fed["closed"]["phase"]] == ["9", "PHASE_CLOSED"]
     refused = fed["refused"]
     assert refused["code"] == "FAILED_PRECONDITION"
     assert refused["details"] == (
@@ -78,12 +78,14 @@ def test_a_card_reader_and_a_game_server_in_node(server: ServerProcess, table_id
     quote = served["quote"]  # AS and KD out: four sevens in the 50 left
     assert (quote["wins"], quote["remaining"]) == (4, 50)
     bet, settled = served["bet"], served["settled"]
-    assert settled["ended"] or settled["status"] == "VOID", settled  # its round's result seen
-    assert settled["status"] in {"WIN", "LOSE", "VOID"}, settled
-    if settled["status"] == "WIN":  # 10.00 staked at the bet's price, floored to the cent
+    assert settled["ended"] or settled["status"] == "STATUS_VOID", (
+        settled
+    )  # its round's result seen
+    assert settled["status"] in {"STATUS_WIN", "STATUS_LOSE", "STATUS_VOID"}, settled
+    if settled["status"] == "STATUS_WIN":  # 10.00 staked at the bet's price, floored to the cent
         assert int(settled["returned_cents"]) == 1000 + 1000 * bet["payout_hundredths"] // 100
     if bet["round_id"] == "1":  # the bet saw round 1 open: KH decided it
-        assert (settled["status"], settled["result_card"]) == ("WIN", "KH")
+        assert (settled["status"], settled["result_card"]) == ("STATUS_WIN", "KH")
 
 
 def test_the_example_needs_no_generated_code() -> None:

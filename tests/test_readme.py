@@ -112,7 +112,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, di
         feed = Feed(server, "H")
         feed.open()
         for index, card in enumerate(H_CARDS):
-            feed.expose(card, pb.BURN if index < 5 else pb.RESULT)
+            feed.expose(card, pb.CARD_ROLE_BURN if index < 5 else pb.CARD_ROLE_RESULT)
         simulate = "pricing simulate --pace 0 --shoes 200 --seed 1 > /dev/null"
         subprocess.run(["bash", "-c", simulate], cwd=where, env=env, check=True, timeout=150)
         yield where, env

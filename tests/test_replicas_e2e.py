@@ -74,7 +74,7 @@ def version_on(server: ServerProcess, table_id: str) -> int:
 
 
 def assert_engine_prices(state: pb.TableState) -> None:
-    betting = state.phase == pb.BETTING
+    betting = state.phase == pb.PHASE_BETTING
     assert wire_prices(state) == engine_prices(hilo.quote(list(state.exposed)), betting)
 
 
@@ -86,7 +86,7 @@ def test_a_feed_alternating_between_replicas_reaches_every_watcher_in_order(
 ) -> None:
     a, b = pair
     table = "alternate-1"
-    a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+    a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
     wait_for(lambda: bool(b.pricing().ListTables(pb.ListTablesRequest()).tables), what="open on B")
     watchers = [Watcher(a.pricing(), table), Watcher(b.pricing(), table)]
     for watcher in watchers:  # subscribed before the feed starts: the opening is seen too
@@ -137,17 +137,17 @@ def test_racing_feeders_get_exactly_one_answer_each_time_and_no_card_twice(
 ) -> None:
     a, b = pair
     table = "race-1"
-    a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+    a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
     stubs = {"A": a.dealer(), "B": b.dealer()}
     rng = random.Random(20261201)
     conflicts_before = sum(metric(s, "pricing_journal_conflicts_total") for s in pair)
     deck = rng.sample(CARDS, len(CARDS))
-    phase, last_seq, accepted = pb.OPENING, 0, []
+    phase, last_seq, accepted = pb.PHASE_OPENING, 0, []
     for _ in range(30):
         seq = last_seq + 1
-        if phase == pb.SHOE_COMPLETE:
+        if phase == pb.PHASE_SHOE_COMPLETE:
             break
-        role = pb.BURN if phase == pb.OPENING else pb.RESULT
+        role = pb.CARD_ROLE_BURN if phase == pb.PHASE_OPENING else pb.CARD_ROLE_RESULT
         same = rng.random() < 0.2
         cards = {"A": deck[-1], "B": deck[-1] if same else deck[-2]}
         answers = _race(stubs, table, seq, role, cards)
@@ -185,22 +185,24 @@ def test_a_replica_behind_answers_as_the_one_ahead(
     a, b = pair
     for i in range(10):
         table = f"behind-{i}"
-        a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+        a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
         state = b.dealer().ExposeCard(
-            pb.ExposeCardRequest(table_id=table, seq=1, card="AS", role=pb.BURN)
+            pb.ExposeCardRequest(table_id=table, seq=1, card="AS", role=pb.CARD_ROLE_BURN)
         )
         assert state.version == 2
-        a.dealer().ExposeCard(pb.ExposeCardRequest(table_id=table, seq=2, card="2S", role=pb.BURN))
+        a.dealer().ExposeCard(
+            pb.ExposeCardRequest(table_id=table, seq=2, card="2S", role=pb.CARD_ROLE_BURN)
+        )
         expect_error(
             lambda t=table: b.dealer().ExposeCard(
-                pb.ExposeCardRequest(table_id=t, seq=2, card="3S", role=pb.BURN)
+                pb.ExposeCardRequest(table_id=t, seq=2, card="3S", role=pb.CARD_ROLE_BURN)
             ),
             grpc.StatusCode.ALREADY_EXISTS,
             "seq 2",
         )
         expect_error(
             lambda t=table: b.dealer().ExposeCard(
-                pb.ExposeCardRequest(table_id=t, seq=4, card="3S", role=pb.BURN)
+                pb.ExposeCardRequest(table_id=t, seq=4, card="3S", role=pb.CARD_ROLE_BURN)
             ),
             grpc.StatusCode.FAILED_PRECONDITION,
             "gap",
@@ -208,7 +210,7 @@ def test_a_replica_behind_answers_as_the_one_ahead(
         # The same id opened on B with other rules is the table A opened: ALREADY_EXISTS.
         expect_error(
             lambda t=table: b.dealer().OpenTable(
-                pb.OpenTableRequest(table_id=t, game=pb.BLACKJACK)
+                pb.OpenTableRequest(table_id=t, game=pb.GAME_BLACKJACK)
             ),
             grpc.StatusCode.ALREADY_EXISTS,
         )
@@ -233,7 +235,7 @@ def test_kill_9_a_replica_the_feed_and_watchers_move_to_the_other(nats: NatsServ
             for state in reader.follow_table(table, on_reconnect=lambda _: None):
                 assert_engine_prices(state)
                 out.append(state.version)
-                if state.phase == pb.SHOE_COMPLETE:
+                if state.phase == pb.PHASE_SHOE_COMPLETE:
                     return
 
     threads = [threading.Thread(target=watch, args=(out,), daemon=True) for out in seen]
@@ -251,7 +253,7 @@ def test_kill_9_a_replica_the_feed_and_watchers_move_to_the_other(nats: NatsServ
         state = feed.expose(card, "BURN" if len(acknowledged) < 5 else "RESULT")
         acknowledged.append(card)
         wait_for(lambda v=state.version: all(o and o[-1] >= v for o in seen), what="watchers")
-        if state.phase == pb.SHOE_COMPLETE:
+        if state.phase == pb.PHASE_SHOE_COMPLETE:
             break
     assert len(acknowledged) > killed_at  # B took the feed's events after A died
     final = state_of(b, table)
@@ -332,7 +334,7 @@ def test_a_replica_that_loses_nats_stops_serving_and_comes_back_caught_up(
     proxy = CuttableProxy(nats.port)
     a, b = replica(nats.url), replica(f"nats://{proxy.target}")
     table = "cut-1"
-    a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+    a.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
     wait_for(lambda: version_on(b, table) == 1, what="B has the table")
     serving = health_pb2.HealthCheckResponse.SERVING
     assert health(b) == serving
@@ -342,13 +344,13 @@ def test_a_replica_that_loses_nats_stops_serving_and_comes_back_caught_up(
     assert health(a) == serving
     expect_error(
         lambda: b.dealer().ExposeCard(
-            pb.ExposeCardRequest(table_id=table, seq=1, card="AS", role=pb.BURN)
+            pb.ExposeCardRequest(table_id=table, seq=1, card="AS", role=pb.CARD_ROLE_BURN)
         ),
         grpc.StatusCode.UNAVAILABLE,
     )
     for seq, card in enumerate(["AS", "2S", "3S"], start=1):  # A goes on meanwhile
         a.dealer().ExposeCard(
-            pb.ExposeCardRequest(table_id=table, seq=seq, card=card, role=pb.BURN)
+            pb.ExposeCardRequest(table_id=table, seq=seq, card=card, role=pb.CARD_ROLE_BURN)
         )
     proxy.restore()
     wait_for(lambda: health(b) == serving, timeout=20, what="B SERVING again")

@@ -51,11 +51,11 @@ class Told:
         """The next Hi-Lo event after the last answer: burns, results (a burn now and then,
         which voids the round), a new shoe once the deck is complete."""
         state = self.answers[-1]
-        if state.phase == pb.SHOE_COMPLETE:
+        if state.phase == pb.PHASE_SHOE_COMPLETE:
             return ("new_shoe", "")
         unseen = sorted(set(CARDS) - set(state.exposed))
         card = self.rng.choice(unseen)
-        role = "BURN" if state.phase == pb.OPENING or self.rng.random() < 0.1 else "RESULT"
+        role = "BURN" if state.phase == pb.PHASE_OPENING or self.rng.random() < 0.1 else "RESULT"
         return ("expose", f"{card} {role}")
 
 

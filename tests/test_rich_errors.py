@@ -83,7 +83,9 @@ def opened(server: ServerProcess, table_id: str, *cards: str) -> Feed:
 
 
 def expose(feed: Feed, seq: int, card: str) -> Callable[[], Message]:
-    request = pb.ExposeCardRequest(table_id=feed.table_id, seq=seq, card=card, role=pb.BURN)
+    request = pb.ExposeCardRequest(
+        table_id=feed.table_id, seq=seq, card=card, role=pb.CARD_ROLE_BURN
+    )
     return lambda: feed.stub.ExposeCard(request)
 
 
@@ -102,7 +104,7 @@ def test_a_seq_gap_says_the_seq_expected(server: ServerProcess, table_id: str, c
 def test_a_seq_gap_on_a_feed_stream_keeps_its_details(server: ServerProcess, table_id: str) -> None:
     opened(server, table_id, "2S")
     stream = FeedStream(server.dealer())
-    stream.send(event(table_id, 5, "expose_card", "3S", pb.BURN))
+    stream.send(event(table_id, 5, "expose_card", "3S", pb.CARD_ROLE_BURN))
     err = refused(stream.answer, grpc.StatusCode.FAILED_PRECONDITION)
     assert info_of(err)[1]["expected_seq"] == "2"
 
@@ -183,7 +185,7 @@ def test_stale_bets(server: ServerProcess, table_id: str, client: Any) -> None:
     mine = refused(lambda: client.settle(table_id, 1, closed_at, "seven", 100), closed.code())
     assert by_client(mine) == ("STALE_BET", values)
 
-    feed.expose("KH", pb.RESULT)  # round 1 ends: round 2 opens at version 7
+    feed.expose("KH", pb.CARD_ROLE_RESULT)  # round 1 ends: round 2 opens at version 7
     late = refused(bet("HIGH", 1, 7), grpc.StatusCode.FAILED_PRECONDITION)
     reason, metadata = info_of(late)
     assert (reason, metadata["why"], metadata["version"]) == ("STALE_BET", "BETTING_CLOSED", "7")
@@ -198,10 +200,14 @@ def test_stale_bets(server: ServerProcess, table_id: str, client: Any) -> None:
 @pytest.mark.parametrize(
     ("request_", "method", "field"),
     [
-        (pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.BURN), "ExposeCard", "card"),
+        (
+            pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.CARD_ROLE_BURN),
+            "ExposeCard",
+            "card",
+        ),
         (pb.ExposeCardRequest(table_id="t", seq=1, card="2S", role=0), "ExposeCard", "role"),
         (
-            pb.ExposeCardRequest(table_id="a b", seq=1, card="2S", role=pb.BURN),
+            pb.ExposeCardRequest(table_id="a b", seq=1, card="2S", role=pb.CARD_ROLE_BURN),
             "ExposeCard",
             "table_id",
         ),
@@ -243,7 +249,7 @@ def test_a_field_on_a_feed_stream_is_named_by_its_path_in_the_feed_request(
 ) -> None:
     Feed(server, "t").open()
     stream = FeedStream(server.dealer())
-    stream.send(event(table, 1, "expose_card", card, pb.BURN))
+    stream.send(event(table, 1, "expose_card", card, pb.CARD_ROLE_BURN))
     err = refused(stream.answer, grpc.StatusCode.INVALID_ARGUMENT)
     assert info_of(err)[1] == {"field": f"expose_card.{field}"}
     violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
@@ -280,12 +286,12 @@ def test_max_feeds() -> None:
     try:
         dealer = server.dealer()
         for table in ("a", "b"):
-            dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+            dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
         first = FeedStream(dealer)
-        first.send(event("a", 1, "expose_card", "2S", pb.BURN))
+        first.send(event("a", 1, "expose_card", "2S", pb.CARD_ROLE_BURN))
         assert first.answer().last_seq == 1
         over = FeedStream(dealer)
-        over.send(event("b", 1, "expose_card", "2S", pb.BURN))
+        over.send(event("b", 1, "expose_card", "2S", pb.CARD_ROLE_BURN))
         err = refused(over.answer, grpc.StatusCode.RESOURCE_EXHAUSTED)
         limit_of(err, "max-feeds", "1")
         with PricingClient(server.target) as client:
@@ -330,7 +336,7 @@ def test_max_watchers_in_all_and_per_table() -> None:
 def test_max_message_bytes() -> None:
     server = start_server("--max-message-bytes=2048")
     try:
-        big = pb.QuoteRequest(game=pb.BLACKJACK, decks=8, exposed=["10S"] * 500)
+        big = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=["10S"] * 500)
         err = refused(lambda: server.pricing().Quote(big), grpc.StatusCode.RESOURCE_EXHAUSTED)
         limit_of(err, "max-message-bytes", "2048")
         with PricingClient(server.target) as client:
@@ -389,7 +395,7 @@ def test_refusals_of_the_interceptors_carry_their_reason_too(tmp_path: Path) -> 
         f"--reader-tokens-file={tmp_path / 'readers'}",
     )
     try:
-        open_table = pb.OpenTableRequest(table_id="t", game=pb.HILO)
+        open_table = pb.OpenTableRequest(table_id="t", game=pb.GAME_HILO)
         for token, code in [
             (None, grpc.StatusCode.UNAUTHENTICATED),
             ("x" * 24, grpc.StatusCode.UNAUTHENTICATED),
@@ -414,26 +420,36 @@ def test_the_readme_lists_every_reason() -> None:
     [
         (
             lambda s: s.dealer().OpenTable(
-                pb.OpenTableRequest(table_id="d", game=pb.HILO, decks=9)
+                pb.OpenTableRequest(table_id="d", game=pb.GAME_HILO, decks=9)
             ),
             "decks",
         ),
-        (lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.BLACKJACK, decks=99)), "decks"),
+        (lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=99)), "decks"),
         (
-            lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.HILO, dealer_up_card="AS")),
+            lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=["AS", "1H"])),
+            "exposed[1]",
+        ),
+        (
+            lambda s: s.pricing().Quote(
+                pb.QuoteRequest(game=pb.GAME_BLACKJACK, exposed=["AS"], dealer_up_card="ZZ")
+            ),
+            "dealer_up_card",
+        ),
+        (
+            lambda s: s.pricing().Quote(pb.QuoteRequest(game=pb.GAME_HILO, dealer_up_card="AS")),
             "dealer_up_card",
         ),
         (
             lambda s: s.dealer().OpenTable(
                 pb.OpenTableRequest(
-                    table_id="d", game=pb.BLACKJACK, blackjack=pb.BlackjackRules(seats=9)
+                    table_id="d", game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=9)
                 )
             ),
             "blackjack.seats",
         ),
     ],
 )
-def test_a_table_option_out_of_range_names_its_field(
+def test_a_bad_option_or_card_names_its_field(
     server: ServerProcess, call: Callable[[ServerProcess], object], field: str
 ) -> None:
     err = refused(lambda: call(server), grpc.StatusCode.INVALID_ARGUMENT)

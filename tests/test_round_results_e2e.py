@@ -42,7 +42,7 @@ def send(feed: DealerFeed, events: list[tuple[str, str]]) -> list[pb.TableState]
 def deal_shoe(feed: DealerFeed, seed: int) -> list[pb.TableState]:
     """A whole shoe and a new one: every answer, in order."""
     answers = send(feed, shoe_events(seed))
-    assert answers[-1].phase == pb.SHOE_COMPLETE
+    assert answers[-1].phase == pb.PHASE_SHOE_COMPLETE
     return [*answers, feed.new_shoe()]
 
 

@@ -46,7 +46,7 @@ def test_health_serving_then_not_serving_on_signal_and_clean_exit(sig: int) -> N
     assert statuses.get(timeout=5) == SERVING
 
     dealer = pb_grpc.DealerServiceStub(channel)
-    dealer.OpenTable(pb.OpenTableRequest(table_id="t", game=pb.HILO))
+    dealer.OpenTable(pb.OpenTableRequest(table_id="t", game=pb.GAME_HILO))
     watcher = Watcher(pb_grpc.PricingServiceStub(channel), "t")
     assert watcher.next().version == 1
 
@@ -65,7 +65,7 @@ def test_dealer_token_guards_the_write_side_only() -> None:
     server = start_server(env={"PRICING_DEALER_TOKEN": secret})
     try:
         dealer, pricing = server.dealer(), server.pricing()
-        request = pb.OpenTableRequest(table_id="guarded", game=pb.HILO)
+        request = pb.OpenTableRequest(table_id="guarded", game=pb.GAME_HILO)
         for metadata in ((), (("authorization", "Bearer wrong"),)):
             with pytest.raises(grpc.RpcError) as info:
                 dealer.OpenTable(request, metadata=metadata)
@@ -151,7 +151,7 @@ def test_the_quote_worker_dies_with_a_killed_server() -> None:
     or every crash would leave one behind."""
     server = start_server()
     stub = pb_grpc.PricingServiceStub(server.channel())
-    stub.Quote(pb.QuoteRequest(game=pb.HILO, decks=1, exposed=["AS"]), timeout=10)
+    stub.Quote(pb.QuoteRequest(game=pb.GAME_HILO, decks=1, exposed=["AS"]), timeout=10)
     workers = _children(server.proc.pid)
     assert workers, "the server has no worker process"
     server.proc.kill()

@@ -26,6 +26,7 @@ from pricing.server.service import status_code
 from pricing.tables import Game, OpenTable, Table, TableConfig
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from pricing.v1.enums import enum_number
 from pricing.wire import snapshot_to_proto
 from tests.conftest import ServerProcess, Watcher
 from tests.wire import Feed, engine_prices, expect_error, metric, wait_for, wire_prices
@@ -47,7 +48,7 @@ def shuffled_deck(seed: int) -> list[str]:
 
 def deck_events(feed: Feed, cards: list[str]) -> list[Callable[[], pb.TableState]]:
     """The 15 exposures of one Hi-Lo deck: 5 opening burns, then 10 results."""
-    roles = [pb.BURN] * 5 + [pb.RESULT] * 10
+    roles = [pb.CARD_ROLE_BURN] * 5 + [pb.CARD_ROLE_RESULT] * 10
     return [
         (lambda c=c, r=r: feed.expose(c, r))  # type: ignore[misc]
         for c, r in zip(cards, roles, strict=False)
@@ -63,7 +64,7 @@ def test_full_deck_streams_every_version_in_order_at_engine_prices(
 ) -> None:
     feed = Feed(server, table_id)
     opened = feed.open()
-    assert (opened.version, opened.last_seq, opened.phase) == (1, 0, pb.OPENING)
+    assert (opened.version, opened.last_seq, opened.phase) == (1, 0, pb.PHASE_OPENING)
     watcher = Watcher(server.pricing(), table_id)
     first = watcher.next()
     assert first == opened  # the current state comes first
@@ -78,7 +79,7 @@ def test_full_deck_streams_every_version_in_order_at_engine_prices(
         assert streamed.version == step + 1 and streamed.last_seq == step
         assert list(streamed.exposed) == exposed
         assert streamed.cards_remaining == 52 - step
-        betting = streamed.phase == pb.BETTING
+        betting = streamed.phase == pb.PHASE_BETTING
         assert betting == (5 <= step < 15)
         assert wire_prices(streamed) == expected_prices(exposed, betting)
         if step > 5:  # a result ended the round before it
@@ -87,15 +88,15 @@ def test_full_deck_streams_every_version_in_order_at_engine_prices(
             assert not streamed.ended_round.void
 
     last = watcher.received[-1]
-    assert (last.phase, last.result_index, last.version) == (pb.SHOE_COMPLETE, 10, 16)
+    assert (last.phase, last.result_index, last.version) == (pb.PHASE_SHOE_COMPLETE, 10, 16)
     expect_error(lambda: feed.expose(cards[15]), grpc.StatusCode.FAILED_PRECONDITION, "new shoe")
     feed.seq -= 1
 
     fresh = feed.new_shoe()
-    assert (fresh.shoe, fresh.phase, list(fresh.exposed)) == (2, pb.OPENING, [])
+    assert (fresh.shoe, fresh.phase, list(fresh.exposed)) == (2, pb.PHASE_OPENING, [])
     assert watcher.next() == fresh
     closed = feed.close()
-    assert closed.phase == pb.CLOSED
+    assert closed.phase == pb.PHASE_CLOSED
     assert watcher.next() == closed
     assert watcher.end() == grpc.StatusCode.OK  # the stream ends with OK when the table closes
 
@@ -119,7 +120,7 @@ def test_watch_from_a_version_past_the_close_ends_with_the_final_state(
     watcher = Watcher(server.pricing(), table_id, from_version=10)
     wait_for(lambda: metric(server, "pricing_watchers") == watchers_before + 1)  # subscribed
     closed = feed.close()  # version 2, below from_version: still the last state there will be
-    assert (closed.version, closed.phase) == (2, pb.CLOSED)
+    assert (closed.version, closed.phase) == (2, pb.PHASE_CLOSED)
     assert watcher.next(timeout=5) == closed
     assert watcher.end(timeout=5) == grpc.StatusCode.OK
     wait_for(lambda: metric(server, "pricing_watchers") == watchers_before)
@@ -152,16 +153,16 @@ def test_voided_round_refunds_and_reopens_on_new_prices(
     for card in BURNS:
         feed.expose(card)
     before = watcher.until(6)
-    assert (before.phase, before.round_id, before.result_index) == (pb.BETTING, 1, 1)
+    assert (before.phase, before.round_id, before.result_index) == (pb.PHASE_BETTING, 1, 1)
 
     voided = feed.void()
     assert watcher.next() == voided
-    assert (voided.round_id, voided.result_index, voided.phase) == (2, 1, pb.BETTING)
+    assert (voided.round_id, voided.result_index, voided.phase) == (2, 1, pb.PHASE_BETTING)
     assert voided.ended_round == pb.RoundResult(round_id=1, result_index=1, void=True)
     assert list(voided.exposed) == BURNS and wire_prices(voided) == wire_prices(before)
 
     # docs/rules.md §1: a card exposed during betting voids the round; the deck continues.
-    burnt = feed.expose("KD", pb.BURN)
+    burnt = feed.expose("KD", pb.CARD_ROLE_BURN)
     assert watcher.next() == burnt
     assert (burnt.round_id, burnt.result_index) == (3, 1)
     assert burnt.ended_round.void and burnt.ended_round.round_id == 2
@@ -174,7 +175,7 @@ def test_voided_round_refunds_and_reopens_on_new_prices(
                 table_id=table_id, round_id=round_id, version=version, bet="HIGH", stake_cents=500
             )
         )
-        assert (result.status, result.returned_cents) == (pb.Settlement.VOID, 500)
+        assert (result.status, result.returned_cents) == (pb.SettleResponse.STATUS_VOID, 500)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,28 +191,32 @@ def test_settlement_win_lose_void_pending_and_stale(server: ServerProcess, table
     payout = {p.bet: p.payout_hundredths for p in state.prices}
     settle = server.pricing().Settle
 
-    def bet(bet: str, stake: int, *, r: int = round_id, v: int = version) -> pb.Settlement:
+    def bet(bet: str, stake: int, *, r: int = round_id, v: int = version) -> pb.SettleResponse:
         return settle(
             pb.SettleRequest(table_id=table_id, round_id=r, version=v, bet=bet, stake_cents=stake)
         )
 
     pending = bet("HIGH", 333)
-    assert (pending.status, pending.returned_cents) == (pb.Settlement.PENDING, 0)
+    assert (pending.status, pending.returned_cents) == (pb.SettleResponse.STATUS_PENDING, 0)
     assert pending.payout_hundredths == payout["HIGH"]
 
-    feed.expose("KH", pb.RESULT)  # K: HIGH and ODD win, LOW, EVEN and SEVEN lose
+    feed.expose("KH", pb.CARD_ROLE_RESULT)  # K: HIGH and ODD win, LOW, EVEN and SEVEN lose
     win = bet("HIGH", 333)
-    assert win.status == pb.Settlement.WIN and win.result_card == "KH"
+    assert win.status == pb.SettleResponse.STATUS_WIN and win.result_card == "KH"
     assert win.returned_cents == 333 + 333 * payout["HIGH"] // 100  # integer floor of profit
     assert bet("odd", 1000).returned_cents == 1000 + 10 * payout["ODD"]
     for losing in ("LOW", "EVEN", "SEVEN"):
         lost = bet(losing, 1000)
-        assert (lost.status, lost.returned_cents, lost.result_card) == (pb.Settlement.LOSE, 0, "KH")
+        assert (lost.status, lost.returned_cents, lost.result_card) == (
+            pb.SettleResponse.STATUS_LOSE,
+            0,
+            "KH",
+        )
 
     # Round 2 opened at version 7 on new prices; it is voided.
     feed.void()
     void = bet("LOW", 250, r=2, v=7)
-    assert (void.status, void.returned_cents) == (pb.Settlement.VOID, 250)
+    assert (void.status, void.returned_cents) == (pb.SettleResponse.STATUS_VOID, 250)
 
     # Stale or impossible bets: FAILED_PRECONDITION naming round, version and bet.
     expect_error(
@@ -349,14 +354,14 @@ def test_seq_duplicate_conflict_and_gap(server: ServerProcess, table_id: str) ->
 
     # A retry of seq 1 with the same card: the state as of that event, nothing removed twice.
     retry = feed.stub.ExposeCard(
-        pb.ExposeCardRequest(table_id=table_id, seq=1, card="as", role=pb.BURN)
+        pb.ExposeCardRequest(table_id=table_id, seq=1, card="as", role=pb.CARD_ROLE_BURN)
     )
     assert retry == after_first
     assert get(pb.GetTableRequest(table_id=table_id)) == now
 
     expect_error(
         lambda: feed.stub.ExposeCard(
-            pb.ExposeCardRequest(table_id=table_id, seq=1, card="QH", role=pb.BURN)
+            pb.ExposeCardRequest(table_id=table_id, seq=1, card="QH", role=pb.CARD_ROLE_BURN)
         ),
         grpc.StatusCode.ALREADY_EXISTS,
         "seq 1",
@@ -370,7 +375,7 @@ def test_seq_duplicate_conflict_and_gap(server: ServerProcess, table_id: str) ->
     )
     expect_error(
         lambda: feed.stub.ExposeCard(
-            pb.ExposeCardRequest(table_id=table_id, seq=5, card="QH", role=pb.BURN)
+            pb.ExposeCardRequest(table_id=table_id, seq=5, card="QH", role=pb.CARD_ROLE_BURN)
         ),
         grpc.StatusCode.FAILED_PRECONDITION,
         "expected seq 3",
@@ -411,7 +416,7 @@ ERROR_ROWS: list[tuple[str, Callable[[Feed], None], str, grpc.StatusCode, tuple[
     (
         "no role",
         lambda f: _opened_hilo(f, 2),
-        "expose:9H:CARD_ROLE_UNSPECIFIED",
+        "expose:9H:UNSPECIFIED",
         grpc.StatusCode.INVALID_ARGUMENT,
         ("role",),
     ),
@@ -546,7 +551,9 @@ def _send(feed: Feed, action: str) -> object:
     if kind == "expose":
         card, role = arg.split(":")
         return stub.ExposeCard(
-            pb.ExposeCardRequest(table_id=tid, seq=seq, card=card, role=pb.CardRole.Value(role))
+            pb.ExposeCardRequest(
+                table_id=tid, seq=seq, card=card, role=enum_number(pb.CardRole, role)
+            )
         )
     if kind == "void":
         return stub.VoidRound(pb.VoidRoundRequest(table_id=tid, seq=seq))
@@ -567,8 +574,8 @@ def _send(feed: Feed, action: str) -> object:
         return stub.VoidRound(pb.VoidRoundRequest(table_id=tid, seq=0))
     if arg == "seven":
         rules = pb.HiLoRules(seven=pb.PayRule(rtp_bp=9000, min_hundredths=100, max_hundredths=5000))
-        return stub.OpenTable(pb.OpenTableRequest(table_id=tid, game=pb.HILO, hilo=rules))
-    return stub.OpenTable(pb.OpenTableRequest(table_id=tid, game=pb.HILO, decks=2))
+        return stub.OpenTable(pb.OpenTableRequest(table_id=tid, game=pb.GAME_HILO, hilo=rules))
+    return stub.OpenTable(pb.OpenTableRequest(table_id=tid, game=pb.GAME_HILO, decks=2))
 
 
 @pytest.mark.parametrize(
@@ -600,35 +607,37 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
     bad_rule = pb.HiLoRules(low=pb.PayRule(rtp_bp=0, min_hundredths=1, max_hundredths=2))
     rows = [
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.HILO, decks=3),
+            pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO, decks=3),
             grpc.StatusCode.INVALID_ARGUMENT,
             "decks 3",
         ),
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.HILO, hilo=bad_rule),
+            pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HILO, hilo=bad_rule),
             grpc.StatusCode.INVALID_ARGUMENT,
             "rtp_bp",
         ),
         (pb.OpenTableRequest(table_id=table_id), grpc.StatusCode.INVALID_ARGUMENT, "game"),
         (
-            pb.OpenTableRequest(table_id="", game=pb.HILO),
+            pb.OpenTableRequest(table_id="", game=pb.GAME_HILO),
             grpc.StatusCode.INVALID_ARGUMENT,
             "table_id",
         ),
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.HILO, blackjack=pb.BlackjackRules()),
+            pb.OpenTableRequest(
+                table_id=table_id, game=pb.GAME_HILO, blackjack=pb.BlackjackRules()
+            ),
             grpc.StatusCode.INVALID_ARGUMENT,
             "blackjack",
         ),
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.BLACKJACK, decks=9),
+            pb.OpenTableRequest(table_id=table_id, game=pb.GAME_BLACKJACK, decks=9),
             grpc.StatusCode.INVALID_ARGUMENT,
             "decks 9",
         ),
         (
             pb.OpenTableRequest(
                 table_id=table_id,
-                game=pb.BLACKJACK,
+                game=pb.GAME_BLACKJACK,
                 blackjack=pb.BlackjackRules(dealer_rule=7),  # type: ignore[arg-type]
             ),
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -637,7 +646,7 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
         (
             pb.OpenTableRequest(
                 table_id=table_id,
-                game=pb.BLACKJACK,
+                game=pb.GAME_BLACKJACK,
                 blackjack=pb.BlackjackRules(shuffle_mode=9),  # type: ignore[arg-type]
             ),
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -646,9 +655,11 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
         (
             pb.OpenTableRequest(
                 table_id=table_id,
-                game=pb.BLACKJACK,
+                game=pb.GAME_BLACKJACK,
                 blackjack=pb.BlackjackRules(
-                    pairs=pb.PairsPaytable(preset=pb.ANY_PAIR, pays_hundredths={"PERFECT": 3000})
+                    pairs=pb.PairsPaytable(
+                        preset=pb.PAIRS_PRESET_ANY_PAIR, payout_hundredths={"PERFECT": 3000}
+                    )
                 ),
             ),
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -657,7 +668,7 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
         (
             pb.OpenTableRequest(
                 table_id=table_id,
-                game=pb.BLACKJACK,
+                game=pb.GAME_BLACKJACK,
                 blackjack=pb.BlackjackRules(
                     royal_match=pb.RoyalMatchPaytable(crown_hundredths=50000, crown_enabled=False)
                 ),
@@ -666,14 +677,14 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
             "crown_enabled",
         ),
         (
-            pb.OpenTableRequest(table_id=table_id, game=pb.GOA_GAE, decks=2),
+            pb.OpenTableRequest(table_id=table_id, game=pb.GAME_GOA_GAE, decks=2),
             grpc.StatusCode.INVALID_ARGUMENT,
             "decks 2",
         ),
         (
             pb.OpenTableRequest(
                 table_id=table_id,
-                game=pb.GOA_GAE,
+                game=pb.GAME_GOA_GAE,
                 goa_gae=pb.GoaGaeRules(bets={"PAIR": pb.PayRule(rtp_bp=9000)}),
             ),
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -682,7 +693,7 @@ def test_open_table_errors_create_nothing(server: ServerProcess, table_id: str) 
         (
             pb.OpenTableRequest(
                 table_id=table_id,
-                game=pb.GOA_GAE,
+                game=pb.GAME_GOA_GAE,
                 goa_gae=pb.GoaGaeRules(bets={"NINE": pb.PayRule(rtp_bp=20000)}),
             ),
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -712,7 +723,7 @@ def test_unknown_table_is_not_found_everywhere(server: ServerProcess) -> None:
         lambda: pricing.GetTable(pb.GetTableRequest(table_id="ghost")),
         lambda: next(pricing.WatchTable(pb.WatchTableRequest(table_id="ghost"))),
         lambda: dealer.ExposeCard(
-            pb.ExposeCardRequest(table_id="ghost", seq=1, card="AS", role=pb.BURN)
+            pb.ExposeCardRequest(table_id="ghost", seq=1, card="AS", role=pb.CARD_ROLE_BURN)
         ),
         lambda: dealer.NewShoe(pb.NewShoeRequest(table_id="ghost", seq=1)),
         lambda: dealer.CloseTable(pb.CloseTableRequest(table_id="ghost", seq=1)),
@@ -729,7 +740,7 @@ def test_an_empty_table_id_is_an_invalid_argument_everywhere(server: ServerProce
         lambda: pricing.Settle(
             pb.SettleRequest(table_id="", round_id=1, version=1, bet="LOW", stake_cents=1)
         ),
-        lambda: dealer.OpenTable(pb.OpenTableRequest(table_id="", game=pb.HILO)),
+        lambda: dealer.OpenTable(pb.OpenTableRequest(table_id="", game=pb.GAME_HILO)),
         lambda: dealer.ExposeCard(pb.ExposeCardRequest(table_id="", seq=1, card="AS", role=1)),
         lambda: dealer.CloseTable(pb.CloseTableRequest(table_id="", seq=1)),
     ]
@@ -744,11 +755,11 @@ def test_an_empty_table_id_is_an_invalid_argument_everywhere(server: ServerProce
 def test_quote_matches_the_engine_and_rejects_bad_input(server: ServerProcess) -> None:
     quote = server.pricing().Quote
     for seen in ([], ["7H", "KS", "2D"], shuffled_deck(3)[:14]):
-        response = quote(pb.QuoteRequest(game=pb.HILO, exposed=seen))
+        response = quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=seen))
         assert wire_prices(response) == expected_prices(seen, betting=True)
         assert response.cards_remaining == 52 - len(seen)
     rules = pb.HiLoRules(seven=pb.PayRule(rtp_bp=9000, min_hundredths=100, max_hundredths=5000))
-    custom = quote(pb.QuoteRequest(game=pb.HILO, exposed=["7H"], hilo=rules))
+    custom = quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=["7H"], hilo=rules))
     paytable = hilo.HiLoPaytable(seven=hilo.PayRule(9000, 100, 5000))
     assert (
         custom.prices[4].payout_hundredths
@@ -756,17 +767,17 @@ def test_quote_matches_the_engine_and_rejects_bad_input(server: ServerProcess) -
     )
 
     expect_error(
-        lambda: quote(pb.QuoteRequest(game=pb.HILO, exposed=["ZZ"])),
+        lambda: quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=["ZZ"])),
         grpc.StatusCode.INVALID_ARGUMENT,
         "'ZZ'",
     )
     expect_error(
-        lambda: quote(pb.QuoteRequest(game=pb.HILO, exposed=["AS", "as"])),
+        lambda: quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=["AS", "as"])),
         grpc.StatusCode.INVALID_ARGUMENT,
         "AS",
     )
     expect_error(
-        lambda: quote(pb.QuoteRequest(game=pb.HILO, decks=4)),
+        lambda: quote(pb.QuoteRequest(game=pb.GAME_HILO, decks=4)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "decks 4",
     )
@@ -798,7 +809,7 @@ def test_metrics_show_sub_ms_histograms_and_counts_matching_the_calls(
     published = metric(server, "pricing_publish_seconds_count")
 
     for _ in range(7):
-        pricing.Quote(pb.QuoteRequest(game=pb.HILO, exposed=["AS"]))
+        pricing.Quote(pb.QuoteRequest(game=pb.GAME_HILO, exposed=["AS"]))
     for _ in range(3):
         with pytest.raises(grpc.RpcError):
             pricing.GetTable(pb.GetTableRequest(table_id="absent"))
@@ -906,7 +917,7 @@ def test_the_service_agrees_with_the_local_fold_of_its_events(
         elif kind == "expose":
             assert card is not None and role is not None
             request = pb.ExposeCardRequest(
-                table_id=table_id, seq=seq, card=card, role=pb.CardRole.Value(role)
+                table_id=table_id, seq=seq, card=card, role=enum_number(pb.CardRole, role)
             )
             send = functools.partial(feed.stub.ExposeCard, request)
         else:
@@ -946,7 +957,10 @@ def _resend(feed: Feed, seq: int, event: object) -> Callable[[], pb.TableState]:
     tid = feed.table_id
     if isinstance(event, ExposeCard):
         request = pb.ExposeCardRequest(
-            table_id=tid, seq=seq, card=str(event.card), role=pb.CardRole.Value(event.role.name)
+            table_id=tid,
+            seq=seq,
+            card=str(event.card),
+            role=enum_number(pb.CardRole, event.role.name),
         )
         return functools.partial(feed.stub.ExposeCard, request)
     if isinstance(event, VoidRound):

@@ -88,6 +88,6 @@ def test_our_errors_keep_their_code_and_message() -> None:
     service = PricingService()
     aborted = call(service, "GetTable", pb.GetTableRequest(table_id="ghost"))
     assert (aborted.code, aborted.details) == (grpc.StatusCode.NOT_FOUND, "no table 'ghost'")
-    twice = pb.QuoteRequest(game=pb.HILO, exposed=["AS", "as"])
+    twice = pb.QuoteRequest(game=pb.GAME_HILO, exposed=["AS", "as"])
     aborted = call(service, "Quote", twice)  # CardNotInShoe in a stateless quote: bad argument
     assert aborted.code == grpc.StatusCode.INVALID_ARGUMENT and "AS" in aborted.details

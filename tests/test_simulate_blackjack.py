@@ -39,7 +39,10 @@ def test_simulate_deals_every_seat_and_plays_hands_as_a_dealer(
     assert cli.main(argv, out=out) == 0
     with PricingClient(server.target) as client:
         state = client.get_table(table_id)
-    assert state.phase == pb.CLOSED and [s.seat for s in state.seats] == list(range(1, 8))[:seats]
+    assert (
+        state.phase == pb.PHASE_CLOSED
+        and [s.seat for s in state.seats] == list(range(1, 8))[:seats]
+    )
 
     rounds = rounds_dealt(out.getvalue())
     assert len(rounds) > 5

@@ -178,7 +178,7 @@ def blackjack_table(decks: int = 0, **options: object) -> Table:
 def side_bet_rows(table: Table) -> dict[str, tuple[object, ...]]:
     return {
         sb.bet: (
-            tuple((o.name, o.ways, o.total, o.pays_hundredths) for o in sb.outcomes),
+            tuple((o.name, o.ways, o.total, o.payout_hundredths) for o in sb.outcomes),
             sb.rtp,
             sb.player_favourable,
         )
@@ -191,7 +191,7 @@ def engine_rows(exposed: list[str], decks: int, **kwargs: object) -> dict[str, t
     return {
         bet: (
             tuple(
-                (name, o.ways, o.total, o.pays_hundredths)
+                (name, o.ways, o.total, o.payout_hundredths)
                 for name, o in odds[bet].outcomes.items()
                 if name != "LOSE"
             ),
@@ -343,8 +343,8 @@ def test_a_reopen_with_another_config_names_what_differs_as_the_request_does() -
         ),
         (
             TableConfig(Game.BLACKJACK, 0, BlackjackOptions(pairs=blackjack.ANY_PAIR)),
-            "it has blackjack.pairs.pays_hundredths {PERFECT: 2500 COLOURED: 1200 MIXED: 600}; "
-            "this request asks for blackjack.pairs.pays_hundredths {PAIR: 1100}",
+            "it has blackjack.pairs.payout_hundredths {PERFECT: 2500 COLOURED: 1200 MIXED: 600}; "
+            "this request asks for blackjack.pairs.payout_hundredths {PAIR: 1100}",
         ),
         (TableConfig(Game.HILO), "it has game BLACKJACK; this request asks for game HILO"),
     ]
@@ -380,16 +380,16 @@ def test_reopening_is_idempotent_for_the_same_options_once_defaults_are_filled_i
 
 def test_rules_messages_become_the_engines_objects() -> None:
     def blackjack_options(rules: pb.BlackjackRules) -> object:
-        request = pb.OpenTableRequest(table_id="x", game=pb.BLACKJACK, blackjack=rules)
+        request = pb.OpenTableRequest(table_id="x", game=pb.GAME_BLACKJACK, blackjack=rules)
         return config_from_proto(request.game, 0, request).rules
 
     assert blackjack_options(pb.BlackjackRules()) == BlackjackOptions()
     options = blackjack_options(
         pb.BlackjackRules(
-            dealer_rule=pb.H17,
-            shuffle_mode=pb.CONTINUOUS,
+            dealer_rule=pb.DEALER_RULE_H17,
+            shuffle_mode=pb.SHUFFLE_MODE_CONTINUOUS,
             royal_match=pb.RoyalMatchPaytable(crown_enabled=True, easy_hundredths=300),
-            pairs=pb.PairsPaytable(pays_hundredths={"perfect": 3000}),
+            pairs=pb.PairsPaytable(payout_hundredths={"perfect": 3000}),
         )
     )
     assert options == BlackjackOptions(
@@ -418,13 +418,15 @@ def test_rules_messages_become_the_engines_objects() -> None:
         assert isinstance(options, BlackjackOptions)
         assert options.royal_match == want, message
     any_pair = blackjack_options(
-        pb.BlackjackRules(pairs=pb.PairsPaytable(preset=pb.ANY_PAIR, pays_hundredths={"PAIR": 900}))
+        pb.BlackjackRules(
+            pairs=pb.PairsPaytable(preset=pb.PAIRS_PRESET_ANY_PAIR, payout_hundredths={"PAIR": 900})
+        )
     )
     assert isinstance(any_pair, BlackjackOptions)
     assert any_pair.pairs == blackjack.PairsPaytable(pair_hundredths=900)
 
     request = pb.QuoteRequest(
-        game=pb.GOA_GAE, goa_gae=pb.GoaGaeRules(bets={"nine": pb.PayRule(rtp_bp=9000)})
+        game=pb.GAME_GOA_GAE, goa_gae=pb.GoaGaeRules(bets={"nine": pb.PayRule(rtp_bp=9000)})
     )
     rules = config_from_proto(request.game, 0, request).rules
     assert rules == goagae.GoaGaePaytable(nine=PayRule(9000, 0, 0))

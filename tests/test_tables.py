@@ -63,12 +63,12 @@ BURNS = [expose(c) for c in ("2S", "3S", "4S", "5S", "6S")]
 
 
 def test_enums_match_the_wire() -> None:
-    assert {g.name: int(g) for g in Game} == {
-        n: pb.Game.Value(n) for n in ("HILO", "BLACKJACK", "GOA_GAE")
-    }
-    assert {p.name: int(p) for p in TablePhase} == {
-        n: pb.Phase.Value(n) for n in ("OPENING", "BETTING", "SHOE_COMPLETE", "CLOSED", "DEALING")
-    }
+    """The tables' enums are the wire's, number for number, each named as the wire's value
+    without its enum's prefix (``Game.HILO`` is ``GAME_HILO``)."""
+    wire_games = {v.name: v.number for v in pb.Game.DESCRIPTOR.values if v.number}
+    assert {f"GAME_{g.name}": int(g) for g in Game} == wire_games
+    wire_phases = {v.name: v.number for v in pb.Phase.DESCRIPTOR.values if v.number}
+    assert {f"PHASE_{p.name}": int(p) for p in TablePhase} == wire_phases
 
 
 def test_a_full_deck_folds_to_the_engine_state() -> None:

@@ -79,7 +79,7 @@ def test_an_mtls_server_refuses_a_client_without_a_certificate(tmp_path: Path) -
         assert health(tls_channel(server, ca.path, client.cert, client.key)) == grpc.StatusCode.OK
         channel = tls_channel(server, ca.path, client.cert, client.key)
         state = pb_grpc.DealerServiceStub(channel).OpenTable(
-            pb.OpenTableRequest(table_id="mtls-1", game=pb.HILO), timeout=10
+            pb.OpenTableRequest(table_id="mtls-1", game=pb.GAME_HILO), timeout=10
         )
         assert state.version == 1
         channel.close()
@@ -98,7 +98,7 @@ def test_sighup_switches_certificates_without_dropping_the_server(tmp_path: Path
     try:
         kept = tls_channel(server, old_ca.path)  # a connection made before the switch
         dealer = pb_grpc.DealerServiceStub(kept)
-        dealer.OpenTable(pb.OpenTableRequest(table_id="reload-1", game=pb.HILO), timeout=10)
+        dealer.OpenTable(pb.OpenTableRequest(table_id="reload-1", game=pb.GAME_HILO), timeout=10)
         assert health(tls_channel(server, new_ca.path)) == grpc.StatusCode.UNAVAILABLE
         shutil.copy(new.cert, cert)
         shutil.copy(new.key, key)
@@ -107,7 +107,8 @@ def test_sighup_switches_certificates_without_dropping_the_server(tmp_path: Path
         wait_for(lambda: health(tls_channel(server, new_ca.path)) == grpc.StatusCode.OK)
         assert health(tls_channel(server, old_ca.path)) == grpc.StatusCode.UNAVAILABLE
         state = dealer.ExposeCard(  # the old connection still works: nothing was dropped
-            pb.ExposeCardRequest(table_id="reload-1", seq=1, card="2S", role=pb.BURN), timeout=10
+            pb.ExposeCardRequest(table_id="reload-1", seq=1, card="2S", role=pb.CARD_ROLE_BURN),
+            timeout=10,
         )
         assert state.version == 2
         kept.close()

@@ -30,10 +30,10 @@ class Feed:
         self.seq = 0
 
     def open(self, **kwargs: Any) -> pb.TableState:
-        kwargs.setdefault("game", pb.HILO)
+        kwargs.setdefault("game", pb.GAME_HILO)
         return self.stub.OpenTable(pb.OpenTableRequest(table_id=self.table_id, **kwargs))
 
-    def expose(self, card: str, role: int = pb.BURN, seat: int = 0) -> pb.TableState:
+    def expose(self, card: str, role: int = pb.CARD_ROLE_BURN, seat: int = 0) -> pb.TableState:
         self.seq += 1
         return self.stub.ExposeCard(
             pb.ExposeCardRequest(

@@ -156,7 +156,7 @@ def row(kind: str, experiments: str | None, streams: int) -> tuple[float, float 
             with grpc.insecure_channel(target) as channel:
                 dealer = pb_grpc.DealerServiceStub(channel)
                 for table in TABLES:
-                    dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.HILO))
+                    dealer.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
 
         def heap() -> int | None:
             if kind != "bare":

@@ -29,7 +29,7 @@ async function main() {
   const { dealer, reads } = connect(target);
 
   // OpenTable again with the same rules returns the table as it is: carry on from last_seq.
-  const opened = await call(dealer, 'OpenTable', { table_id: table, game: 'HILO' });
+  const opened = await call(dealer, 'OpenTable', { table_id: table, game: 'GAME_HILO' });
   let seq = Number(opened.last_seq);
   say({ step: 'opened', table, version: opened.version, phase: opened.phase });
 
@@ -43,7 +43,7 @@ async function main() {
   }
 
   const burns = ['2S', '3S', '4S', '5S', '6S'].map((card) => ({
-    expose_card: { table_id: table, seq: String(++seq), card, role: 'BURN' },
+    expose_card: { table_id: table, seq: String(++seq), card, role: 'CARD_ROLE_BURN' },
   }));
   const answers = await feed(dealer, burns);
   const last = answers[answers.length - 1];
@@ -51,14 +51,14 @@ async function main() {
 
   for (const card of ['KH', '9D']) {
     const state = await call(dealer, 'ExposeCard', {
-      table_id: table, seq: String(++seq), card, role: 'RESULT',
+      table_id: table, seq: String(++seq), card, role: 'CARD_ROLE_RESULT',
     });
     say({ step: 'result', card, version: state.version, round_id: state.round_id });
   }
 
   // A seq that skips one is refused, and nothing changes: the error says what was expected.
   try {
-    await call(dealer, 'ExposeCard', { table_id: table, seq: String(seq + 2), card: '2C', role: 'BURN' });
+    await call(dealer, 'ExposeCard', { table_id: table, seq: String(seq + 2), card: '2C', role: 'CARD_ROLE_BURN' });
     say({ step: 'refused', code: 'OK' });
   } catch (err) {
     say({ step: 'refused', code: codeName(err), details: err.details, error_info: errorInfo(err) });

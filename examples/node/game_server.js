@@ -30,7 +30,7 @@ async function main() {
   const { target, table } = options(process.argv, { table: 'node-demo' });
   const { reads } = connect(target);
 
-  const quote = await call(reads, 'Quote', { game: 'HILO', exposed: ['AS', 'KD'] });
+  const quote = await call(reads, 'Quote', { game: 'GAME_HILO', exposed: ['AS', 'KD'] });
   const seven = quote.prices.find((price) => price.bet === 'SEVEN');
   say({ step: 'quote', bet: seven.bet, wins: seven.wins, remaining: seven.remaining,
     payout_hundredths: seven.payout_hundredths });
@@ -44,13 +44,13 @@ async function main() {
       say({ step: 'watching', table, version: state.version });
     }
     const high = state.prices.find((price) => price.bet === 'HIGH');
-    if (bet === null && state.phase === 'BETTING' && high && high.open) {
+    if (bet === null && state.phase === 'PHASE_BETTING' && high && high.open) {
       bet = { round_id: state.round_id, version: state.version };
       say({ step: 'bet', bet: 'HIGH', ...bet, payout_hundredths: high.payout_hundredths });
     }
     // Every state that ends a round reaches every watcher, however slow: the result is seen.
     if (bet !== null && state.ended_round && state.ended_round.round_id === bet.round_id) ended = true;
-    if (state.phase === 'CLOSED') break;
+    if (state.phase === 'PHASE_CLOSED') break;
   }
   if (bet === null) throw new Error('the table closed before a round was open for betting');
   const settlement = await call(reads, 'Settle', {

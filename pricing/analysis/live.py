@@ -200,7 +200,7 @@ class _Totals:
 
 def _stake_moments(outcomes: Iterable[tuple[int, int, int]]) -> tuple[Fraction, Fraction]:
     """Mean and variance of what one unit returns (in units), over disjoint winning outcomes
-    ``(ways, total, pays_hundredths)``; every other outcome returns nothing."""
+    ``(ways, total, payout_hundredths)``; every other outcome returns nothing."""
     mean = second = Fraction(0)
     for ways, total, pays in outcomes:
         if not ways:
@@ -214,13 +214,13 @@ def _stake_moments(outcomes: Iterable[tuple[int, int, int]]) -> tuple[Fraction, 
 
 def _offered(view: GameView) -> Iterable[tuple[str, bool, list[tuple[int, int, int]]]]:
     """Every bet open at ``view``: its name, whether it is a side bet (settled per seat), and
-    its winning outcomes as ``(ways, total, pays_hundredths)``."""
+    its winning outcomes as ``(ways, total, payout_hundredths)``."""
     for bet, price in view.prices.items():
         if price.open:
             yield bet, False, [(price.wins, price.remaining, price.payout_hundredths)]
     for sb in view.side_bets:
         if sb.open:
-            yield sb.bet, True, [(o.ways, o.total, o.pays_hundredths) for o in sb.outcomes]
+            yield sb.bet, True, [(o.ways, o.total, o.payout_hundredths) for o in sb.outcomes]
 
 
 def _settle_round(

@@ -16,7 +16,7 @@ from pricing.v1 import pricing_pb2 as pb
 __all__ = ["GAMES", "connect", "emit_json", "show_message"]
 
 #: The games as the command line names them.
-GAMES: Final = {"hilo": pb.HILO, "goagae": pb.GOA_GAE, "blackjack": pb.BLACKJACK}
+GAMES: Final = {"hilo": pb.GAME_HILO, "goagae": pb.GAME_GOA_GAE, "blackjack": pb.GAME_BLACKJACK}
 
 
 def connect(args: argparse.Namespace, timeout: float | None = 10.0) -> PricingClient:

@@ -49,15 +49,15 @@ class DemoDealer:
     def hilo(self, state: pb.TableState, cards: list[str]) -> None:
         """5 burns, 10 results; a card shown during betting is a burn that voids the round
         (with --void-rate 1 every card is a burn, until the deck is out)."""
-        while state.phase != pb.SHOE_COMPLETE and cards:
+        while state.phase != pb.PHASE_SHOE_COMPLETE and cards:
             role = "RESULT"
-            if state.phase == pb.OPENING or self.rng.random() < self.void_rate:
+            if state.phase == pb.PHASE_OPENING or self.rng.random() < self.void_rate:
                 role = "BURN"
             state = self.deal(cards.pop(), role)
 
     def goagae(self, state: pb.TableState, cards: list[str]) -> None:
         """Rounds of three PLAYER and three DEALER cards, dealt in turn, until the deck is out."""
-        while state.phase != pb.SHOE_COMPLETE and cards:
+        while state.phase != pb.PHASE_SHOE_COMPLETE and cards:
             for role in (["PLAYER", "DEALER"] * 3)[: len(cards)]:
                 self.deal(cards.pop(), role)
             state = self.end_round()

@@ -14,6 +14,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_short_name
 
 __all__ = [
     "DEALER_RESULTS",
@@ -46,7 +47,7 @@ def _legend(game: int, round_lines: bool) -> list[str]:
     """What the numbers of ``format_state``'s lines are; ``round_lines``: the lines of rounds
     that ended come between them (a watch)."""
     note = _ROUND_LINE if round_lines else ""
-    if game == pb.BLACKJACK:
+    if game == pb.GAME_BLACKJACK:
         return [
             "# side bets: RTP % of the next round while betting (! favours the player); "
             "INS: insurance RTP %",
@@ -56,7 +57,7 @@ def _legend(game: int, round_lines: bool) -> list[str]:
 
 
 #: Blackjack's phases are BETTING and DEALING: its columns take the room of SHOE_COMPLETE.
-_PHASE_WIDTH: Final[dict[int, int]] = {pb.BLACKJACK: 8}
+_PHASE_WIDTH: Final[dict[int, int]] = {pb.GAME_BLACKJACK: 8}
 
 
 def _odds(hundredths: int) -> str:
@@ -85,7 +86,7 @@ def _columns(state: pb.TableState) -> list[tuple[str, int]]:
     bets = [p.bet for p in state.prices] + [sb.bet for sb in state.side_bets]
     labels = [_LABELS.get(bet, bet) for bet in bets]
     columns = [(label, max(6, len(label)) + 1) for label in labels]
-    if state.game == pb.BLACKJACK:  # a percentage is at most 100.0, its column narrower
+    if state.game == pb.GAME_BLACKJACK:  # a percentage is at most 100.0, its column narrower
         columns += [(name, 6) for name in DEALER_RESULTS] + [("INS", 6)]
     return columns
 
@@ -94,7 +95,7 @@ def _values(state: pb.TableState) -> list[str]:
     cells = [_odds(p.payout_hundredths) if p.open else "--" for p in state.prices]
     for sb in state.side_bets:  # the next round's odds: shown while it can be bet
         cells.append(_percent(sb.rtp) + ("!" if sb.player_favourable else "") if sb.open else "")
-    if state.game == pb.BLACKJACK:
+    if state.game == pb.GAME_BLACKJACK:
         dealer = {o.name: o.probability for o in state.dealer_outcomes.outcomes}
         cells += [_percent(dealer[name]) if dealer.get(name) else "" for name in DEALER_RESULTS]
         insurance = state.insurance
@@ -126,7 +127,7 @@ def format_state(state: pb.TableState) -> str:
         (
             f"v{state.version}",
             f"s{state.shoe} r{state.round_id}{index}",
-            pb.Phase.Name(state.phase),
+            enum_short_name(pb.Phase, state.phase),
             state.exposed[-1] if state.exposed else "--",
             str(state.cards_remaining),
         ),
@@ -185,7 +186,7 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
         for o in sb.outcomes:
             lines.append(
                 f"  {o.name:<8} {o.probability:.6f} ({o.ways}/{o.total})  pays "
-                f"{_odds(o.pays_hundredths)} : 1"
+                f"{_odds(o.payout_hundredths)} : 1"
             )
     if response.HasField("insurance"):
         i = response.insurance
@@ -194,7 +195,7 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
     if response.HasField("dealer_outcomes"):
         d = response.dealer_outcomes
         cells = "  ".join(f"{o.name} {o.probability:.6f}" for o in d.outcomes)
-        lines.append(f"DEALER {d.up_card} {pb.DealerRule.Name(d.rule)}  {cells}")
+        lines.append(f"DEALER {d.up_card} {enum_short_name(pb.DealerRule, d.rule)}  {cells}")
     if response.side_bets:
         lines.append(f"{response.cards_remaining} cards left in the shoe")
     return "\n".join(lines)
@@ -206,8 +207,8 @@ def format_table(state: pb.TableState) -> str:
     decks = f"{state.decks} deck{'s' if state.decks != 1 else ''}"
     index = f" (#{state.result_index} of the deck)" if state.result_index else ""
     lines = [
-        f"table {state.table_id!r}: {pb.Game.Name(state.game)}, {decks}, "
-        f"{pb.Phase.Name(state.phase)}",
+        f"table {state.table_id!r}: {enum_short_name(pb.Game, state.game)}, {decks}, "
+        f"{enum_short_name(pb.Phase, state.phase)}",
         f"version {state.version}, last_seq {state.last_seq}, shoe {state.shoe}, "
         f"round {state.round_id}{index}, {state.cards_remaining} cards left",
         f"seen ({len(state.exposed)}): {' '.join(state.exposed) if state.exposed else '-'}",
@@ -221,10 +222,11 @@ def format_table(state: pb.TableState) -> str:
     return "\n".join([*lines, body]) if body else "\n".join(lines)
 
 
-def format_settlement(s: pb.Settlement) -> str:
+def format_settlement(s: pb.SettleResponse) -> str:
     """A settled bet in one line (``pricing settle``)."""
+    status = enum_short_name(pb.SettleResponse.Status, s.status)
     return (
-        f"{pb.Settlement.Status.Name(s.status)}: {s.bet} on round {s.round_id} at version "
+        f"{status}: {s.bet} on round {s.round_id} at version "
         f"{s.version}, stake {s.stake_cents} cents at {_odds(s.payout_hundredths)} : 1 -> "
         f"returns {s.returned_cents} cents"
         + (f" ({s.outcome})" if s.outcome else "")

@@ -23,6 +23,7 @@ from pricing.cli.format import (
     print_json,
 )
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_number, enum_short_name
 from pricing.wire import answer_quote
 
 __all__ = [
@@ -46,11 +47,13 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
     check_game_options(args, args.game, _QUOTE_OPTIONS)
     game = GAMES[args.game]
     request = pb.QuoteRequest(game=game, decks=args.decks, exposed=args.cards)
-    if game == pb.BLACKJACK:
+    if game == pb.GAME_BLACKJACK:
         request.dealer_up_card = args.up or ""
         rules = request.blackjack
-        rules.dealer_rule = pb.DealerRule.Value(args.rule or "S17")
-        rules.pairs.preset = pb.ANY_PAIR if args.pairs == "any-pair" else pb.PERFECT_PAIRS
+        rules.dealer_rule = enum_number(pb.DealerRule, args.rule or "S17")  # type: ignore[assignment]
+        rules.pairs.preset = (
+            pb.PAIRS_PRESET_ANY_PAIR if args.pairs == "any-pair" else pb.PAIRS_PRESET_PERFECT_PAIRS
+        )
         if args.no_crown:
             rules.royal_match.crown_enabled = False
     return request
@@ -182,8 +185,8 @@ def run_table(args: argparse.Namespace, out: TextIO) -> int:
 def format_tables(tables: Sequence[pb.TableSummary]) -> str:
     """The lobby as a table of text, one line per table (``pricing tables``).
 
-    >>> print(format_tables([pb.TableSummary(table_id="bj-1", game=pb.BLACKJACK, decks=6,
-    ...     phase=pb.BETTING, version=3, cards_remaining=310, watchers=2, seats=7)]))
+    >>> print(format_tables([pb.TableSummary(table_id="bj-1", game=pb.GAME_BLACKJACK, decks=6,
+    ...     phase=pb.PHASE_BETTING, version=3, cards_remaining=310, watchers=2, seats=7)]))
     TABLE  GAME       DECKS  SEATS  PHASE          VERSION   LEFT  WATCHERS
     bj-1   BLACKJACK      6      7  BETTING              3    310         2
     """
@@ -193,9 +196,10 @@ def format_tables(tables: Sequence[pb.TableSummary]) -> str:
     ]
     for t in tables:
         seats = str(t.seats) if t.seats else "-"
+        game, phase = enum_short_name(pb.Game, t.game), enum_short_name(pb.Phase, t.phase)
         lines.append(
-            f"{t.table_id:<{id_w}}  {pb.Game.Name(t.game):<9}  {t.decks:>5}  {seats:>5}  "
-            f"{pb.Phase.Name(t.phase):<13}  {t.version:>7}  {t.cards_remaining:>5}  "
+            f"{t.table_id:<{id_w}}  {game:<9}  {t.decks:>5}  {seats:>5}  "
+            f"{phase:<13}  {t.version:>7}  {t.cards_remaining:>5}  "
             f"{t.watchers:>8}"
         )
     return "\n".join(lines)

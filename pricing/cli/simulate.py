@@ -21,6 +21,7 @@ from pricing.cli.format import WatchPrinter
 from pricing.client import DealerFeed, retry_delay
 from pricing.tables import adapter_for
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_number
 from pricing.wire import config_from_proto
 
 __all__ = ["SIMULATED_SEATS", "run_simulate"]
@@ -39,8 +40,10 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
         raise ValueError("--table must not be empty")
     check_game_options(args, args.game, _SIMULATE_OPTIONS)
     request = pb.OpenTableRequest(table_id=args.table, game=GAMES[args.game], decks=args.decks)
-    if request.game == pb.BLACKJACK:
-        request.blackjack.shuffle_mode = pb.ShuffleMode.Value((args.mode or "depleting").upper())
+    if request.game == pb.GAME_BLACKJACK:
+        request.blackjack.shuffle_mode = enum_number(
+            pb.ShuffleMode, (args.mode or "depleting").upper()
+        )  # type: ignore[assignment]
         request.blackjack.seats = args.seats or SIMULATED_SEATS
     config = config_from_proto(request.game, request.decks, request)
     adapter_for(config.game).configure(config)
@@ -130,10 +133,14 @@ def _deal(
         seats=request.blackjack.seats or 1,
         patient=patient,
     )
-    play = {pb.HILO: dealer.hilo, pb.GOA_GAE: dealer.goagae, pb.BLACKJACK: dealer.blackjack}
+    play = {
+        pb.GAME_HILO: dealer.hilo,
+        pb.GAME_GOA_GAE: dealer.goagae,
+        pb.GAME_BLACKJACK: dealer.blackjack,
+    }
     shoes = 0
     while args.shoes == 0 or shoes < args.shoes:
-        if state.exposed or state.phase not in (pb.OPENING, pb.BETTING) or shoes:
+        if state.exposed or state.phase not in (pb.PHASE_OPENING, pb.PHASE_BETTING) or shoes:
             state = patient(feed.new_shoe)
             show("SHOE", "", state)
         cards = [str(c) for c in DECK] * max(1, state.decks)

@@ -198,7 +198,7 @@ class _Client(Generic[FeedT]):
                         attempt, streaming = 0, True
                         from_version = state.version + 1
                         yield state
-                        if state.phase == pb.CLOSED:
+                        if state.phase == pb.PHASE_CLOSED:
                             return
                 return  # an OK end: the table closed
             except self._io.error as exc:
@@ -236,10 +236,10 @@ class _Client(Generic[FeedT]):
         stake_cents: int,
         *,
         seat: int = 0,
-    ) -> pb.Settlement:
+    ) -> pb.SettleResponse:
         """``seat``: the seat (box) a blackjack side bet is on, 1 to the table's seats."""
         request = settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
-        settlement: pb.Settlement = await self._call(self._pricing.Settle, request)
+        settlement: pb.SettleResponse = await self._call(self._pricing.Settle, request)
         return settlement
 
     @shared

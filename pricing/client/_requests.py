@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import parse_enum
 
 Rules = pb.HiLoRules | pb.BlackjackRules | pb.GoaGaeRules
 """A game's rules message: it goes into the request's ``rules`` oneof by its type."""
@@ -23,13 +24,15 @@ _RULES_FIELD: Final = {
 
 
 def game(value: str | int) -> pb.Game.ValueType:
-    return pb.Game.Value(value.upper()) if isinstance(value, str) else pb.Game.ValueType(value)
+    """A game by number or by name: ``pb.GAME_HILO``, ``"GAME_HILO"``, ``"hilo"``."""
+    return pb.Game.ValueType(parse_enum(pb.Game, value) if isinstance(value, str) else value)
 
 
 def role(value: str | int) -> pb.CardRole.ValueType:
-    if isinstance(value, str):
-        return pb.CardRole.Value(value.upper())
-    return pb.CardRole.ValueType(value)
+    """A card role by number or by name: ``pb.CARD_ROLE_BURN``, ``"CARD_ROLE_BURN"``, ``"burn"``."""
+    return pb.CardRole.ValueType(
+        parse_enum(pb.CardRole, value) if isinstance(value, str) else value
+    )
 
 
 def _set_rules(request: pb.OpenTableRequest | pb.QuoteRequest, rules: Rules | None) -> None:

@@ -468,7 +468,8 @@ class GoaGaeDeck:
         if role not in _ROLES:
             name = role.name if isinstance(role, CardRole) else repr(role)
             raise InvalidInput(
-                f"card role {name} is not used in Goa Gae: use PLAYER, DEALER or BURN"
+                f"card role CARD_ROLE_{name} is not used in Goa Gae: use CARD_ROLE_PLAYER, "
+                "CARD_ROLE_DEALER or CARD_ROLE_BURN"
             )
         if self.phase is Phase.SHOE_COMPLETE:
             raise IllegalMove(

@@ -214,7 +214,10 @@ class HiLoDeck:
         """
         card = parse_card(card)
         if role not in (CardRole.BURN, CardRole.RESULT):
-            raise InvalidInput(f"card role {role.name} is not used in Hi-Lo: use BURN or RESULT")
+            raise InvalidInput(
+                f"card role CARD_ROLE_{role.name} is not used in Hi-Lo: use CARD_ROLE_BURN or "
+                "CARD_ROLE_RESULT"
+            )
         if self.phase is Phase.SHOE_COMPLETE:
             why = f"{RESULTS_PER_DECK} results" if self.cards_remaining else "its last card"
             raise IllegalMove(

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from pricing.errors import InvalidInput
@@ -43,6 +44,7 @@ from pricing.tables import (
     adapter_for,
 )
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_prefix
 from pricing.wire import FEED_KINDS, config_from_proto, config_to_proto, feed_kind
 
 #: Every kind a journal holds: its opening, then the feed's.
@@ -230,6 +232,50 @@ def record_to_json(record: Record) -> dict[str, Any]:
     }
 
 
+#: Fields renamed since exports were first written: old name (and its JSON name) → new.
+_RENAMED_FIELDS: Final = {
+    "pays_hundredths": "payout_hundredths",
+    "paysHundredths": "payoutHundredths",
+}
+
+
+def _current_names(body: Any, descriptor: Descriptor) -> Any:
+    """An export's JSON body in today's names: a renamed field under its new name, an enum
+    value written without its enum's prefix (``"role": "BURN"``, before the prefixes) with it.
+    Anything else is left for ``ParseDict`` to accept or refuse.
+
+    >>> _current_names({"role": "BURN", "card": "2S"}, pb.ExposeCardRequest.DESCRIPTOR)
+    {'role': 'CARD_ROLE_BURN', 'card': '2S'}
+    """
+    if not isinstance(body, dict):
+        return body
+    fields: dict[str, FieldDescriptor] = dict(descriptor.fields_by_name)
+    fields.update((str(f.json_name), f) for f in descriptor.fields)
+    upgraded = {}
+    for old_key, value in body.items():
+        key = str(_RENAMED_FIELDS.get(old_key, old_key))
+        field = fields.get(key)
+        upgraded[key] = value if field is None else _current_value(value, field)
+    return upgraded
+
+
+def _current_value(value: Any, field: FieldDescriptor) -> Any:
+    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        entry = field.message_type.fields_by_name["value"]
+        if isinstance(value, dict):
+            return {k: _current_value(v, entry) for k, v in value.items()}
+        return value
+    if isinstance(value, list):
+        return [_current_value(v, field) for v in value]
+    if field.message_type is not None:
+        return _current_names(value, field.message_type)
+    enum = field.enum_type
+    if enum is not None and isinstance(value, str) and value not in enum.values_by_name:
+        prefixed = enum_prefix(enum) + value
+        return prefixed if prefixed in enum.values_by_name else value
+    return value
+
+
 def record_from_json(line: Mapping[str, Any]) -> Record:
     """The record a line of ``record_to_json`` stands for (``InvalidInput`` if it is not one)."""
     try:
@@ -237,7 +283,7 @@ def record_from_json(line: Mapping[str, Any]) -> Record:
         message_type = _message_type(kind) if kind in _KINDS else None
         message = None if message_type is None else message_type()
         if message is not None:
-            json_format.ParseDict(body, message)
+            json_format.ParseDict(_current_names(body, message.DESCRIPTOR), message)
         elif kind not in _KINDS or body:
             raise InvalidInput(f"unknown event {kind!r}")
         at = dt.datetime.fromisoformat(str(line["accepted_at"]).replace("Z", "+00:00"))

@@ -18,7 +18,7 @@ from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
-from pricing.wire import RULES_FROM_PROTO, game_from_proto
+from pricing.wire import RULES_FROM_PROTO, game_from_proto, seconds, timestamp
 
 __all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
 
@@ -58,13 +58,13 @@ def _bet(r: BetReport) -> pb.DynamicBetReport:
 def report_to_proto(report: HiLoReport | GoaGaeReport | BlackjackReport) -> pb.AnalyzeResponse:
     if isinstance(report, HiLoReport):
         return pb.AnalyzeResponse(
-            game=pb.HILO,
+            game=pb.GAME_HILO,
             positions=report.positions,
             bets=[_bet(r) for r in report.bets.values()],
         )
     if isinstance(report, GoaGaeReport):
         return pb.AnalyzeResponse(
-            game=pb.GOA_GAE,
+            game=pb.GAME_GOA_GAE,
             positions=report.rounds,
             bets=[_bet(r) for r in report.bets.values()],
             left_out=report.left_out,
@@ -93,7 +93,7 @@ def report_to_proto(report: HiLoReport | GoaGaeReport | BlackjackReport) -> pb.A
                 )
             )
     return pb.AnalyzeResponse(
-        game=pb.BLACKJACK, side_bets=side_bets, shoes=report.shoes, seed=report.seed
+        game=pb.GAME_BLACKJACK, side_bets=side_bets, shoes=report.shoes, seed=report.seed
     )
 
 
@@ -105,7 +105,7 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
     if chosen is not None:
         field, convert = RULES_FROM_PROTO[game]
         if chosen != field:
-            raise InvalidOption(f"rules {chosen!r} were sent for a {game.name} analysis")
+            raise InvalidOption(f"rules {chosen!r} were sent for a GAME_{game.name} analysis")
         rules = convert(getattr(request, field))
     if game is Game.HILO:
         assert rules is None or isinstance(rules, HiLoPaytable)
@@ -149,8 +149,8 @@ def live_to_proto(report: LiveReport) -> pb.AnalyzeResponse:
             table_ids=report.table_ids,
             rounds=report.rounds,
             void_rounds=report.void_rounds,
-            first_at=report.first_at or 0.0,
-            last_at=report.last_at or 0.0,
+            first_at=None if report.first_at is None else timestamp(report.first_at),
+            last_at=None if report.last_at is None else timestamp(report.last_at),
             bets=bets,
         ),
     )
@@ -161,7 +161,7 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
     report: ``InvalidOption`` naming what it does carry."""
     if request.game and game_from_proto(request.game) is not game:
         raise InvalidOption(
-            f"table {request.table_id!r} is a {game.name} table, not "
+            f"table {request.table_id!r} is a {pb.Game.Name(int(game))} table, not "  # type: ignore[arg-type]
             f"{pb.Game.Name(request.game)}: leave game out with a table_id"
         )
     extra = [
@@ -180,12 +180,23 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
             f"{', '.join(extra)} are for the theoretical report: a table_id's statistics use "
             "the table's own rules"
         )
-    if request.since and request.until and request.until <= request.since:
-        raise InvalidOption(f"until {request.until} is not after since {request.since}")
+    since, until = _bounds(request)
+    if since is not None and until is not None and until <= since:
+        raise InvalidOption(
+            f"until {request.until.ToJsonString()} is not after since "
+            f"{request.since.ToJsonString()}",
+            field="until",
+        )
+
+
+def _bounds(request: pb.AnalyzeRequest) -> tuple[float | None, float | None]:
+    """The request's since and until in Unix seconds (None: not sent, no bound)."""
+    since = seconds(request.since) if request.HasField("since") else None
+    until = seconds(request.until) if request.HasField("until") else None
+    return since, until
 
 
 def answer_live(request: pb.AnalyzeRequest, records: Sequence[Record]) -> pb.AnalyzeResponse:
     """The live statistics of the table whose journal is ``records``."""
-    return live_to_proto(
-        live_stats([records], since=request.since or None, until=request.until or None)
-    )
+    since, until = _bounds(request)
+    return live_to_proto(live_stats([records], since=since, until=until))

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 import grpc
 import grpc.aio
-from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf import descriptor_pb2, descriptor_pool, timestamp_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2 as reflection_v1alpha
@@ -158,7 +158,8 @@ def _reflection_pool() -> descriptor_pool.DescriptorPool:
     Kept out of the default pool, where a real v1 file loaded later by some library would
     clash with the copy."""
     pool = descriptor_pool.DescriptorPool()
-    for module in (pricing_pb2, health_pb2, reflection_v1alpha):
+    # A file's imports before it (the pricing file's Timestamp).
+    for module in (timestamp_pb2, pricing_pb2, health_pb2, reflection_v1alpha):
         pool.AddSerializedFile(module.DESCRIPTOR.serialized_pb)
     proto = descriptor_pb2.FileDescriptorProto()
     reflection_v1alpha.DESCRIPTOR.CopyToProto(proto)

@@ -208,7 +208,7 @@ class PricingServicer:
             return await asyncio.to_thread(answer_live, request, records)
         return await asyncio.to_thread(answer_analyze, request)
 
-    async def settle(self, request: pb.SettleRequest, context: Context) -> pb.Settlement:
+    async def settle(self, request: pb.SettleRequest, context: Context) -> pb.SettleResponse:
         self.gate.check_ready()
         bet = ascii_name("bet", request.bet)
         settlement = await self.store.settle(

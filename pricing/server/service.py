@@ -58,7 +58,7 @@ _raw: Final = None
 
 #: The read side's answers that are messages, not pre-serialised bytes.
 _SERIALIZERS: Final[dict[str, Callable[[Any], bytes]]] = {
-    "Settle": pb.Settlement.SerializeToString,
+    "Settle": pb.SettleResponse.SerializeToString,
     "ListTables": pb.ListTablesResponse.SerializeToString,
     "Analyze": pb.AnalyzeResponse.SerializeToString,
 }

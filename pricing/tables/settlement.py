@@ -179,12 +179,12 @@ class SettlesBets:
         )
         if result is None:
             return Settlement(SettleStatus.VOID, 0, stake_cents, seat=seat)
-        if result.pays_hundredths < 0:
+        if result.payout_hundredths < 0:
             return Settlement(SettleStatus.LOSE, 0, 0, result.cards, result.outcome, seat)
-        profit = stake_cents * result.pays_hundredths // 100
+        profit = stake_cents * result.payout_hundredths // 100
         return Settlement(
             SettleStatus.WIN,
-            result.pays_hundredths,
+            result.payout_hundredths,
             stake_cents + profit,
             result.cards,
             result.outcome,

@@ -58,7 +58,7 @@ class SideBetOutcomeView:
     name: str
     ways: int
     total: int
-    pays_hundredths: int
+    payout_hundredths: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,5 +185,5 @@ class SideBetResult:
     hundredths (negative: lost) and the cards it settled on."""
 
     outcome: str
-    pays_hundredths: int
+    payout_hundredths: int
     cards: tuple[Card, ...]

@@ -1,1 +1,2 @@
-"""Generated protobuf and gRPC stubs of proto/pricing/v1/pricing.proto (make proto)."""
+"""Generated protobuf and gRPC stubs of proto/pricing/v1/pricing.proto (make proto), and
+``enums``, written by hand: the enum values' prefixes."""

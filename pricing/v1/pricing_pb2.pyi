@@ -5,7 +5,8 @@ The pricing service's contract.
 
 Two services on one port: DealerService is the write side (the dealer feed, a card reader),
 PricingService the read side (game servers). The names marked "contract" are what
-game servers code against: add fields and messages, never rename or renumber.
+game servers code against: add fields and messages, never rename or renumber (CI compares
+every change with the released image, proto/pricing.v1.binpb, by `buf breaking`).
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is
 2.64 : 1), RTP in basis points. Probabilities are given as exact counts (wins / remaining,
@@ -25,6 +26,7 @@ a server limit (its flag and value named). A table id is 1-64 characters of A-Z 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
@@ -46,11 +48,11 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     DESCRIPTOR: _descriptor.EnumDescriptor
     GAME_UNSPECIFIED: _Game.ValueType  # 0
     """refused: a table needs a game"""
-    HILO: _Game.ValueType  # 1
+    GAME_HILO: _Game.ValueType  # 1
     """Live Hi-Lo, docs/rules.md §1"""
-    BLACKJACK: _Game.ValueType  # 2
+    GAME_BLACKJACK: _Game.ValueType  # 2
     """blackjack side bets, insurance, dealer outcomes, §2 and §3"""
-    GOA_GAE: _Game.ValueType  # 3
+    GAME_GOA_GAE: _Game.ValueType  # 3
     """Goa Gae / 9K, §4"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
@@ -62,11 +64,11 @@ class Game(_Game, metaclass=_GameEnumTypeWrapper):
 
 GAME_UNSPECIFIED: Game.ValueType  # 0
 """refused: a table needs a game"""
-HILO: Game.ValueType  # 1
+GAME_HILO: Game.ValueType  # 1
 """Live Hi-Lo, docs/rules.md §1"""
-BLACKJACK: Game.ValueType  # 2
+GAME_BLACKJACK: Game.ValueType  # 2
 """blackjack side bets, insurance, dealer outcomes, §2 and §3"""
-GOA_GAE: Game.ValueType  # 3
+GAME_GOA_GAE: Game.ValueType  # 3
 """Goa Gae / 9K, §4"""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
@@ -78,13 +80,13 @@ class _CardRoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CardRole.Val
     DESCRIPTOR: _descriptor.EnumDescriptor
     CARD_ROLE_UNSPECIFIED: _CardRole.ValueType  # 0
     """refused"""
-    BURN: _CardRole.ValueType  # 1
+    CARD_ROLE_BURN: _CardRole.ValueType  # 1
     """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
-    RESULT: _CardRole.ValueType  # 2
+    CARD_ROLE_RESULT: _CardRole.ValueType  # 2
     """Hi-Lo: the result card of the open round"""
-    PLAYER: _CardRole.ValueType  # 3
+    CARD_ROLE_PLAYER: _CardRole.ValueType  # 3
     """blackjack / Goa Gae: dealt to a player"""
-    DEALER: _CardRole.ValueType  # 4
+    CARD_ROLE_DEALER: _CardRole.ValueType  # 4
     """blackjack / Goa Gae: dealt to the dealer"""
 
 class CardRole(_CardRole, metaclass=_CardRoleEnumTypeWrapper):
@@ -92,13 +94,13 @@ class CardRole(_CardRole, metaclass=_CardRoleEnumTypeWrapper):
 
 CARD_ROLE_UNSPECIFIED: CardRole.ValueType  # 0
 """refused"""
-BURN: CardRole.ValueType  # 1
+CARD_ROLE_BURN: CardRole.ValueType  # 1
 """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
-RESULT: CardRole.ValueType  # 2
+CARD_ROLE_RESULT: CardRole.ValueType  # 2
 """Hi-Lo: the result card of the open round"""
-PLAYER: CardRole.ValueType  # 3
+CARD_ROLE_PLAYER: CardRole.ValueType  # 3
 """blackjack / Goa Gae: dealt to a player"""
-DEALER: CardRole.ValueType  # 4
+CARD_ROLE_DEALER: CardRole.ValueType  # 4
 """blackjack / Goa Gae: dealt to the dealer"""
 Global___CardRole: _TypeAlias = CardRole  # noqa: Y015
 
@@ -110,15 +112,15 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     DESCRIPTOR: _descriptor.EnumDescriptor
     PHASE_UNSPECIFIED: _Phase.ValueType  # 0
     """never sent"""
-    OPENING: _Phase.ValueType  # 1
+    PHASE_OPENING: _Phase.ValueType  # 1
     """the opening burns are being dealt; no bets"""
-    BETTING: _Phase.ValueType  # 2
+    PHASE_BETTING: _Phase.ValueType  # 2
     """a round is open for bets"""
-    SHOE_COMPLETE: _Phase.ValueType  # 3
+    PHASE_SHOE_COMPLETE: _Phase.ValueType  # 3
     """the shoe is used up; only NewShoe (or CloseTable) follows"""
-    CLOSED: _Phase.ValueType  # 4
+    PHASE_CLOSED: _Phase.ValueType  # 4
     """CloseTable was accepted; the table takes no more events"""
-    DEALING: _Phase.ValueType  # 5
+    PHASE_DEALING: _Phase.ValueType  # 5
     """Blackjack and Goa Gae: a round's cards are being dealt; its bets are closed. EndRound
     (or VoidRound) ends the round and opens betting on the next one.
     """
@@ -128,15 +130,15 @@ class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
 
 PHASE_UNSPECIFIED: Phase.ValueType  # 0
 """never sent"""
-OPENING: Phase.ValueType  # 1
+PHASE_OPENING: Phase.ValueType  # 1
 """the opening burns are being dealt; no bets"""
-BETTING: Phase.ValueType  # 2
+PHASE_BETTING: Phase.ValueType  # 2
 """a round is open for bets"""
-SHOE_COMPLETE: Phase.ValueType  # 3
+PHASE_SHOE_COMPLETE: Phase.ValueType  # 3
 """the shoe is used up; only NewShoe (or CloseTable) follows"""
-CLOSED: Phase.ValueType  # 4
+PHASE_CLOSED: Phase.ValueType  # 4
 """CloseTable was accepted; the table takes no more events"""
-DEALING: Phase.ValueType  # 5
+PHASE_DEALING: Phase.ValueType  # 5
 """Blackjack and Goa Gae: a round's cards are being dealt; its bets are closed. EndRound
 (or VoidRound) ends the round and opens betting on the next one.
 """
@@ -149,22 +151,22 @@ class _DealerRule:
 class _DealerRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealerRule.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     DEALER_RULE_UNSPECIFIED: _DealerRule.ValueType  # 0
-    """S17"""
-    S17: _DealerRule.ValueType  # 1
+    """DEALER_RULE_S17"""
+    DEALER_RULE_S17: _DealerRule.ValueType  # 1
     """stands on every 17"""
-    H17: _DealerRule.ValueType  # 2
+    DEALER_RULE_H17: _DealerRule.ValueType  # 2
     """hits soft 17, stands on hard 17"""
 
 class DealerRule(_DealerRule, metaclass=_DealerRuleEnumTypeWrapper):
     """Blackjack: whether the dealer stands (S17, "Blackjack") or hits (H17, "Hoiana Blackjack")
-    on soft 17. docs/rules.md §3. Unspecified means S17.
+    on soft 17. docs/rules.md §3. Unspecified means DEALER_RULE_S17.
     """
 
 DEALER_RULE_UNSPECIFIED: DealerRule.ValueType  # 0
-"""S17"""
-S17: DealerRule.ValueType  # 1
+"""DEALER_RULE_S17"""
+DEALER_RULE_S17: DealerRule.ValueType  # 1
 """stands on every 17"""
-H17: DealerRule.ValueType  # 2
+DEALER_RULE_H17: DealerRule.ValueType  # 2
 """hits soft 17, stands on hard 17"""
 Global___DealerRule: _TypeAlias = DealerRule  # noqa: Y015
 
@@ -175,22 +177,22 @@ class _ShuffleMode:
 class _ShuffleModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ShuffleMode.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     SHUFFLE_MODE_UNSPECIFIED: _ShuffleMode.ValueType  # 0
-    """DEPLETING"""
-    DEPLETING: _ShuffleMode.ValueType  # 1
+    """SHUFFLE_MODE_DEPLETING"""
+    SHUFFLE_MODE_DEPLETING: _ShuffleMode.ValueType  # 1
     """cards stay out of the shoe until NewShoe"""
-    CONTINUOUS: _ShuffleMode.ValueType  # 2
+    SHUFFLE_MODE_CONTINUOUS: _ShuffleMode.ValueType  # 2
     """a continuous shuffler: each round is dealt from the full shoe"""
 
 class ShuffleMode(_ShuffleMode, metaclass=_ShuffleModeEnumTypeWrapper):
     """Blackjack: a depleting shoe (cards leave until NewShoe) or a continuous shuffle (the round's
-    cards return at EndRound). docs/rules.md §2. Unspecified means DEPLETING.
+    cards return at EndRound). docs/rules.md §2. Unspecified means SHUFFLE_MODE_DEPLETING.
     """
 
 SHUFFLE_MODE_UNSPECIFIED: ShuffleMode.ValueType  # 0
-"""DEPLETING"""
-DEPLETING: ShuffleMode.ValueType  # 1
+"""SHUFFLE_MODE_DEPLETING"""
+SHUFFLE_MODE_DEPLETING: ShuffleMode.ValueType  # 1
 """cards stay out of the shoe until NewShoe"""
-CONTINUOUS: ShuffleMode.ValueType  # 2
+SHUFFLE_MODE_CONTINUOUS: ShuffleMode.ValueType  # 2
 """a continuous shuffler: each round is dealt from the full shoe"""
 Global___ShuffleMode: _TypeAlias = ShuffleMode  # noqa: Y015
 
@@ -201,20 +203,22 @@ class _PairsPreset:
 class _PairsPresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PairsPreset.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PAIRS_PRESET_UNSPECIFIED: _PairsPreset.ValueType  # 0
-    """PERFECT_PAIRS"""
-    PERFECT_PAIRS: _PairsPreset.ValueType  # 1
+    """PAIRS_PRESET_PERFECT_PAIRS"""
+    PAIRS_PRESET_PERFECT_PAIRS: _PairsPreset.ValueType  # 1
     """mixed 6:1, coloured 12:1, perfect 25:1"""
-    ANY_PAIR: _PairsPreset.ValueType  # 2
+    PAIRS_PRESET_ANY_PAIR: _PairsPreset.ValueType  # 2
     """same rank 11:1"""
 
 class PairsPreset(_PairsPreset, metaclass=_PairsPresetEnumTypeWrapper):
-    """Blackjack pair side bet presets (docs/rules.md §3). Unspecified means PERFECT_PAIRS."""
+    """Blackjack pair side bet presets (docs/rules.md §3). Unspecified means
+    PAIRS_PRESET_PERFECT_PAIRS.
+    """
 
 PAIRS_PRESET_UNSPECIFIED: PairsPreset.ValueType  # 0
-"""PERFECT_PAIRS"""
-PERFECT_PAIRS: PairsPreset.ValueType  # 1
+"""PAIRS_PRESET_PERFECT_PAIRS"""
+PAIRS_PRESET_PERFECT_PAIRS: PairsPreset.ValueType  # 1
 """mixed 6:1, coloured 12:1, perfect 25:1"""
-ANY_PAIR: PairsPreset.ValueType  # 2
+PAIRS_PRESET_ANY_PAIR: PairsPreset.ValueType  # 2
 """same rank 11:1"""
 Global___PairsPreset: _TypeAlias = PairsPreset  # noqa: Y015
 
@@ -361,7 +365,7 @@ class PairsPaytable(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     @_typing.final
-    class PaysHundredthsEntry(_message.Message):
+    class PayoutHundredthsEntry(_message.Message):
         DESCRIPTOR: _descriptor.Descriptor
 
         KEY_FIELD_NUMBER: _builtins.int
@@ -381,11 +385,11 @@ class PairsPaytable(_message.Message):
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     PRESET_FIELD_NUMBER: _builtins.int
-    PAYS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     preset: Global___PairsPreset.ValueType
     """the outcomes and their default pays"""
     @_builtins.property
-    def pays_hundredths(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+    def payout_hundredths(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Optional overrides, outcome name ("PERFECT", "COLOURED", "MIXED" or "PAIR") → hundredths;
         a name the preset does not have is INVALID_ARGUMENT.
         """
@@ -394,11 +398,11 @@ class PairsPaytable(_message.Message):
         self,
         *,
         preset: Global___PairsPreset.ValueType = ...,
-        pays_hundredths: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        payout_hundredths: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["pays_hundredths", b"pays_hundredths", "preset", b"preset"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payout_hundredths", b"payout_hundredths", "preset", b"preset"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -416,12 +420,12 @@ class BlackjackRules(_message.Message):
     PAIRS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
-    """default S17"""
+    """default DEALER_RULE_S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
-    """default DEPLETING"""
+    """default SHUFFLE_MODE_DEPLETING"""
     seats: _builtins.int
     """The table's player boxes (seats), 1 to 7; 0 means 7. Each seat has its own first two
-    cards, so its own side bets: a PLAYER card names its seat (ExposeCardRequest.seat), and so
+    cards, so its own side bets: a CARD_ROLE_PLAYER card names its seat (ExposeCardRequest.seat), and so
     does a side bet (SettleRequest.seat). With one seat the seat may be left out (0 is seat 1).
     """
     @_builtins.property
@@ -430,7 +434,7 @@ class BlackjackRules(_message.Message):
 
     @_builtins.property
     def pairs(self) -> Global___PairsPaytable:
-        """default PERFECT_PAIRS"""
+        """default PAIRS_PRESET_PERFECT_PAIRS"""
 
     def __init__(
         self,
@@ -502,7 +506,8 @@ class BetPrice(_message.Message):
     """---------------------------------------------------------------------------------------------
     Prices and odds
 
-    One dynamic bet's price (contract). `open` is false outside BETTING or when no card wins.
+    One dynamic bet's price (contract). `open` is false outside PHASE_BETTING or when no card
+    wins.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -557,7 +562,7 @@ class SideBetOutcome(_message.Message):
     WAYS_FIELD_NUMBER: _builtins.int
     TOTAL_FIELD_NUMBER: _builtins.int
     PROBABILITY_FIELD_NUMBER: _builtins.int
-    PAYS_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """e.g. CROWN, ROYAL, EASY; PERFECT, COLOURED, MIXED; PAIR"""
     ways: _builtins.int
@@ -566,7 +571,7 @@ class SideBetOutcome(_message.Message):
     """equally likely deals in all (the same for every outcome)"""
     probability: _builtins.float
     """ways / total, for display"""
-    pays_hundredths: _builtins.int
+    payout_hundredths: _builtins.int
     """what it pays to 1, in hundredths"""
     def __init__(
         self,
@@ -575,11 +580,11 @@ class SideBetOutcome(_message.Message):
         ways: _builtins.int = ...,
         total: _builtins.int = ...,
         probability: _builtins.float = ...,
-        pays_hundredths: _builtins.int = ...,
+        payout_hundredths: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "pays_hundredths", b"pays_hundredths", "probability", b"probability", "total", b"total", "ways", b"ways"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "payout_hundredths", b"payout_hundredths", "probability", b"probability", "total", b"total", "ways", b"ways"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -695,7 +700,7 @@ Global___DealerOutcome: _TypeAlias = DealerOutcome  # noqa: Y015
 @_typing.final
 class DealerOutcomes(_message.Message):
     """The distribution of the dealer's final result given the dealer's hand so far: the up card
-    and every later DEALER card of the round (a point mass once the hand stands, busts or is a
+    and every later CARD_ROLE_DEALER card of the round (a point mass once the hand stands, busts or is a
     blackjack); a Quote has the up card only. docs/rules.md §3.5.
     """
 
@@ -729,7 +734,7 @@ Global___DealerOutcomes: _TypeAlias = DealerOutcomes  # noqa: Y015
 
 @_typing.final
 class SeatCards(_message.Message):
-    """The PLAYER cards of one blackjack seat, in the order dealt."""
+    """The CARD_ROLE_PLAYER cards of one blackjack seat, in the order dealt."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -778,7 +783,7 @@ class RoundResult(_message.Message):
     @_builtins.property
     def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards that decided the round, one per entry (Hi-Lo: the result card; Goa Gae: the
-        hand of three PLAYER cards; blackjack: each seat's first two cards, in seat order (seats
+        hand of three CARD_ROLE_PLAYER cards; blackjack: each seat's first two cards, in seat order (seats
         with fewer than two cards left out), then the dealer's first two, or one if the round
         ended before the dealer's second card).
         """
@@ -813,7 +818,10 @@ class TableState(_message.Message):
     """---------------------------------------------------------------------------------------------
     Table state (contract)
 
-    A table as of one version: what WatchTable streams and every DealerService call answers.
+    A table as of one version: what WatchTable streams, GetTable answers and every DealerService
+    call answers. One message for all of them, deliberately (buf.yaml says so): a game server
+    handles a table's state in one place whichever call brought it, and the server serialises
+    each state once for every watcher and write that answers it.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -844,7 +852,7 @@ class TableState(_message.Message):
     shoe: _builtins.int
     """1 for the first shoe, +1 per NewShoe"""
     phase: Global___Phase.ValueType
-    """CLOSED once CloseTable was accepted"""
+    """PHASE_CLOSED once CloseTable was accepted"""
     round_id: _builtins.int
     """the round open for betting (or the last one)"""
     result_index: _builtins.int
@@ -883,8 +891,8 @@ class TableState(_message.Message):
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
-        """Blackjack: every seat of the table (1 to BlackjackRules.seats), each with its PLAYER cards
-        of the current round so far (none between rounds). Other games: empty.
+        """Blackjack: every seat of the table (1 to BlackjackRules.seats), each with its
+        CARD_ROLE_PLAYER cards of the current round so far (none between rounds). Other games: empty.
         """
 
     def __init__(
@@ -941,15 +949,15 @@ class OpenTableRequest(_message.Message):
     """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6)"""
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
-        """only with game HILO"""
+        """only with game GAME_HILO"""
 
     @_builtins.property
     def blackjack(self) -> Global___BlackjackRules:
-        """only with game BLACKJACK"""
+        """only with game GAME_BLACKJACK"""
 
     @_builtins.property
     def goa_gae(self) -> Global___GoaGaeRules:
-        """only with game GOA_GAE"""
+        """only with game GAME_GOA_GAE"""
 
     def __init__(
         self,
@@ -989,9 +997,11 @@ class ExposeCardRequest(_message.Message):
     card: _builtins.str
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
-    """Hi-Lo: BURN or RESULT; blackjack and Goa Gae: PLAYER, DEALER or BURN"""
+    """Hi-Lo: CARD_ROLE_BURN or CARD_ROLE_RESULT; blackjack and Goa Gae: CARD_ROLE_PLAYER,
+    CARD_ROLE_DEALER or CARD_ROLE_BURN
+    """
     seat: _builtins.int
-    """Blackjack PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
+    """Blackjack CARD_ROLE_PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
     the table has more than one seat (0 is seat 1 on a one-seat table). Any other card, and
     every card of a game without seats, leaves it 0: otherwise INVALID_ARGUMENT.
     """
@@ -1041,7 +1051,7 @@ Global___VoidRoundRequest: _TypeAlias = VoidRoundRequest  # noqa: Y015
 @_typing.final
 class EndRoundRequest(_message.Message):
     """Blackjack and Goa Gae: the round's cards are all out; its bets can be settled and betting
-    opens on the next round. (Hi-Lo has none: a RESULT card ends its round.)
+    opens on the next round. (Hi-Lo has none: a CARD_ROLE_RESULT card ends its round.)
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1256,15 +1266,15 @@ class QuoteRequest(_message.Message):
 
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
-        """only with game HILO"""
+        """only with game GAME_HILO"""
 
     @_builtins.property
     def blackjack(self) -> Global___BlackjackRules:
-        """only with game BLACKJACK"""
+        """only with game GAME_BLACKJACK"""
 
     @_builtins.property
     def goa_gae(self) -> Global___GoaGaeRules:
-        """only with game GOA_GAE"""
+        """only with game GAME_GOA_GAE"""
 
     def __init__(
         self,
@@ -1340,8 +1350,8 @@ Global___QuoteResponse: _TypeAlias = QuoteResponse  # noqa: Y015
 @_typing.final
 class SettleRequest(_message.Message):
     """Settles one bet (docs/rules.md §5.3). It is valid only if `round_id` was open for betting
-    at `version` and the bet was open then. It changes nothing, so it can be asked again (PENDING
-    until the round ends).
+    at `version` and the bet was open then. It changes nothing, so it can be asked again
+    (STATUS_PENDING until the round ends).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1386,7 +1396,7 @@ class SettleRequest(_message.Message):
 Global___SettleRequest: _TypeAlias = SettleRequest  # noqa: Y015
 
 @_typing.final
-class Settlement(_message.Message):
+class SettleResponse(_message.Message):
     """The answer to a Settle."""
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1395,31 +1405,31 @@ class Settlement(_message.Message):
         ValueType = _typing.NewType("ValueType", _builtins.int)
         V: _TypeAlias = ValueType  # noqa: Y015
 
-    class _StatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[Settlement._Status.ValueType], _builtins.type):
+    class _StatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[SettleResponse._Status.ValueType], _builtins.type):
         DESCRIPTOR: _descriptor.EnumDescriptor
-        STATUS_UNSPECIFIED: Settlement._Status.ValueType  # 0
+        STATUS_UNSPECIFIED: SettleResponse._Status.ValueType  # 0
         """never sent"""
-        PENDING: Settlement._Status.ValueType  # 1
+        STATUS_PENDING: SettleResponse._Status.ValueType  # 1
         """the round has no result yet"""
-        WIN: Settlement._Status.ValueType  # 2
+        STATUS_WIN: SettleResponse._Status.ValueType  # 2
         """returned_cents = stake + profit"""
-        LOSE: Settlement._Status.ValueType  # 3
+        STATUS_LOSE: SettleResponse._Status.ValueType  # 3
         """returned_cents = 0"""
-        VOID: Settlement._Status.ValueType  # 4
+        STATUS_VOID: SettleResponse._Status.ValueType  # 4
         """the round was voided: the stake is returned"""
 
     class Status(_Status, metaclass=_StatusEnumTypeWrapper):
         """How the bet stands."""
 
-    STATUS_UNSPECIFIED: Settlement.Status.ValueType  # 0
+    STATUS_UNSPECIFIED: SettleResponse.Status.ValueType  # 0
     """never sent"""
-    PENDING: Settlement.Status.ValueType  # 1
+    STATUS_PENDING: SettleResponse.Status.ValueType  # 1
     """the round has no result yet"""
-    WIN: Settlement.Status.ValueType  # 2
+    STATUS_WIN: SettleResponse.Status.ValueType  # 2
     """returned_cents = stake + profit"""
-    LOSE: Settlement.Status.ValueType  # 3
+    STATUS_LOSE: SettleResponse.Status.ValueType  # 3
     """returned_cents = 0"""
-    VOID: Settlement.Status.ValueType  # 4
+    STATUS_VOID: SettleResponse.Status.ValueType  # 4
     """the round was voided: the stake is returned"""
 
     STATUS_FIELD_NUMBER: _builtins.int
@@ -1433,14 +1443,14 @@ class Settlement(_message.Message):
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
-    status: Global___Settlement.Status.ValueType
+    status: Global___SettleResponse.Status.ValueType
     """never STATUS_UNSPECIFIED"""
     payout_hundredths: _builtins.int
     """A dynamic bet: the price at `version`. A fixed-paytable side bet: the pay of its outcome
     (0 when it lost, or before a result).
     """
     returned_cents: _builtins.int
-    """WIN: stake + floor(stake × payout / 100); VOID: stake; else 0"""
+    """STATUS_WIN: stake + floor(stake × payout / 100); STATUS_VOID: stake; else 0"""
     result_card: _builtins.str
     """the cards the bet settled on, joined by spaces"""
     round_id: _builtins.int
@@ -1464,7 +1474,7 @@ class Settlement(_message.Message):
     def __init__(
         self,
         *,
-        status: Global___Settlement.Status.ValueType = ...,
+        status: Global___SettleResponse.Status.ValueType = ...,
         payout_hundredths: _builtins.int = ...,
         returned_cents: _builtins.int = ...,
         result_card: _builtins.str = ...,
@@ -1482,7 +1492,7 @@ class Settlement(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Settlement: _TypeAlias = Settlement  # noqa: Y015
+Global___SettleResponse: _TypeAlias = SettleResponse  # noqa: Y015
 
 @_typing.final
 class ListTablesRequest(_message.Message):
@@ -1528,7 +1538,7 @@ class TableSummary(_message.Message):
     decks: _builtins.int
     """decks in the shoe"""
     phase: Global___Phase.ValueType
-    """CLOSED once closed"""
+    """PHASE_CLOSED once closed"""
     version: _builtins.int
     """the table's current version"""
     cards_remaining: _builtins.int
@@ -1618,10 +1628,6 @@ class AnalyzeRequest(_message.Message):
     """Set: the live statistics of this table from the server's journal instead of the
     theoretical report (`game` may be left out; no rules, rounds or shoes with it).
     """
-    since: _builtins.float
-    """live: rounds ended at or after this time (Unix seconds); 0: no bound"""
-    until: _builtins.float
-    """live: rounds ended before this time; 0: no bound"""
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
         """a paytable to analyse; omitted: the published defaults"""
@@ -1629,6 +1635,14 @@ class AnalyzeRequest(_message.Message):
     @_builtins.property
     def goa_gae(self) -> Global___GoaGaeRules:
         """as hilo, for Goa Gae"""
+
+    @_builtins.property
+    def since(self) -> _timestamp_pb2.Timestamp:
+        """live: rounds ended at or after this time; unset: no bound"""
+
+    @_builtins.property
+    def until(self) -> _timestamp_pb2.Timestamp:
+        """live: rounds ended before this time; unset: no bound"""
 
     def __init__(
         self,
@@ -1641,10 +1655,10 @@ class AnalyzeRequest(_message.Message):
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
         table_id: _builtins.str = ...,
-        since: _builtins.float = ...,
-        until: _builtins.float = ...,
+        since: _timestamp_pb2.Timestamp | None = ...,
+        until: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
@@ -2019,13 +2033,17 @@ class LiveStats(_message.Message):
     """rounds that ended with a result in the range"""
     void_rounds: _builtins.int
     """rounds refunded in the range"""
-    first_at: _builtins.float
-    """when the first counted round ended (Unix seconds; 0: none)"""
-    last_at: _builtins.float
-    """when the last counted round ended"""
     @_builtins.property
     def table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """the table analysed"""
+
+    @_builtins.property
+    def first_at(self) -> _timestamp_pb2.Timestamp:
+        """when the first counted round ended; unset when none was counted"""
+
+    @_builtins.property
+    def last_at(self) -> _timestamp_pb2.Timestamp:
+        """when the last counted round ended; unset when none was counted"""
 
     @_builtins.property
     def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___LiveBetStats]:
@@ -2037,11 +2055,11 @@ class LiveStats(_message.Message):
         table_ids: _abc.Iterable[_builtins.str] | None = ...,
         rounds: _builtins.int = ...,
         void_rounds: _builtins.int = ...,
-        first_at: _builtins.float = ...,
-        last_at: _builtins.float = ...,
+        first_at: _timestamp_pb2.Timestamp | None = ...,
+        last_at: _timestamp_pb2.Timestamp | None = ...,
         bets: _abc.Iterable[Global___LiveBetStats] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["first_at", b"first_at", "last_at", b"last_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "first_at", b"first_at", "last_at", b"last_at", "rounds", b"rounds", "table_ids", b"table_ids", "void_rounds", b"void_rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...

@@ -417,7 +417,7 @@ class PricingServiceStub:
         self.Settle = channel.unary_unary(
                 '/pricing.v1.PricingService/Settle',
                 request_serializer=pricing_dot_v1_dot_pricing__pb2.SettleRequest.SerializeToString,
-                response_deserializer=pricing_dot_v1_dot_pricing__pb2.Settlement.FromString,
+                response_deserializer=pricing_dot_v1_dot_pricing__pb2.SettleResponse.FromString,
                 _registered_method=True)
         self.ListTables = channel.unary_unary(
                 '/pricing.v1.PricingService/ListTables',
@@ -461,7 +461,7 @@ class PricingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Settle(self, request, context):
-        """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING.
+        """A bet at the price of the version it was accepted on: won, lost, void or pending.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -505,7 +505,7 @@ def add_PricingServiceServicer_to_server(servicer, server):
             'Settle': grpc.unary_unary_rpc_method_handler(
                     servicer.Settle,
                     request_deserializer=pricing_dot_v1_dot_pricing__pb2.SettleRequest.FromString,
-                    response_serializer=pricing_dot_v1_dot_pricing__pb2.Settlement.SerializeToString,
+                    response_serializer=pricing_dot_v1_dot_pricing__pb2.SettleResponse.SerializeToString,
             ),
             'ListTables': grpc.unary_unary_rpc_method_handler(
                     servicer.ListTables,
@@ -626,7 +626,7 @@ class PricingService:
             target,
             '/pricing.v1.PricingService/Settle',
             pricing_dot_v1_dot_pricing__pb2.SettleRequest.SerializeToString,
-            pricing_dot_v1_dot_pricing__pb2.Settlement.FromString,
+            pricing_dot_v1_dot_pricing__pb2.SettleResponse.FromString,
             options,
             channel_credentials,
             insecure,

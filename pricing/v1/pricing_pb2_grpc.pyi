@@ -5,7 +5,8 @@ The pricing service's contract.
 
 Two services on one port: DealerService is the write side (the dealer feed, a card reader),
 PricingService the read side (game servers). The names marked "contract" are what
-game servers code against: add fields and messages, never rename or renumber.
+game servers code against: add fields and messages, never rename or renumber (CI compares
+every change with the released image, proto/pricing.v1.binpb, by `buf breaking`).
 
 Money and odds are integers: stakes in cents, payouts in hundredths of odds-to-1 (264 is
 2.64 : 1), RTP in basis points. Probabilities are given as exact counts (wins / remaining,
@@ -226,8 +227,8 @@ class PricingServiceStub:
     """
     Quote: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]
     """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
-    Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]
-    """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
+    Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.SettleResponse]
+    """A bet at the price of the version it was accepted on: won, lost, void or pending."""
     ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
     Analyze: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]
@@ -253,8 +254,8 @@ class PricingServiceAsyncStub(PricingServiceStub):
     """
     Quote: _aio.UnaryUnaryMultiCallable[_pricing_pb2.QuoteRequest, _pricing_pb2.QuoteResponse]  # type: ignore[assignment]
     """Prices and odds for a list of seen cards, with no table (QuoteRequest)."""
-    Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.Settlement]  # type: ignore[assignment]
-    """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
+    Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.SettleResponse]  # type: ignore[assignment]
+    """A bet at the price of the version it was accepted on: won, lost, void or pending."""
     ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
     Analyze: _aio.UnaryUnaryMultiCallable[_pricing_pb2.AnalyzeRequest, _pricing_pb2.AnalyzeResponse]  # type: ignore[assignment]
@@ -301,8 +302,8 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _pricing_pb2.SettleRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_pricing_pb2.Settlement, _abc.Awaitable[_pricing_pb2.Settlement]]:
-        """A bet at the price of the version it was accepted on: WIN, LOSE, VOID or PENDING."""
+    ) -> _typing.Union[_pricing_pb2.SettleResponse, _abc.Awaitable[_pricing_pb2.SettleResponse]]:
+        """A bet at the price of the version it was accepted on: won, lost, void or pending."""
 
     @_abc_1.abstractmethod
     def ListTables(

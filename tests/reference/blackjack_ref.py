@@ -101,13 +101,13 @@ def pairs(exposed: Iterable[str], decks: int) -> dict[str, Fraction]:
     return {o: Fraction(v, n * (n - 1)) for o, v in ways.items()}
 
 
-def rtp(probabilities: dict[str, Fraction], pays_hundredths: dict[str, int]) -> Fraction:
+def rtp(probabilities: dict[str, Fraction], payout_hundredths: dict[str, int]) -> Fraction:
     """Expected return per unit staked: a winning outcome returns the stake plus its pay."""
     return sum(
         (
-            p * (1 + Fraction(pays_hundredths[o], 100))
+            p * (1 + Fraction(payout_hundredths[o], 100))
             for o, p in probabilities.items()
-            if o in pays_hundredths
+            if o in payout_hundredths
         ),
         Fraction(0),
     )

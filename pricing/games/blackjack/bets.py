@@ -40,11 +40,11 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class OutcomeOdds:
     """One outcome of a bet: it happens in ``ways`` of ``total`` equally likely deals and pays
-    ``pays_hundredths`` (``-100``: the stake is lost)."""
+    ``payout_hundredths`` (``-100``: the stake is lost)."""
 
     ways: int
     total: int
-    pays_hundredths: int
+    payout_hundredths: int
 
     @property
     def fraction(self) -> Fraction:
@@ -121,7 +121,7 @@ class InsuranceOdds:
 
     ways: int
     total: int
-    pays_hundredths: int = INSURANCE_HUNDREDTHS
+    payout_hundredths: int = INSURANCE_HUNDREDTHS
 
     @property
     def fraction(self) -> Fraction:
@@ -134,7 +134,7 @@ class InsuranceOdds:
 
     @property
     def rtp_fraction(self) -> Fraction:
-        return self.fraction * Fraction(self.pays_hundredths + 100, 100)
+        return self.fraction * Fraction(self.payout_hundredths + 100, 100)
 
     @property
     def rtp(self) -> float:
@@ -179,7 +179,7 @@ def side_bets(
     of ``C(N, 2)``.
 
     >>> odds = side_bets(["QS", "QH", "QD", "QC"] * 6, decks=6, pairs="any-pair")
-    >>> odds["ROYAL_MATCH"].outcomes["ROYAL"].ways, odds["PAIRS"].outcomes["PAIR"].pays_hundredths
+    >>> odds["ROYAL_MATCH"].outcomes["ROYAL"].ways, odds["PAIRS"].outcomes["PAIR"].payout_hundredths
     (0, 1100)
     >>> side_bets(["AS"] * 7, decks=6)  # doctest: +ELLIPSIS
     Traceback (most recent call last):

@@ -212,8 +212,8 @@ class BlackjackShoe:
         depend on it, and the table checks it."""
         if not isinstance(role, CardRole) or role is CardRole.RESULT:
             raise InvalidInput(
-                f"card role {getattr(role, 'name', role)} is not used in blackjack: "
-                "use PLAYER, DEALER or BURN"
+                f"card role CARD_ROLE_{getattr(role, 'name', role)} is not used in blackjack: "
+                "use CARD_ROLE_PLAYER, CARD_ROLE_DEALER or CARD_ROLE_BURN"
             )
         card = DECK[parse_card(card).index]  # the canonical object: the kernel reads it fastest
         if self.counts[card.index] == 0:

@@ -58,7 +58,7 @@ def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[Sid
         SideBetView(
             bet=bet,
             outcomes=tuple(
-                SideBetOutcomeView(name, o.ways, o.total, o.pays_hundredths)
+                SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
                 for name, o in odds[bet].outcomes.items()
                 if name != "LOSE"
             ),
@@ -190,7 +190,7 @@ class BlackjackAdapter:
         if royal.crown_hundredths is not None:
             described["blackjack.royal_match.crown_hundredths"] = str(royal.crown_hundredths)
         pairs = " ".join(f"{name}: {pays}" for name, pays in options.pairs.pays().items())
-        described["blackjack.pairs.pays_hundredths"] = f"{{{pairs}}}"
+        described["blackjack.pairs.payout_hundredths"] = f"{{{pairs}}}"
         for option in fields(options):
             if option.name not in _DESCRIBED:
                 described[f"blackjack.{option.name}"] = str(getattr(options, option.name))

@@ -1,0 +1,281 @@
+"""A table's configuration on the wire (``OpenTableRequest``, ``QuoteRequest``: the game, its
+decks and its rules message) and as the tables hold it. The game-specific part is only how a
+game's rules message becomes its engine's rules object (``RULES_FROM_PROTO``), which a new game
+adds beside its adapter in ``pricing/tables/adapters/``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Final
+
+from google.protobuf.message import Message
+
+from pricing.errors import InvalidOption
+from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack.rounds import BlackjackOptions
+from pricing.payout import PayRule
+from pricing.tables import (
+    Game,
+    TableConfig,
+    adapter_for,
+)
+from pricing.text import distinct_names, quoted
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import ProtoEnum, enum_number
+
+__all__ = [
+    "RULES_FROM_PROTO",
+    "RULES_TO_PROTO",
+    "config_from_proto",
+    "config_to_proto",
+    "game_from_proto",
+]
+
+
+def game_from_proto(value: int) -> Game:
+    if value == pb.GAME_UNSPECIFIED:
+        raise InvalidOption(
+            "game is required: GAME_HILO, GAME_BLACKJACK or GAME_GOA_GAE", field="game"
+        )
+    try:
+        return Game(value)
+    except ValueError:
+        raise InvalidOption(f"unknown game {value}", field="game") from None
+
+
+def _pay_rule(name: str, rule: pb.PayRule) -> PayRule:
+    try:
+        return PayRule(rule.rtp_bp, rule.min_hundredths, rule.max_hundredths)
+    except InvalidOption as exc:
+        raise InvalidOption(f"paytable entry {name}: {exc}") from None
+
+
+def _hilo_rules(rules: Message) -> hilo.HiLoPaytable:
+    assert isinstance(rules, pb.HiLoRules)
+    given = {
+        bet: _pay_rule(bet, getattr(rules, bet.lower()))
+        for bet in hilo.BETS
+        if rules.HasField(bet.lower())  # type: ignore[arg-type]
+    }
+    return hilo.HiLoPaytable.from_rules(given)
+
+
+def _goagae_rules(rules: Message) -> goagae.GoaGaePaytable:
+    assert isinstance(rules, pb.GoaGaeRules)
+    names = distinct_names("Goa Gae bet", rules.bets)
+    given = {names[name]: _pay_rule(names[name], rule) for name, rule in rules.bets.items()}
+    return goagae.GoaGaePaytable.from_rules(given)
+
+
+def _enum_option(
+    kind: str, enum: ProtoEnum, value: int, names: Mapping[int, str], default: str
+) -> str:
+    """The option a rules enum field chose (``default`` for its zero value)."""
+    if value == 0:
+        return default
+    name = names.get(value)
+    if name is None:
+        valid = ", ".join(enum.Name(number) for number in names)
+        raise InvalidOption(f"unknown {kind} {value}: expected one of {valid}")
+    return name
+
+
+_DEALER_RULES: Final[dict[int, str]] = {pb.DEALER_RULE_S17: "S17", pb.DEALER_RULE_H17: "H17"}
+_SHUFFLE_MODES: Final[dict[int, str]] = {
+    pb.SHUFFLE_MODE_DEPLETING: "DEPLETING",
+    pb.SHUFFLE_MODE_CONTINUOUS: "CONTINUOUS",
+}
+_PAIRS_PRESETS: Final[dict[int, str]] = {
+    pb.PAIRS_PRESET_PERFECT_PAIRS: "perfect-pairs",
+    pb.PAIRS_PRESET_ANY_PAIR: "any-pair",
+}
+_PAIRS_FIELDS: Final = {
+    "PAIR": "pair_hundredths",
+    "PERFECT": "perfect_hundredths",
+    "COLOURED": "coloured_hundredths",
+    "MIXED": "mixed_hundredths",
+}
+
+
+_CROWN_TREASURE_HUNDREDTHS: Final = 100_000  # docs/rules.md §2: Crown Treasure pays 1000 : 1
+
+
+def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable:
+    """Each field sent replaces its default; a field left out keeps it."""
+    default = blackjack.DEFAULT_ROYAL_MATCH
+    crown_on = (
+        message.crown_enabled
+        if message.HasField("crown_enabled")
+        else default.crown_hundredths is not None
+    )
+    crown: int | None = None
+    if crown_on:
+        crown = (
+            message.crown_hundredths
+            if message.HasField("crown_hundredths")
+            else default.crown_hundredths or _CROWN_TREASURE_HUNDREDTHS
+        )
+    elif message.HasField("crown_hundredths"):
+        raise InvalidOption(
+            f"royal_match crown_hundredths {message.crown_hundredths} was sent with "
+            "crown_enabled false: Crown Treasure is off, so it pays nothing of its own"
+        )
+    return blackjack.RoyalMatchPaytable(
+        royal_hundredths=(
+            message.royal_hundredths
+            if message.HasField("royal_hundredths")
+            else default.royal_hundredths
+        ),
+        easy_hundredths=(
+            message.easy_hundredths
+            if message.HasField("easy_hundredths")
+            else default.easy_hundredths
+        ),
+        crown_hundredths=crown,
+    )
+
+
+def _pairs(message: pb.PairsPaytable) -> blackjack.PairsPaytable:
+    """A preset (default Perfect Pairs), its pays overridden by name."""
+    preset = _enum_option(
+        "pairs preset", pb.PairsPreset, message.preset, _PAIRS_PRESETS, "perfect-pairs"
+    )
+    table = blackjack.pairs_paytable(preset)
+    pays = table.pays()
+    overrides: dict[str, int] = {}
+    names = distinct_names("pairs outcome", message.payout_hundredths)
+    for name, hundredths in message.payout_hundredths.items():
+        outcome = names[name]
+        if outcome not in pays:
+            raise InvalidOption(
+                f"pairs outcome {quoted(name)} is not in the {preset} paytable: expected one of "
+                f"{', '.join(pays)}"
+            )
+        overrides[_PAIRS_FIELDS[outcome]] = hundredths
+    return replace(table, **overrides) if overrides else table
+
+
+def _blackjack_rules(rules: Message) -> BlackjackOptions:
+    assert isinstance(rules, pb.BlackjackRules)
+    default = BlackjackOptions()
+    return BlackjackOptions(
+        rule=blackjack.DealerRule(
+            _enum_option(
+                "dealer_rule", pb.DealerRule, rules.dealer_rule, _DEALER_RULES, default.rule.value
+            )
+        ),
+        mode=blackjack.ShoeMode(
+            _enum_option(
+                "shuffle_mode",
+                pb.ShuffleMode,
+                rules.shuffle_mode,
+                _SHUFFLE_MODES,
+                default.mode.value,
+            )
+        ),
+        royal_match=(
+            _royal_match(rules.royal_match)
+            if rules.HasField("royal_match")
+            else default.royal_match
+        ),
+        pairs=_pairs(rules.pairs) if rules.HasField("pairs") else default.pairs,
+        seats=rules.seats or default.seats,  # 0: the default (the adapter checks the range)
+    )
+
+
+#: game → (name of its field in the ``rules`` oneof, its rules message → the engine's object)
+RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
+    Game.HILO: ("hilo", _hilo_rules),
+    Game.GOA_GAE: ("goa_gae", _goagae_rules),
+    Game.BLACKJACK: ("blackjack", _blackjack_rules),
+}
+
+
+# The other way, for the journal (``pricing.journal.codec``): an engine's rules object as the
+# rules message that asks for exactly it, every field sent, so nothing depends on a default.
+
+
+def _pay_rule_proto(rule: PayRule) -> pb.PayRule:
+    return pb.PayRule(
+        rtp_bp=rule.rtp_bp, min_hundredths=rule.min_hundredths, max_hundredths=rule.max_hundredths
+    )
+
+
+def _hilo_proto(rules: object) -> Message:
+    assert isinstance(rules, hilo.HiLoPaytable)
+    return pb.HiLoRules(
+        **{bet.lower(): _pay_rule_proto(rule) for bet, rule in rules.rules().items()}
+    )
+
+
+def _goagae_proto(rules: object) -> Message:
+    assert isinstance(rules, goagae.GoaGaePaytable)
+    return pb.GoaGaeRules(bets={bet: _pay_rule_proto(r) for bet, r in rules.rules().items()})
+
+
+def _blackjack_proto(rules: object) -> Message:
+    assert isinstance(rules, BlackjackOptions)
+    royal = rules.royal_match
+    royal_proto = pb.RoyalMatchPaytable(
+        royal_hundredths=royal.royal_hundredths,
+        easy_hundredths=royal.easy_hundredths,
+        crown_enabled=royal.crown_hundredths is not None,
+    )
+    if royal.crown_hundredths is not None:
+        royal_proto.crown_hundredths = royal.crown_hundredths
+    pairs = rules.pairs
+    preset = (
+        pb.PAIRS_PRESET_ANY_PAIR
+        if pairs.pair_hundredths is not None
+        else pb.PAIRS_PRESET_PERFECT_PAIRS
+    )
+    pays = {
+        outcome: getattr(pairs, field)
+        for outcome, field in _PAIRS_FIELDS.items()
+        if getattr(pairs, field) is not None
+    }
+    return pb.BlackjackRules(
+        dealer_rule=enum_number(pb.DealerRule, rules.rule.value),  # type: ignore[arg-type]
+        shuffle_mode=enum_number(pb.ShuffleMode, rules.mode.value),  # type: ignore[arg-type]
+        royal_match=royal_proto,
+        pairs=pb.PairsPaytable(preset=preset, payout_hundredths=pays),
+        seats=rules.seats,
+    )
+
+
+#: game → its rules object → the rules message (the inverse of ``RULES_FROM_PROTO``)
+RULES_TO_PROTO: Final[dict[Game, Callable[[object], Message]]] = {
+    Game.HILO: _hilo_proto,
+    Game.GOA_GAE: _goagae_proto,
+    Game.BLACKJACK: _blackjack_proto,
+}
+
+
+def config_to_proto(table_id: str, config: TableConfig) -> pb.OpenTableRequest:
+    """The OpenTable request that opens ``config`` (defaults filled in) again: for every
+    configured table, ``config_from_proto`` of it configures to an equal config."""
+    request = pb.OpenTableRequest(
+        table_id=table_id,
+        game=int(config.game),  # type: ignore[arg-type]
+        decks=config.decks,
+    )
+    if config.rules is not None:
+        field, _ = RULES_FROM_PROTO[config.game]
+        getattr(request, field).CopyFrom(RULES_TO_PROTO[config.game](config.rules))
+    return request
+
+
+def config_from_proto(
+    game_value: int, decks: int, request: pb.OpenTableRequest | pb.QuoteRequest
+) -> TableConfig:
+    """The table config an OpenTable or Quote request asks for (defaults not filled in)."""
+    game = game_from_proto(game_value)
+    adapter_for(game)  # UNIMPLEMENTED before anything else if the game is not in this build
+    chosen = request.WhichOneof("rules")
+    if chosen is None:
+        return TableConfig(game, decks, None)
+    field, convert = RULES_FROM_PROTO[game]  # every Game has its rules message
+    if chosen != field:
+        raise InvalidOption(f"rules {chosen!r} were sent for a GAME_{game.name} table")
+    return TableConfig(game, decks, convert(getattr(request, field)))

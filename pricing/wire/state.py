@@ -1,0 +1,211 @@
+"""What the tables answer, on the wire: a table's state (``TableState``), the lobby's summary,
+a quote and a settlement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from pricing.cards import CARDS_PER_DECK, parse_card
+from pricing.errors import IllegalMove, InvalidInput
+from pricing.payout import BetPrice
+from pricing.tables import (
+    Game,
+    GameView,
+    SeatView,
+    Settlement,
+    Snapshot,
+    adapter_for,
+)
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_number
+from pricing.wire.config import config_from_proto
+
+__all__ = [
+    "answer_quote",
+    "quote_to_proto",
+    "settlement_to_proto",
+    "snapshot_to_proto",
+    "summary_to_proto",
+]
+
+
+def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
+    """The answer to a Quote: the prices and odds of a table in that state, with no table.
+    The service and the offline ``pricing quote`` both answer through here."""
+    config = config_from_proto(request.game, request.decks, request)
+    adapter = adapter_for(config.game)
+    config = adapter.configure(config)
+    shoe = CARDS_PER_DECK * config.decks
+    seen = len(request.exposed) + bool(request.dealer_up_card)
+    if seen > shoe:
+        # Checked before any card is read: the work a quote costs is bounded by its shoe.
+        raise InvalidInput(
+            f"a quote of a {config.decks}-deck shoe takes at most {shoe} cards, got {seen}",
+            field="exposed",
+        )
+    _check_cards(request)
+    try:
+        view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
+    except IllegalMove as exc:
+        # The request alone is contradictory (a card twice in a one-deck quote): whatever the
+        # state of the server, it is a bad argument.
+        raise InvalidInput(str(exc), field="exposed") from None
+    return quote_to_proto(config.game, view)
+
+
+def _prices(view: GameView) -> list[pb.BetPrice]:
+    return [_price(p) for p in view.prices.values()]
+
+
+def _price(p: BetPrice) -> pb.BetPrice:
+    return pb.BetPrice(
+        bet=p.bet,
+        wins=p.wins,
+        remaining=p.remaining,
+        probability=p.probability,
+        payout_hundredths=p.payout_hundredths,
+        open=p.open,
+        clamped=p.clamped,
+    )
+
+
+def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
+    for sb in view.side_bets:
+        out.side_bets.append(
+            pb.SideBetOdds(
+                bet=sb.bet,
+                rtp=sb.rtp,
+                player_favourable=sb.player_favourable,
+                open=sb.open,
+                outcomes=[
+                    pb.SideBetOutcome(
+                        name=o.name,
+                        ways=o.ways,
+                        total=o.total,
+                        probability=o.ways / o.total if o.total else 0.0,
+                        payout_hundredths=o.payout_hundredths,
+                    )
+                    for o in sb.outcomes
+                ],
+            )
+        )
+    if view.insurance is not None:
+        ins = view.insurance
+        out.insurance.CopyFrom(
+            pb.InsuranceOdds(
+                offered=ins.offered,
+                probability=ins.probability,
+                rtp=ins.rtp,
+                player_favourable=ins.player_favourable,
+            )
+        )
+    if view.dealer_outcomes is not None:
+        d = view.dealer_outcomes
+        out.dealer_outcomes.CopyFrom(
+            pb.DealerOutcomes(
+                up_card=d.up_card,
+                rule=enum_number(pb.DealerRule, d.rule),  # type: ignore[arg-type]
+                outcomes=[pb.DealerOutcome(name=n, probability=p) for n, p in d.outcomes],
+            )
+        )
+
+
+def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:
+    return [pb.SeatCards(seat=s.seat, cards=[str(c) for c in s.cards]) for s in seats]
+
+
+def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
+    view = snap.view
+    state = pb.TableState(
+        table_id=snap.table_id,
+        game=int(snap.game),  # type: ignore[arg-type]
+        version=snap.version,
+        shoe=view.shoe,
+        phase=int(snap.phase),  # type: ignore[arg-type]
+        round_id=view.round_id,
+        result_index=view.result_index,
+        last_seq=snap.last_seq,
+        exposed=[str(c) for c in view.exposed],
+        cards_remaining=view.cards_remaining,
+        prices=_prices(view),
+        decks=snap.decks,
+        seats=_seats(view.seats),
+    )
+    if view.ended is not None:
+        e = view.ended
+        state.ended_round.CopyFrom(
+            pb.RoundResult(
+                round_id=e.round_id,
+                result_index=e.result_index,
+                void=e.void,
+                result_card=" ".join(str(c) for c in e.result),
+                result_cards=[str(c) for c in e.result],
+                seats=_seats(e.seats),
+            )
+        )
+    _extras(view, state)
+    return state
+
+
+def summary_to_proto(snap: Snapshot, seats: int, watchers: int) -> pb.TableSummary:
+    """A table as the lobby (ListTables) lists it."""
+    return pb.TableSummary(
+        table_id=snap.table_id,
+        game=int(snap.game),  # type: ignore[arg-type]
+        decks=snap.decks,
+        phase=int(snap.phase),  # type: ignore[arg-type]
+        version=snap.version,
+        cards_remaining=snap.view.cards_remaining,
+        closed=snap.closed,
+        watchers=watchers,
+        seats=seats,
+    )
+
+
+def _check_cards(request: pb.QuoteRequest) -> None:
+    """Every card of a Quote is one, else ``InvalidCard`` naming its place in the request
+    (``exposed[3]``, ``dealer_up_card``): the engines that read them know no request."""
+    places = [(f"exposed[{i}]", text) for i, text in enumerate(request.exposed)]
+    if request.dealer_up_card:
+        places.append(("dealer_up_card", request.dealer_up_card))
+    for place, text in places:
+        try:
+            parse_card(text)
+        except InvalidInput as exc:
+            exc.field = place
+            raise
+
+
+def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:
+    response = pb.QuoteResponse(
+        game=int(game),  # type: ignore[arg-type]
+        cards_remaining=view.cards_remaining,
+        prices=_prices(view),
+    )
+    _extras(view, response)
+    return response
+
+
+_STATUS: Final = {
+    "PENDING": pb.SettleResponse.STATUS_PENDING,
+    "WIN": pb.SettleResponse.STATUS_WIN,
+    "LOSE": pb.SettleResponse.STATUS_LOSE,
+    "VOID": pb.SettleResponse.STATUS_VOID,
+}
+
+
+def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb.SettleResponse:
+    return pb.SettleResponse(
+        status=_STATUS[settlement.status.value],
+        payout_hundredths=settlement.payout_hundredths,
+        returned_cents=settlement.returned_cents,
+        result_card=" ".join(str(c) for c in settlement.result),
+        result_cards=[str(c) for c in settlement.result],
+        outcome=settlement.outcome,
+        round_id=request.round_id,
+        version=request.version,
+        bet=request.bet,
+        stake_cents=request.stake_cents,
+        seat=settlement.seat,
+    )

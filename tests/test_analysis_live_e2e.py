@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import grpc
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from pricing.analysis.live import FLAG_SE, live_stats
 from pricing.cards import Rank
@@ -171,6 +172,16 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
             pb.AnalyzeRequest(table_id="biased", since=timestamp(20), until=timestamp(10)),
             grpc.StatusCode.INVALID_ARGUMENT,
             "until 1970-01-01T00:00:10Z is not after since 1970-01-01T00:00:20Z",
+        ),
+        (  # a Timestamp protobuf's own rules refuse: not INTERNAL
+            pb.AnalyzeRequest(table_id="biased", since=Timestamp(seconds=1, nanos=-5)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "since is not a valid time",
+        ),
+        (
+            pb.AnalyzeRequest(table_id="biased", until=Timestamp(seconds=2**40)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "until is not a valid time",
         ),
     ],
 )

@@ -139,11 +139,11 @@ def test_seats_are_checked_and_a_refused_card_changes_nothing() -> None:
     table = blackjack_table()
     before = (table.snapshot, len(table.journal))
     for event, fragment in [
-        (expose("2S", PLAYER, 0), "seat is required for a PLAYER card at table 'b': the table "
-         "has 3 seats (send 1 to 3)"),
+        (expose("2S", PLAYER, 0), "seat is required for a CARD_ROLE_PLAYER card at table 'b': "
+         "the table has 3 seats (send 1 to 3)"),
         (expose("2S", PLAYER, 4), "seat 4 is out of range"),
-        (expose("2S", DEALER, 1), "seat 1 was sent with a DEALER card"),
-        (expose("2S", BURN, 2), "seat 2 was sent with a BURN card"),
+        (expose("2S", DEALER, 1), "seat 1 was sent with a CARD_ROLE_DEALER card"),
+        (expose("2S", BURN, 2), "seat 2 was sent with a CARD_ROLE_BURN card"),
     ]:  # fmt: skip
         with pytest.raises(InvalidInput, match=re.escape(fragment)):
             table.apply(table.snapshot.last_seq + 1, event)
@@ -171,7 +171,7 @@ def test_games_without_seats_refuse_one(game: Game) -> None:
     tables.open("t", TableConfig(game))
     table = tables.get("t")
     assert table.snapshot.view.seats == ()
-    with pytest.raises(InvalidInput, match=r"seat 1 was sent for a PLAYER card .* no seats"):
+    with pytest.raises(InvalidInput, match=r"seat 1 was sent for a CARD_ROLE_PLAYER card .* no"):
         table.apply(1, expose("2S", PLAYER, 1))
     with pytest.raises(InvalidInput, match=r"seat 2 was sent for a bet .* no seats"):
         table.settle(1, 1, "LOW" if game is Game.HILO else "NINE", 100, seat=2)
@@ -270,7 +270,7 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
     for card, role, seat, fragment in [
         ("2S", pb.CARD_ROLE_PLAYER, 0, "seat is required"),
         ("2S", pb.CARD_ROLE_PLAYER, 8, "seat 8 is out of range"),
-        ("2S", pb.CARD_ROLE_DEALER, 2, "seat 2 was sent with a DEALER card"),
+        ("2S", pb.CARD_ROLE_DEALER, 2, "seat 2 was sent with a CARD_ROLE_DEALER card"),
     ]:
         expect_error(lambda: feed.expose(card, role, seat), code, fragment)  # noqa: B023
         feed.seq -= 1

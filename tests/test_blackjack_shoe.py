@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from pricing.cards import DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.games.blackjack import (
-    ANY_PAIR,
     BlackjackShoe,
     DealerRule,
     ShoeMode,
@@ -21,6 +20,7 @@ from pricing.games.blackjack import (
     insurance,
     side_bets,
 )
+from pricing.games.blackjack.library import paytable
 from pricing.games.events import CardRole, EndRound, Event, ExposeCard, NewShoe, VoidRound
 from tests.reference import blackjack_ref as ref
 
@@ -99,7 +99,8 @@ def test_up_card_is_the_first_dealer_card_of_the_round() -> None:
 
 
 def test_rule_and_paytables_flow_into_the_views() -> None:
-    state = deal(BlackjackShoe(decks=8, rule=DealerRule.H17, pairs=ANY_PAIR), ("AS", D))
+    any_pair = (paytable("PAIRS", "any-pair"),)
+    state = deal(BlackjackShoe(decks=8, rule=DealerRule.H17, side_bets_offered=any_pair), ("AS", D))
     assert state.dealer_outcomes == dealer_odds("AS", [], decks=8, rule="H17")
     assert list(state.side_bets["PAIRS"].outcomes) == ["PAIR", "LOSE"]
 
@@ -151,7 +152,7 @@ def test_bad_events_raise_and_change_nothing() -> None:
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("decks", 0), ("decks", 9), ("rule", "S18"), ("mode", "SHUFFLED"), ("pairs", "two-pair")],
+    [("decks", 0), ("decks", 9), ("rule", "S18"), ("mode", "SHUFFLED")],
 )
 def test_bad_configuration(option: str, value: object) -> None:
     with pytest.raises(InvalidOption, match=repr(value)):

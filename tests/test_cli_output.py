@@ -206,6 +206,6 @@ def test_simulate_on_a_table_opened_otherwise_names_the_difference(
     err = capsys.readouterr().err
     assert err == (
         f"pricing: ALREADY_EXISTS: table {table_id!r} already exists with another "
-        "configuration: it has blackjack.shuffle_mode DEPLETING; this request asks for "
-        "blackjack.shuffle_mode CONTINUOUS\n"
+        "configuration: it has blackjack.shuffle_mode SHUFFLE_MODE_DEPLETING; this request "
+        "asks for blackjack.shuffle_mode SHUFFLE_MODE_CONTINUOUS\n"
     )

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack import library
 from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
@@ -69,18 +70,21 @@ pay_rules = st.builds(
     st.integers(0, 100_000),
 )
 pays = st.integers(0, 500_000)
-royal_match = st.builds(blackjack.RoyalMatchPaytable, pays, pays, st.one_of(st.none(), pays))
-pairs = st.one_of(
-    st.builds(lambda p: blackjack.PairsPaytable(pair_hundredths=p), pays),
-    st.builds(
-        lambda a, b, c: blackjack.PairsPaytable(
-            perfect_hundredths=a, coloured_hundredths=b, mixed_hundredths=c
-        ),
-        pays,
-        pays,
-        pays,
-    ),
-)
+
+
+@st.composite
+def side_bet_paytables(draw: st.DrawFn) -> tuple[library.Paytable, ...]:
+    """Any offer of the library's bets: each with any preset and any of its pays changed."""
+    names = draw(st.lists(st.sampled_from(list(library.BETS)), unique=True, min_size=1))
+    offered = []
+    for name in names:
+        engine = library.BETS[name]
+        preset = draw(st.sampled_from(list(engine.presets)))
+        entries = st.sampled_from(list(engine.presets[preset]))
+        offered.append(library.paytable(name, preset, draw(st.dictionaries(entries, pays))))
+    return tuple(offered)
+
+
 configs = st.one_of(
     st.builds(
         TableConfig,
@@ -102,8 +106,7 @@ configs = st.one_of(
             BlackjackOptions,
             st.sampled_from(list(blackjack.DealerRule)),
             st.sampled_from(list(blackjack.ShoeMode)),
-            royal_match,
-            pairs,
+            side_bet_paytables(),
             st.integers(1, 7),
         ),
     ),
@@ -123,8 +126,7 @@ def test_the_codec_knows_every_field_of_what_it_writes() -> None:
     assert [f.name for f in dataclasses.fields(BlackjackOptions)] == [
         "rule",
         "mode",
-        "royal_match",
-        "pairs",
+        "side_bets",
         "seats",
     ]
     assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]

@@ -44,13 +44,20 @@ def test_the_fixture_is_in_the_old_names() -> None:
     assert '"pays_hundredths"' in text and "CARD_ROLE_" not in text
 
 
+def as_then(state: pb.TableState) -> bytes:
+    """``state`` without what later releases added to it (the side bets' exact ratios)."""
+    for odds in state.side_bets:
+        odds.ClearField("rtp_exact")
+        for outcome in odds.outcomes:
+            outcome.ClearField("probability_exact")
+    return state.SerializeToString()
+
+
 def _states(dealer_args: tuple[str, ...], data_dir: Path | None) -> dict[str, bytes]:
     server = start_server(*dealer_args, KEEP_CLOSED, data_dir=data_dir)
     try:
         stub = server.pricing()
-        return {
-            t: stub.GetTable(pb.GetTableRequest(table_id=t)).SerializeToString() for t in TABLES
-        }
+        return {t: as_then(stub.GetTable(pb.GetTableRequest(table_id=t))) for t in TABLES}
     finally:
         assert server.stop() == 0
 
@@ -77,8 +84,7 @@ def test_a_jetstream_journal_of_the_old_names_recovers_to_the_same_states(
 def test_an_export_in_the_old_json_names_replays_to_the_same_state(table_id: str) -> None:
     steps = list(replay_lines(export_lines(table_id)))
     assert len(steps) == len(export_lines(table_id))
-    final = snapshot_to_proto(steps[-1].snapshot).SerializeToString()
-    assert final == state_then(table_id)
+    assert as_then(snapshot_to_proto(steps[-1].snapshot)) == state_then(table_id)
 
 
 def test_pricing_journal_replay_reads_the_old_export(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from pricing.cards import DECK, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, hilo
-from pricing.games.blackjack import STANDARD_ROYAL_MATCH, DealerRule, ShoeMode
+from pricing.games.blackjack import DealerRule, ShoeMode
+from pricing.games.blackjack.library import Paytable, paytable
+from pricing.games.blackjack.library.royal_match import royal_match
 from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.payout import PayRule
@@ -324,6 +326,13 @@ def test_tables_of_both_games_are_pure_folds(game: Game, events: list[FeedEvent]
     assert replay(table.journal).snapshot == table.snapshot
 
 
+ROYAL_MATCH, PAIRS = paytable("ROYAL_MATCH"), paytable("PAIRS")
+
+
+def options(*side_bets: Paytable) -> BlackjackOptions:
+    return BlackjackOptions(side_bets=side_bets)
+
+
 def test_a_reopen_with_another_config_names_what_differs_as_the_request_does() -> None:
     tables = Tables(keep_journal=True)
     tables.open("b", TableConfig(Game.BLACKJACK))
@@ -331,22 +340,30 @@ def test_a_reopen_with_another_config_names_what_differs_as_the_request_does() -
     cases = [
         (
             TableConfig(Game.BLACKJACK, 6, BlackjackOptions(rule=DealerRule.H17)),
-            "it has blackjack.dealer_rule S17; this request asks for blackjack.dealer_rule H17",
+            "it has blackjack.dealer_rule DEALER_RULE_S17; this request asks for "
+            "blackjack.dealer_rule DEALER_RULE_H17",
         ),
         (TableConfig(Game.BLACKJACK, 8), "it has decks 6; this request asks for decks 8"),
         (
-            TableConfig(Game.BLACKJACK, 0, BlackjackOptions(royal_match=STANDARD_ROYAL_MATCH)),
-            "it has blackjack.royal_match.crown_enabled true, "
-            "blackjack.royal_match.crown_hundredths 100000; this request asks for "
-            "blackjack.royal_match.crown_enabled false, "
-            "blackjack.royal_match.crown_hundredths (not set)",
+            TableConfig(Game.BLACKJACK, 0, options(paytable("ROYAL_MATCH", "standard"), PAIRS)),
+            "it has blackjack.side_bets[ROYAL_MATCH] crown-treasure {CROWN: 100000 ROYAL: 2500 "
+            "EASY: 250}; this request asks for blackjack.side_bets[ROYAL_MATCH] standard "
+            "{ROYAL: 2500 EASY: 250}",
         ),
         (
-            TableConfig(Game.BLACKJACK, 0, BlackjackOptions(pairs=blackjack.ANY_PAIR)),
-            "it has blackjack.pairs.payout_hundredths {PERFECT: 2500 COLOURED: 1200 MIXED: 600}; "
-            "this request asks for blackjack.pairs.payout_hundredths {PAIR: 1100}",
+            TableConfig(Game.BLACKJACK, 0, options(ROYAL_MATCH, paytable("PAIRS", "any-pair"))),
+            "it has blackjack.side_bets[PAIRS] perfect-pairs {PERFECT: 2500 COLOURED: 1200 "
+            "MIXED: 600}; this request asks for blackjack.side_bets[PAIRS] any-pair {PAIR: 1100}",
         ),
-        (TableConfig(Game.HILO), "it has game BLACKJACK; this request asks for game HILO"),
+        (
+            TableConfig(Game.BLACKJACK, 0, options(ROYAL_MATCH)),
+            "it has blackjack.side_bets[PAIRS] perfect-pairs {PERFECT: 2500 COLOURED: 1200 "
+            "MIXED: 600}; this request asks for blackjack.side_bets[PAIRS] (not set)",
+        ),
+        (
+            TableConfig(Game.HILO),
+            "it has game GAME_BLACKJACK; this request asks for game GAME_HILO",
+        ),
     ]
     for config, difference in cases:
         with pytest.raises(TableExists) as info:
@@ -395,14 +412,16 @@ def test_rules_messages_become_the_engines_objects() -> None:
     assert options == BlackjackOptions(
         DealerRule.H17,
         ShoeMode.CONTINUOUS,
-        blackjack.RoyalMatchPaytable(2500, 300, 100_000),
-        blackjack.PairsPaytable(None, 3000, 1200, 600),
+        (
+            paytable("ROYAL_MATCH", "crown-treasure", {"EASY": 300}),
+            paytable("PAIRS", "perfect-pairs", {"PERFECT": 3000}),
+        ),
     )
     no_crown = blackjack_options(
         pb.BlackjackRules(royal_match=pb.RoyalMatchPaytable(crown_enabled=False))
     )
     assert isinstance(no_crown, BlackjackOptions)
-    assert no_crown.royal_match == blackjack.STANDARD_ROYAL_MATCH
+    assert no_crown.paytable("ROYAL_MATCH") == paytable("ROYAL_MATCH", "standard")
     # Each field left out keeps its default: an empty message, or one pay alone, leaves the
     # Crown on; a pay sent as 0 is 0, not "the default".
     for message, want in [
@@ -416,14 +435,14 @@ def test_rules_messages_become_the_engines_objects() -> None:
     ]:
         options = blackjack_options(pb.BlackjackRules(royal_match=message))
         assert isinstance(options, BlackjackOptions)
-        assert options.royal_match == want, message
+        assert royal_match(options.paytable("ROYAL_MATCH")) == want, message  # type: ignore[arg-type]
     any_pair = blackjack_options(
         pb.BlackjackRules(
             pairs=pb.PairsPaytable(preset=pb.PAIRS_PRESET_ANY_PAIR, payout_hundredths={"PAIR": 900})
         )
     )
     assert isinstance(any_pair, BlackjackOptions)
-    assert any_pair.pairs == blackjack.PairsPaytable(pair_hundredths=900)
+    assert any_pair.paytable("PAIRS") == paytable("PAIRS", "any-pair", {"PAIR": 900})
 
     request = pb.QuoteRequest(
         game=pb.GAME_GOA_GAE, goa_gae=pb.GoaGaeRules(bets={"nine": pb.PayRule(rtp_bp=9000)})

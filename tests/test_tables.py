@@ -101,7 +101,10 @@ def test_conflicts_gaps_and_bad_seqs_change_nothing() -> None:
     table = hilo_table(seq_history=2)
     feed(table, expose("AS"), expose("KS"), expose("QS"))
     now, journal = table.snapshot, list(table.journal)
-    with pytest.raises(SeqConflict, match=r"seq 3 .* ExposeCard QS BURN, not ExposeCard JS BURN"):
+    with pytest.raises(
+        SeqConflict,
+        match=r"seq 3 .* ExposeCard QS CARD_ROLE_BURN, not ExposeCard JS CARD_ROLE_BURN",
+    ):
         table.apply(3, expose("JS"))
     with pytest.raises(SeqConflict, match="VoidRound"):
         table.apply(2, VoidRound())

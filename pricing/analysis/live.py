@@ -54,7 +54,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from pricing.errors import InvalidInput
-from pricing.games.blackjack.bets import side_bets
+from pricing.games.blackjack import library
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.journal.fold import apply_record, fold_records
@@ -339,7 +339,8 @@ def _certified(config: TableConfig) -> dict[str, Fraction]:
 
         options = config.rules
         assert isinstance(options, BlackjackOptions)
-        odds = side_bets([], config.decks, options.royal_match, options.pairs)
+        full = (config.decks,) * 52  # a full shoe: every card config.decks times
+        odds = library.odds(full, options.rule, options.side_bets)
         return {bet: o.rtp_fraction for bet, o in odds.items()}
     return {}
 

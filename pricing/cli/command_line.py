@@ -265,7 +265,7 @@ def _add_settle(sub: Commands) -> None:
         help=f"blackjack: the seat the side bet is on, 1 to {MAX_SEATS} (a one-seat table: may "
         "be left out)",
     )
-    _add_json(t, "the Settlement")
+    _add_json(t, "the SettleResponse")
     _add_server(t)
     t.set_defaults(run=run_settle)
 

@@ -8,7 +8,8 @@ stable name such as ``"SEQ_GAP"``, None if the server gave none), ``err.metadata
 e.g. ``{"expected_seq": "9", ...}``) and ``err.field_violations`` (the request fields at
 fault), read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the
 same from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). Enum arguments
-take the proto's names (``"HILO"``, ``"RESULT"``) or numbers.
+take the proto's names with or without their prefix, in any case (``"GAME_HILO"``,
+``"hilo"``, ``"RESULT"``), or numbers.
 
 Typical use (a game server)::
 

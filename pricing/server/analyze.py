@@ -4,7 +4,6 @@ messages (the numbers ``pricing analyze --json`` prints), and a live table's sta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Final
 
 from pricing.analysis.blackjack import BlackjackReport, blackjack_rtp
@@ -18,17 +17,13 @@ from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
-from pricing.wire import RULES_FROM_PROTO, game_from_proto, seconds, timestamp
+from pricing.wire import RULES_FROM_PROTO, game_from_proto, ratio, seconds, timestamp
 
 __all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
 
 #: The most simulated shoes one Analyze may ask for (about two minutes of one core).
 MAX_SHOES: Final = 100_000
 DEFAULT_SHOES: Final = 2_000
-
-
-def _ratio(x: Fraction) -> pb.Ratio:
-    return pb.Ratio(value=float(x), exact=f"{x.numerator}/{x.denominator}")
 
 
 def _bet(r: BetReport) -> pb.DynamicBetReport:
@@ -39,13 +34,13 @@ def _bet(r: BetReport) -> pb.DynamicBetReport:
             min_hundredths=r.rule.min_hundredths,
             max_hundredths=r.rule.max_hundredths,
         ),
-        rtp=_ratio(r.rtp),
-        per_offered_round=_ratio(r.per_offered_round),
-        by_position=[_ratio(x) for x in r.by_position],
-        closed=_ratio(r.closed),
-        closed_by_position=[_ratio(x) for x in r.closed_by_position],
-        clamped_min=_ratio(r.clamped_min),
-        clamped_max=_ratio(r.clamped_max),
+        rtp=ratio(r.rtp),
+        per_offered_round=ratio(r.per_offered_round),
+        by_position=[ratio(x) for x in r.by_position],
+        closed=ratio(r.closed),
+        closed_by_position=[ratio(x) for x in r.closed_by_position],
+        clamped_min=ratio(r.clamped_min),
+        clamped_max=ratio(r.clamped_max),
         min_payout_hundredths=r.min_payout or 0,
         max_payout_hundredths=r.max_payout or 0,
         distribution=[
@@ -76,7 +71,7 @@ def report_to_proto(report: HiLoReport | GoaGaeReport | BlackjackReport) -> pb.A
                 pb.SideBetReport(
                     decks=decks,
                     bet=key,
-                    full_shoe_rtp=_ratio(report.full_shoe[decks][key]),
+                    full_shoe_rtp=ratio(report.full_shoe[decks][key]),
                     favourable_rounds=report.favourable_rounds[decks][key],
                     by_penetration=[
                         pb.PenetrationPoint(
@@ -134,14 +129,14 @@ def live_to_proto(report: LiveReport) -> pb.AnalyzeResponse:
             bet=s.bet,
             stakes=s.stakes,
             wins=s.wins,
-            returned=_ratio(s.returned),
-            expected=_ratio(s.expected),
+            returned=ratio(s.returned),
+            expected=ratio(s.expected),
             standard_error=s.standard_error,
             z=s.z or 0.0,
             flagged=s.flagged,
         )
         if s.certified is not None:
-            bet.certified.CopyFrom(_ratio(s.certified))
+            bet.certified.CopyFrom(ratio(s.certified))
         bets.append(bet)
     return pb.AnalyzeResponse(
         game=int(report.game),  # type: ignore[arg-type]
@@ -191,9 +186,16 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
 
 def _bounds(request: pb.AnalyzeRequest) -> tuple[float | None, float | None]:
     """The request's since and until in Unix seconds (None: not sent, no bound)."""
-    since = seconds(request.since) if request.HasField("since") else None
-    until = seconds(request.until) if request.HasField("until") else None
-    return since, until
+    bounds: list[float | None] = []
+    for name in ("since", "until"):
+        if not request.HasField(name):
+            bounds.append(None)
+            continue
+        try:
+            bounds.append(seconds(getattr(request, name)))
+        except ValueError as exc:  # outside 0001-01-01 .. 9999-12-31, or negative nanos
+            raise InvalidOption(f"{name} is not a valid time: {exc}", field=name) from None
+    return bounds[0], bounds[1]
 
 
 def answer_live(request: pb.AnalyzeRequest, records: Sequence[Record]) -> pb.AnalyzeResponse:

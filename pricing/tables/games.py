@@ -45,7 +45,9 @@ def plugged_in(adapter: GameAdapter) -> Iterator[GameAdapter]:
 def adapter_for(game: Game) -> GameAdapter:
     adapter = _ADAPTERS.get(game)
     if adapter is None:
-        raise GameUnavailable(f"game {game!r} is not available in this build", game=game.name)
+        raise GameUnavailable(
+            f"game GAME_{game.name} is not available in this build", game=f"GAME_{game.name}"
+        )
     return adapter
 
 
@@ -64,10 +66,12 @@ def config_difference(have: TableConfig, asked: TableConfig) -> str:
 
     >>> adapter = adapter_for(Game.HILO)
     >>> config_difference(adapter.configure(TableConfig(Game.HILO)), TableConfig(Game.GOA_GAE))
-    'it has game HILO; this request asks for game GOA_GAE'
+    'it has game GAME_HILO; this request asks for game GAME_GOA_GAE'
     """
     if have.game != asked.game:
-        return f"it has game {have.game.name}; this request asks for game {asked.game.name}"
+        return (
+            f"it has game GAME_{have.game.name}; this request asks for game GAME_{asked.game.name}"
+        )
     old, new = describe_config(have), describe_config(asked)
     fields = [name for name in {**old, **new} if old.get(name) != new.get(name)] or list(new)
 

@@ -269,11 +269,13 @@ class Table(SettlesBets):
 
     def _check_card_seat(self, event: ExposeCard) -> None:
         if event.role is CardRole.PLAYER:
-            check_seat(self.seats, event.seat, f"a PLAYER card at table {self.table_id!r}")
+            check_seat(
+                self.seats, event.seat, f"a CARD_ROLE_PLAYER card at table {self.table_id!r}"
+            )
         elif event.seat:
             raise InvalidInput(
-                f"seat {event.seat} was sent with a {event.role.name} card at table "
-                f"{self.table_id!r}: only PLAYER cards go to a seat (send 0)",
+                f"seat {event.seat} was sent with a CARD_ROLE_{event.role.name} card at table "
+                f"{self.table_id!r}: only CARD_ROLE_PLAYER cards go to a seat (send 0)",
                 field="seat",
             )
 
@@ -384,5 +386,5 @@ def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
 def _describe(event: object) -> str:
     match event:
         case ExposeCard(card=card, role=role, seat=seat):
-            return f"ExposeCard {card} {role.name}" + (f" seat {seat}" if seat else "")
+            return f"ExposeCard {card} CARD_ROLE_{role.name}" + (f" seat {seat}" if seat else "")
     return type(event).__name__

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 from typing import Protocol
 
 from pricing.cards import Card
@@ -71,6 +72,7 @@ class SideBetView:
     rtp: float
     player_favourable: bool
     open: bool = True
+    rtp_exact: Fraction = Fraction(0)  # ``rtp`` exactly (0 when the shoe cannot deal the bet)
 
 
 @dataclass(frozen=True, slots=True)

@@ -414,11 +414,33 @@ class BlackjackRules(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class SideBetsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___SideBetPaytable: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___SideBetPaytable | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     DEALER_RULE_FIELD_NUMBER: _builtins.int
     SHUFFLE_MODE_FIELD_NUMBER: _builtins.int
     ROYAL_MATCH_FIELD_NUMBER: _builtins.int
     PAIRS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    SIDE_BETS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
     """default DEALER_RULE_S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
@@ -436,6 +458,14 @@ class BlackjackRules(_message.Message):
     def pairs(self) -> Global___PairsPaytable:
         """default PAIRS_PRESET_PERFECT_PAIRS"""
 
+    @_builtins.property
+    def side_bets(self) -> _containers.MessageMap[_builtins.str, Global___SideBetPaytable]:
+        """The side bets the table offers, by bet name (docs/rules.md §3.8): ROYAL_MATCH, PAIRS,
+        TWENTY_ONE_PLUS_THREE, HOT_3, LUCKY_LADIES, LUCKY_LUCKY, TOP_3, MATCH_THE_DEALER,
+        OVER_13, UNDER_13, BUST_IT, BUSTER. Empty: ROYAL_MATCH and PAIRS, as royal_match and pairs
+        set them. A bet named here and in royal_match or pairs as well is INVALID_ARGUMENT.
+        """
+
     def __init__(
         self,
         *,
@@ -444,14 +474,65 @@ class BlackjackRules(_message.Message):
         royal_match: Global___RoyalMatchPaytable | None = ...,
         pairs: Global___PairsPaytable | None = ...,
         seats: _builtins.int = ...,
+        side_bets: _abc.Mapping[_builtins.str, Global___SideBetPaytable] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["pairs", b"pairs", "royal_match", b"royal_match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BlackjackRules: _TypeAlias = BlackjackRules  # noqa: Y015
+
+@_typing.final
+class SideBetPaytable(_message.Message):
+    """A side bet's paytable at a table: a preset and the pays it changes."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class PayoutHundredthsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    PRESET_FIELD_NUMBER: _builtins.int
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    preset: _builtins.str
+    """one of the bet's presets (docs/rules.md §3.8); empty: the bet's default"""
+    @_builtins.property
+    def payout_hundredths(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Overrides of the preset's pays, paytable entry (e.g. "SUITED_TRIPS") → hundredths; an
+        entry the preset does not have is INVALID_ARGUMENT.
+        """
+
+    def __init__(
+        self,
+        *,
+        preset: _builtins.str = ...,
+        payout_hundredths: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payout_hundredths", b"payout_hundredths", "preset", b"preset"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SideBetPaytable: _TypeAlias = SideBetPaytable  # noqa: Y015
 
 @_typing.final
 class GoaGaeRules(_message.Message):
@@ -563,16 +644,23 @@ class SideBetOutcome(_message.Message):
     TOTAL_FIELD_NUMBER: _builtins.int
     PROBABILITY_FIELD_NUMBER: _builtins.int
     PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    PROBABILITY_EXACT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """e.g. CROWN, ROYAL, EASY; PERFECT, COLOURED, MIXED; PAIR"""
     ways: _builtins.int
-    """equally likely deals with this outcome"""
+    """equally likely deals with this outcome; 0 when ways or total would not fit 64 bits
+    (a dealer-drawing bet's deals): read probability_exact
+    """
     total: _builtins.int
-    """equally likely deals in all (the same for every outcome)"""
+    """equally likely deals in all (the same for every outcome); 0 as for ways"""
     probability: _builtins.float
     """ways / total, for display"""
     payout_hundredths: _builtins.int
     """what it pays to 1, in hundredths"""
+    @_builtins.property
+    def probability_exact(self) -> Global___Ratio:
+        """the exact probability, in lowest terms"""
+
     def __init__(
         self,
         *,
@@ -581,10 +669,11 @@ class SideBetOutcome(_message.Message):
         total: _builtins.int = ...,
         probability: _builtins.float = ...,
         payout_hundredths: _builtins.int = ...,
+        probability_exact: Global___Ratio | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["probability_exact", b"probability_exact"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "payout_hundredths", b"payout_hundredths", "probability", b"probability", "total", b"total", "ways", b"ways"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "payout_hundredths", b"payout_hundredths", "probability", b"probability", "probability_exact", b"probability_exact", "total", b"total", "ways", b"ways"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -592,7 +681,7 @@ Global___SideBetOutcome: _TypeAlias = SideBetOutcome  # noqa: Y015
 
 @_typing.final
 class SideBetOdds(_message.Message):
-    """A fixed-paytable blackjack side bet for the next round (ROYAL_MATCH, PAIRS)."""
+    """A fixed-paytable blackjack side bet for the next round, one of the table's side_bets."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -601,8 +690,9 @@ class SideBetOdds(_message.Message):
     RTP_FIELD_NUMBER: _builtins.int
     PLAYER_FAVOURABLE_FIELD_NUMBER: _builtins.int
     OPEN_FIELD_NUMBER: _builtins.int
+    RTP_EXACT_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
-    """ROYAL_MATCH or PAIRS: the name Settle takes"""
+    """the bet's name (ROYAL_MATCH, PAIRS, HOT_3, ...): the name Settle takes"""
     rtp: _builtins.float
     """expected return per unit staked, 1.0 = break-even"""
     player_favourable: _builtins.bool
@@ -614,8 +704,12 @@ class SideBetOdds(_message.Message):
     @_builtins.property
     def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOutcome]:
         """The winning outcomes (Royal Match: CROWN, ROYAL, EASY; pairs: PERFECT, COLOURED, MIXED or
-        PAIR), each out of the same total; the rest of the total loses.
+        PAIR; every bet's in docs/rules.md §3.8), each out of the same total; the rest loses.
         """
+
+    @_builtins.property
+    def rtp_exact(self) -> Global___Ratio:
+        """the exact expected return per unit staked (rtp is its double)"""
 
     def __init__(
         self,
@@ -625,10 +719,11 @@ class SideBetOdds(_message.Message):
         rtp: _builtins.float = ...,
         player_favourable: _builtins.bool = ...,
         open: _builtins.bool = ...,
+        rtp_exact: Global___Ratio | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rtp_exact", b"rtp_exact"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "open", b"open", "outcomes", b"outcomes", "player_favourable", b"player_favourable", "rtp", b"rtp"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "open", b"open", "outcomes", b"outcomes", "player_favourable", b"player_favourable", "rtp", b"rtp", "rtp_exact", b"rtp_exact"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -17,6 +17,7 @@ from pricing.wire.feed import FEED_FIELDS, FEED_KINDS, FeedKind, feed_kind
 from pricing.wire.state import (
     answer_quote,
     quote_to_proto,
+    ratio,
     settlement_to_proto,
     snapshot_to_proto,
     summary_to_proto,
@@ -35,6 +36,7 @@ __all__ = [
     "feed_kind",
     "game_from_proto",
     "quote_to_proto",
+    "ratio",
     "seconds",
     "settlement_to_proto",
     "snapshot_to_proto",

@@ -13,6 +13,10 @@ from google.protobuf.message import Message
 
 from pricing.errors import InvalidOption
 from pricing.games import blackjack, goagae, hilo
+from pricing.games.blackjack import library
+from pricing.games.blackjack.library import Paytable
+from pricing.games.blackjack.library.pairs import pairs as library_pairs
+from pricing.games.blackjack.library.royal_match import royal_match
 from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.payout import PayRule
 from pricing.tables import (
@@ -101,8 +105,9 @@ _PAIRS_FIELDS: Final = {
 _CROWN_TREASURE_HUNDREDTHS: Final = 100_000  # docs/rules.md §2: Crown Treasure pays 1000 : 1
 
 
-def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable:
-    """Each field sent replaces its default; a field left out keeps it."""
+def _royal_match(message: pb.RoyalMatchPaytable) -> Paytable:
+    """The old ``royal_match`` field: each field sent replaces its default; a field left out
+    keeps it."""
     default = blackjack.DEFAULT_ROYAL_MATCH
     crown_on = (
         message.crown_enabled
@@ -121,7 +126,7 @@ def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable
             f"royal_match crown_hundredths {message.crown_hundredths} was sent with "
             "crown_enabled false: Crown Treasure is off, so it pays nothing of its own"
         )
-    return blackjack.RoyalMatchPaytable(
+    table = blackjack.RoyalMatchPaytable(
         royal_hundredths=(
             message.royal_hundredths
             if message.HasField("royal_hundredths")
@@ -134,10 +139,13 @@ def _royal_match(message: pb.RoyalMatchPaytable) -> blackjack.RoyalMatchPaytable
         ),
         crown_hundredths=crown,
     )
+    preset = "crown-treasure" if table.crown_treasure else "standard"
+    return Paytable("ROYAL_MATCH", preset, table.pays())
 
 
-def _pairs(message: pb.PairsPaytable) -> blackjack.PairsPaytable:
-    """A preset (default Perfect Pairs), its pays overridden by name."""
+def _pairs(message: pb.PairsPaytable) -> Paytable:
+    """The old ``pairs`` field: a preset (default Perfect Pairs), its pays overridden by
+    name."""
     preset = _enum_option(
         "pairs preset", pb.PairsPreset, message.preset, _PAIRS_PRESETS, "perfect-pairs"
     )
@@ -153,7 +161,43 @@ def _pairs(message: pb.PairsPaytable) -> blackjack.PairsPaytable:
                 f"{', '.join(pays)}"
             )
         overrides[_PAIRS_FIELDS[outcome]] = hundredths
-    return replace(table, **overrides) if overrides else table
+    table = replace(table, **overrides) if overrides else table
+    return Paytable("PAIRS", preset, table.pays())
+
+
+#: The presets the old ``royal_match`` and ``pairs`` fields can ask for.
+_OLD_FIELDS: Final = {"ROYAL_MATCH": ("crown-treasure", "standard"), "PAIRS": _PAIRS_PRESETS}
+
+
+def _side_bets(rules: pb.BlackjackRules) -> tuple[Paytable, ...]:
+    """The bets a table offers: ``side_bets``, and ``royal_match`` / ``pairs`` when sent; with
+    neither, Royal Match and the pair bet as those fields set them."""
+    offered: list[Paytable] = []
+    names = distinct_names("side bet", rules.side_bets)
+    for name, entry in rules.side_bets.items():
+        bet = names[name]
+        field = f'blackjack.side_bets["{name}"]'
+        old = _OLD_FIELD_OF.get(bet)
+        if old is not None and rules.HasField(old):  # type: ignore[arg-type]
+            raise InvalidOption(
+                f"side bet {bet} is set twice: in side_bets and in {_OLD_FIELD_OF[bet]}; send "
+                "it in one of them",
+                field=field,
+            )
+        try:
+            offered.append(library.paytable(bet, entry.preset, dict(entry.payout_hundredths)))
+        except InvalidOption as exc:
+            exc.field = field
+            raise
+    if rules.HasField("royal_match") or not rules.side_bets:
+        offered.append(_royal_match(rules.royal_match))
+    if rules.HasField("pairs") or not rules.side_bets:
+        offered.append(_pairs(rules.pairs))
+    return tuple(offered)
+
+
+#: The old field that also sets a bet.
+_OLD_FIELD_OF: Final = {"ROYAL_MATCH": "royal_match", "PAIRS": "pairs"}
 
 
 def _blackjack_rules(rules: Message) -> BlackjackOptions:
@@ -174,12 +218,7 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
                 default.mode.value,
             )
         ),
-        royal_match=(
-            _royal_match(rules.royal_match)
-            if rules.HasField("royal_match")
-            else default.royal_match
-        ),
-        pairs=_pairs(rules.pairs) if rules.HasField("pairs") else default.pairs,
+        side_bets=_side_bets(rules),
         seats=rules.seats or default.seats,  # 0: the default (the adapter checks the range)
     )
 
@@ -216,7 +255,23 @@ def _goagae_proto(rules: object) -> Message:
 
 def _blackjack_proto(rules: object) -> Message:
     assert isinstance(rules, BlackjackOptions)
-    royal = rules.royal_match
+    message = pb.BlackjackRules(
+        dealer_rule=enum_number(pb.DealerRule, rules.rule.value),  # type: ignore[arg-type]
+        shuffle_mode=enum_number(pb.ShuffleMode, rules.mode.value),  # type: ignore[arg-type]
+        seats=rules.seats,
+    )
+    bets = {table.bet: table for table in rules.side_bets}
+    old = set(bets) == set(_OLD_FIELDS) and all(
+        bets[bet].preset in presets for bet, presets in _OLD_FIELDS.items()
+    )
+    if not old:  # every bet in side_bets, with its whole paytable
+        for table in rules.side_bets:
+            message.side_bets[table.bet].preset = table.preset
+            message.side_bets[table.bet].payout_hundredths.update(table.pays)
+        return message
+    # The seed sheets' two bets, as tables opened before side_bets were written (the same
+    # journal bytes as then).
+    royal = royal_match(bets["ROYAL_MATCH"])
     royal_proto = pb.RoyalMatchPaytable(
         royal_hundredths=royal.royal_hundredths,
         easy_hundredths=royal.easy_hundredths,
@@ -224,7 +279,7 @@ def _blackjack_proto(rules: object) -> Message:
     )
     if royal.crown_hundredths is not None:
         royal_proto.crown_hundredths = royal.crown_hundredths
-    pairs = rules.pairs
+    pairs = library_pairs(bets["PAIRS"])
     preset = (
         pb.PAIRS_PRESET_ANY_PAIR
         if pairs.pair_hundredths is not None
@@ -235,13 +290,9 @@ def _blackjack_proto(rules: object) -> Message:
         for outcome, field in _PAIRS_FIELDS.items()
         if getattr(pairs, field) is not None
     }
-    return pb.BlackjackRules(
-        dealer_rule=enum_number(pb.DealerRule, rules.rule.value),  # type: ignore[arg-type]
-        shuffle_mode=enum_number(pb.ShuffleMode, rules.mode.value),  # type: ignore[arg-type]
-        royal_match=royal_proto,
-        pairs=pb.PairsPaytable(preset=preset, payout_hundredths=pays),
-        seats=rules.seats,
-    )
+    message.royal_match.CopyFrom(royal_proto)
+    message.pairs.CopyFrom(pb.PairsPaytable(preset=preset, payout_hundredths=pays))
+    return message
 
 
 #: game → its rules object → the rules message (the inverse of ``RULES_FROM_PROTO``)

@@ -4,6 +4,7 @@ a quote and a settlement."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Final
 
 from pricing.cards import CARDS_PER_DECK, parse_card
@@ -24,6 +25,7 @@ from pricing.wire.config import config_from_proto
 __all__ = [
     "answer_quote",
     "quote_to_proto",
+    "ratio",
     "settlement_to_proto",
     "snapshot_to_proto",
     "summary_to_proto",
@@ -79,15 +81,9 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
                 player_favourable=sb.player_favourable,
                 open=sb.open,
                 outcomes=[
-                    pb.SideBetOutcome(
-                        name=o.name,
-                        ways=o.ways,
-                        total=o.total,
-                        probability=o.ways / o.total if o.total else 0.0,
-                        payout_hundredths=o.payout_hundredths,
-                    )
-                    for o in sb.outcomes
+                    _outcome(o.name, o.ways, o.total, o.payout_hundredths) for o in sb.outcomes
                 ],
+                rtp_exact=ratio(sb.rtp_exact),
             )
         )
     if view.insurance is not None:
@@ -109,6 +105,30 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
                 outcomes=[pb.DealerOutcome(name=n, probability=p) for n, p in d.outcomes],
             )
         )
+
+
+#: The largest count a ``uint64`` field carries.
+_UINT64_MAX: Final = 2**64 - 1
+
+
+def ratio(x: Fraction) -> pb.Ratio:
+    """An exact ratio on the wire: "numerator/denominator" in lowest terms, and its double."""
+    return pb.Ratio(value=float(x), exact=f"{x.numerator}/{x.denominator}")
+
+
+def _outcome(name: str, ways: int, total: int, payout_hundredths: int) -> pb.SideBetOutcome:
+    """A side bet's outcome: its exact ways and total where they fit 64 bits (a dealer-drawing
+    bet's may not: then 0, and the exact probability says it all)."""
+    exact = Fraction(ways, total) if total else Fraction(0)
+    fits = total <= _UINT64_MAX
+    return pb.SideBetOutcome(
+        name=name,
+        ways=ways if fits else 0,
+        total=total if fits else 0,
+        probability=float(exact),
+        payout_hundredths=payout_hundredths,
+        probability_exact=ratio(exact),
+    )
 
 
 def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:

@@ -29,17 +29,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from pricing.cards import Card, Rank
-from pricing.errors import InvalidInput
-from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds, insurance, side_bets
+from pricing import _blackjack
+from pricing.cards import CARD_INDEX, Card, Rank, card_index
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.games.blackjack import library
+from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds, insurance
 from pricing.games.blackjack.dealer import DealerOdds, dealer_odds
-from pricing.games.blackjack.hands import classify_pair, classify_royal_match
-from pricing.games.blackjack.paytables import (
-    DEFAULT_ROYAL_MATCH,
-    PERFECT_PAIRS,
-    PairsPaytable,
-    RoyalMatchPaytable,
-)
+from pricing.games.blackjack.hands import played_dealer_hand
+from pricing.games.blackjack.library import BETS, Deal, Paytable, paytable
 from pricing.games.blackjack.rules import DealerRule, ShoeMode
 from pricing.games.blackjack.shoe import BlackjackShoe
 from pricing.games.events import (
@@ -53,8 +50,8 @@ from pricing.games.events import (
 from pricing.payout import BetPrice
 
 __all__ = [
+    "DEFAULT_SIDE_BETS",
     "MAX_SEATS",
-    "SIDE_BETS",
     "BlackjackOptions",
     "BlackjackRound",
     "Phase",
@@ -64,8 +61,8 @@ __all__ = [
     "seat_hands",
 ]
 
-#: The side bets a blackjack table offers, in the order every list uses.
-SIDE_BETS: Final[tuple[str, ...]] = ("ROYAL_MATCH", "PAIRS")
+#: The side bets a blackjack table offers unless it names its own: the seed sheets' two.
+DEFAULT_SIDE_BETS: Final[tuple[Paytable, ...]] = (paytable("ROYAL_MATCH"), paytable("PAIRS"))
 #: Player boxes at a table: at most 7 (a full blackjack table), 7 when the rules leave it out.
 MAX_SEATS: Final = 7
 
@@ -73,14 +70,29 @@ MAX_SEATS: Final = 7
 @dataclass(frozen=True, slots=True)
 class BlackjackOptions:
     """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
-    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), and its number of
-    seats (1 to 7)."""
+    Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), its number of
+    seats (1 to 7) and the side bets it offers (each at most once, in the library's order)."""
 
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING
-    royal_match: RoyalMatchPaytable = DEFAULT_ROYAL_MATCH
-    pairs: PairsPaytable = PERFECT_PAIRS
+    side_bets: tuple[Paytable, ...] = DEFAULT_SIDE_BETS
     seats: int = MAX_SEATS
+
+    def __post_init__(self) -> None:
+        names = [table.bet for table in self.side_bets]
+        if not names:
+            # The wire has no way to say "none" (an empty side_bets map means the defaults).
+            raise InvalidOption("a blackjack table offers at least one side bet")
+        if len(set(names)) != len(names):
+            raise InvalidOption(f"a side bet is offered twice: {', '.join(names)}")
+        order = list(BETS)
+        object.__setattr__(
+            self, "side_bets", tuple(sorted(self.side_bets, key=lambda t: order.index(t.bet)))
+        )
+
+    def paytable(self, bet: str) -> Paytable | None:
+        """The table's paytable of ``bet`` (None: not offered)."""
+        return next((table for table in self.side_bets if table.bet == bet), None)
 
 
 class Phase(Enum):
@@ -138,23 +150,30 @@ class RoundOutcome:
             return None
         return hands + self.dealer
 
+    def dealer_hand(self, rule: DealerRule) -> tuple[Card, ...]:
+        """The dealer's hand as played: the round's DEALER cards up to the one that ended it."""
+        cards = tuple(e.card for e in self.cards if e.role is CardRole.DEALER)
+        return cards if len(cards) <= 2 else played_dealer_hand(cards, rule)
+
     def settle(
         self, bet: str, seat: int, options: BlackjackOptions
     ) -> tuple[str, int, tuple[Card, ...]] | None:
-        """``seat``'s side bet ``bet`` on its own first two cards (Crown Treasure: and the
-        dealer's): the outcome, what it pays in hundredths (``-100``: lost) and the cards it
-        settled on; ``None`` (refunded) when the seat was dealt fewer than two."""
+        """``seat``'s side bet ``bet`` on its own first two cards and the dealer's cards the
+        bet reads: the outcome, what it pays in hundredths (``-100``: lost) and the cards it
+        settled on (the seat's two, then the dealer's); ``None`` (refunded) when the bet
+        cannot be settled (``SideBet.outcome``)."""
+        table = options.paytable(bet)
+        if table is None:
+            offered = ", ".join(t.bet for t in options.side_bets)
+            raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {offered}")
         player = self.player(seat)
-        if len(player) < 2:
+        dealer = self.dealer_hand(options.rule)
+        settled = library.settle(table, Deal(player, dealer, options.rule))
+        if settled is None:
             return None
-        dealer = self.dealer
-        if bet == "ROYAL_MATCH":
-            name, pays = classify_royal_match(player, dealer, options.royal_match)
-        elif bet == "PAIRS":
-            name, pays = classify_pair(player, options.pairs)
-        else:
-            raise InvalidInput(f"unknown blackjack side bet {bet!r}: expected one of {SIDE_BETS}")
-        return name, pays, player + dealer
+        name, pays = settled
+        shown = dealer if BETS[bet].dealer_drawing else self.dealer
+        return name, pays, player + shown
 
 
 @dataclass(frozen=True)
@@ -240,7 +259,8 @@ def quote(
     (Fraction(16, 51), 51)
     """
     everything = [*exposed, up] if up is not None else list(exposed)
-    bets = side_bets(everything, decks, options.royal_match, options.pairs)
+    counts = _blackjack.shoe_counts(everything, CARD_INDEX, card_index, decks)
+    bets = library.odds(counts, options.rule, options.side_bets)
     dealer = None
     odds = None
     if up is not None:

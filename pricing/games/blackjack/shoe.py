@@ -12,17 +12,11 @@ from functools import cached_property
 from pricing import _blackjack
 from pricing.cards import CARD_INDEX, DECK, Card, Rank, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
-from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds, side_bets_from_ways
+from pricing.games.blackjack import library
+from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
 from pricing.games.blackjack.dealer import DealerOdds, dealer_table_from_rows, up_value
 from pricing.games.blackjack.hands import dealer_hand_result, played_dealer_hand
-from pricing.games.blackjack.paytables import (
-    DEFAULT_ROYAL_MATCH,
-    PERFECT_PAIRS,
-    PairsPaytable,
-    RoyalMatchPaytable,
-    pairs_paytable,
-    royal_match_paytable,
-)
+from pricing.games.blackjack.library import Paytable, paytable
 from pricing.games.blackjack.rules import DealerRule, ShoeMode, check_decks
 from pricing.games.events import (
     CardRole,
@@ -64,8 +58,8 @@ class BlackjackShoe:
     decks: int = 6
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING
-    royal_match: RoyalMatchPaytable = DEFAULT_ROYAL_MATCH
-    pairs: PairsPaytable = PERFECT_PAIRS
+    #: The side bets priced for the next round (the library's ``Paytable``s).
+    side_bets_offered: tuple[Paytable, ...] = (paytable("ROYAL_MATCH"), paytable("PAIRS"))
     shoe: int = 1
     round_id: int = 1
     exposed: tuple[Card, ...] = ()
@@ -77,8 +71,6 @@ class BlackjackShoe:
         check_decks(self.decks)
         object.__setattr__(self, "rule", DealerRule.parse(self.rule))
         object.__setattr__(self, "mode", ShoeMode.parse(self.mode))
-        object.__setattr__(self, "royal_match", royal_match_paytable(self.royal_match))
-        object.__setattr__(self, "pairs", pairs_paytable(self.pairs))
         counts = _blackjack.shoe_counts(self.exposed, CARD_INDEX, card_index, self.decks)
         object.__setattr__(self, "counts", counts)
 
@@ -125,15 +117,17 @@ class BlackjackShoe:
         return self.exposed
 
     @cached_property
-    def side_bets(self) -> dict[str, SideBetOdds]:
-        """Royal Match and pair odds for the NEXT round."""
+    def next_round_counts(self) -> tuple[int, ...]:
+        """The shoe the NEXT round is dealt from: each card's count by ``Card.index``."""
         if self.mode is ShoeMode.DEPLETING:
-            counts = self.counts
-        else:
-            exposed = self.next_round_exposed
-            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
-        rm, pp = _blackjack.side_bet_ways_counts(counts)
-        return side_bets_from_ways(rm, pp, self.royal_match, self.pairs)
+            return self.counts
+        exposed = self.next_round_exposed
+        return _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
+
+    @cached_property
+    def side_bets(self) -> dict[str, SideBetOdds]:
+        """The offered side bets' odds for the NEXT round (``library.odds``)."""
+        return library.odds(self.next_round_counts, self.rule, self.side_bets_offered)
 
     @cached_property
     def insurance(self) -> InsuranceOdds | None:
@@ -173,12 +167,7 @@ class BlackjackShoe:
     def next_dealer_table(self) -> dict[str, DealerOdds | None]:
         """``dealer_table`` for the NEXT round under the shoe's rule: the dealer's outcomes
         for each up-card value."""
-        if self.mode is ShoeMode.DEPLETING:
-            counts = self.counts
-        else:
-            exposed = self.next_round_exposed
-            counts = _blackjack.shoe_counts(exposed, CARD_INDEX, card_index, self.decks)
-        rows = _blackjack.dealer_table_counts(counts, self.rule is DealerRule.H17)
+        rows = _blackjack.dealer_table_counts(self.next_round_counts, self.rule is DealerRule.H17)
         return dealer_table_from_rows(rows, self.rule)
 
     @property

@@ -25,7 +25,6 @@ from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
 from pricing.games.blackjack.dealer import DealerOdds
 from pricing.games.blackjack.rounds import (
     MAX_SEATS,
-    SIDE_BETS,
     BlackjackOptions,
     BlackjackRound,
     Phase,
@@ -59,14 +58,15 @@ def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[Sid
             bet=bet,
             outcomes=tuple(
                 SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
-                for name, o in odds[bet].outcomes.items()
+                for name, o in bet_odds.outcomes.items()
                 if name != "LOSE"
             ),
-            rtp=odds[bet].rtp,
-            player_favourable=odds[bet].player_favourable,
-            open=betting and odds[bet].open,
+            rtp=bet_odds.rtp,
+            player_favourable=bet_odds.player_favourable,
+            open=betting and bet_odds.open,
+            rtp_exact=bet_odds.rtp_fraction,
         )
-        for bet in SIDE_BETS
+        for bet, bet_odds in odds.items()
     )
 
 
@@ -100,7 +100,7 @@ def _view(state: BlackjackRound) -> GameView:
 
 
 #: The options ``BlackjackAdapter.describe`` names by their own rules-message fields.
-_DESCRIBED: Final = frozenset({"rule", "mode", "royal_match", "pairs"})
+_DESCRIBED: Final = frozenset({"rule", "mode", "side_bets"})
 
 
 class BlackjackAdapter:
@@ -141,8 +141,7 @@ class BlackjackAdapter:
                 decks=config.decks,
                 rule=options.rule,
                 mode=options.mode,
-                royal_match=options.royal_match,
-                pairs=options.pairs,
+                side_bets_offered=options.side_bets,
             ),
             seats=options.seats,
         )
@@ -179,18 +178,13 @@ class BlackjackAdapter:
         own there is named as the option is."""
         options = config.rules
         assert isinstance(options, BlackjackOptions)
-        royal = options.royal_match
         described = {
-            "blackjack.dealer_rule": options.rule.value,
-            "blackjack.shuffle_mode": options.mode.value,
-            "blackjack.royal_match.royal_hundredths": str(royal.royal_hundredths),
-            "blackjack.royal_match.easy_hundredths": str(royal.easy_hundredths),
-            "blackjack.royal_match.crown_enabled": str(royal.crown_treasure).lower(),
+            "blackjack.dealer_rule": f"DEALER_RULE_{options.rule.value}",
+            "blackjack.shuffle_mode": f"SHUFFLE_MODE_{options.mode.value}",
         }
-        if royal.crown_hundredths is not None:
-            described["blackjack.royal_match.crown_hundredths"] = str(royal.crown_hundredths)
-        pairs = " ".join(f"{name}: {pays}" for name, pays in options.pairs.pays().items())
-        described["blackjack.pairs.payout_hundredths"] = f"{{{pairs}}}"
+        for table in options.side_bets:
+            pays = " ".join(f"{entry}: {pays}" for entry, pays in table.pays.items())
+            described[f"blackjack.side_bets[{table.bet}]"] = f"{table.preset} {{{pays}}}"
         for option in fields(options):
             if option.name not in _DESCRIBED:
                 described[f"blackjack.{option.name}"] = str(getattr(options, option.name))

@@ -123,6 +123,7 @@ def test_the_kit_reads_what_it_should() -> None:
     alerts = alert_exprs()
     assert set(alerts) == {
         "PricingSideBetPlayerFavourable",
+        "PricingSideBetFavourable",
         "PricingExposeCardSlow",
         "PricingFeedEventsRejected",
         "PricingTableIdle",
@@ -273,6 +274,33 @@ def test_grpc_series_are_labelled_as_go_grpc_prometheus_labels_them(
 
 def pricing_request(table_id: str) -> pb.GetTableRequest:
     return pb.GetTableRequest(table_id=table_id)
+
+
+def test_rounds_that_open_with_a_side_bet_favourable_are_counted_by_bet(
+    server: ServerProcess, table_id: str
+) -> None:
+    """A one-deck shoe left with four aces and four kings: the next round deals a pair 3 times
+    in 7, so the pair bet opens above 100 %; Royal Match does not (a suited A-K 1 time in 7,
+    at 2.5 : 1)."""
+
+    def counted(bet: str) -> float:
+        return metric(server, "pricing_side_bet_favourable_rounds_total", {"bet": bet})
+
+    before = {bet: counted(bet) for bet in ("PAIRS", "ROYAL_MATCH")}
+    assert before["PAIRS"] >= 0  # every bet's series is there from the start
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=1))
+    kept = {"AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC"}
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    for card in [r + s for r in ranks for s in "SHDC" if r + s not in kept]:
+        state = feed.expose(card, pb.CARD_ROLE_BURN)
+    pairs = next(sb for sb in state.side_bets if sb.bet == "PAIRS")
+    assert pairs.player_favourable and not pairs.open  # dealing: the round is closed
+    assert counted("PAIRS") == before["PAIRS"]  # a card is no new round
+    state = feed.end_round()
+    assert [sb.bet for sb in state.side_bets if sb.player_favourable] == ["PAIRS"]
+    assert scraped(lambda: counted("PAIRS"), lambda v: v == before["PAIRS"] + 1)
+    assert counted("ROYAL_MATCH") == before["ROYAL_MATCH"]
 
 
 def test_last_card_gauge_follows_each_open_table(server: ServerProcess, table_id: str) -> None:

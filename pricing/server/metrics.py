@@ -43,6 +43,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from pricing.server.interceptors import CODE_LABELS, MetricsInterceptor, rpc_type
 from pricing.server.metrics_http import serve_metrics_http
 from pricing.server.metrics_tables import TableGauge
+from pricing.games.blackjack import library
 from pricing.v1 import pricing_pb2
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "serve_metrics"]
@@ -196,6 +197,15 @@ class Metrics:
             ("limit",),
             registry=r,
         )
+        self.favourable_rounds = Counter(
+            "pricing_side_bet_favourable_rounds_total",
+            "Blackjack rounds that opened for betting with the side bet's exact RTP above 1 "
+            "(counted at every table that offers it).",
+            ("bet",),
+            registry=r,
+        )
+        for bet in library.BETS:  # at zero: the first favourable round shows in increase()
+            self.favourable_rounds.labels(bet)
 
     def initialize(self, services: Iterable[ServiceDescriptor]) -> None:
         """Every series of every method of ``services`` at zero, as go-grpc-prometheus's

@@ -94,6 +94,10 @@ class Publisher(StoreListener):
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)
+            if snapshot.view.ended is not None and compute_seconds is not None:
+                # A round ended (folded now, not recovered): betting opens on the next. A
+                # replica counts the rounds of every table it holds, its own writes or not.
+                self._count_favourable(snapshot)
         self.metrics.publish.observe(time.perf_counter() - t0)
 
     def forgotten(self, table_id: str) -> None:
@@ -107,6 +111,12 @@ class Publisher(StoreListener):
             slot.end()
         for hub in self.hubs.values():
             hub.slots.clear()
+
+    def _count_favourable(self, snapshot: Snapshot) -> None:
+        """A round opened for betting: each side bet offered on it with an RTP above 1."""
+        for side_bet in snapshot.view.side_bets:
+            if side_bet.player_favourable and side_bet.open:
+                self.metrics.favourable_rounds.labels(side_bet.bet).inc()
 
     def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
         for side_bet in snapshot.view.side_bets:

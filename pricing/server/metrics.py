@@ -40,10 +40,10 @@ from prometheus_client import (
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 
+from pricing.games.blackjack import library
 from pricing.server.interceptors import CODE_LABELS, MetricsInterceptor, rpc_type
 from pricing.server.metrics_http import serve_metrics_http
 from pricing.server.metrics_tables import TableGauge
-from pricing.games.blackjack import library
 from pricing.v1 import pricing_pb2
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "serve_metrics"]

@@ -15,8 +15,15 @@ from typing import Final
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.bets import SideBetOdds
 from pricing.games.blackjack.library.base import Deal, Paytable, SideBet
+from pricing.games.blackjack.library.hot_3 import Hot3
+from pricing.games.blackjack.library.lucky_ladies import LuckyLadies
+from pricing.games.blackjack.library.lucky_lucky import LuckyLucky
+from pricing.games.blackjack.library.match_the_dealer import MatchTheDealer
+from pricing.games.blackjack.library.over_under_13 import Over13, Under13
 from pricing.games.blackjack.library.pairs import Pairs
 from pricing.games.blackjack.library.royal_match import RoyalMatch
+from pricing.games.blackjack.library.top_3 import Top3
+from pricing.games.blackjack.library.twenty_one_plus_three import TwentyOnePlusThree
 from pricing.games.blackjack.paytables import LOSE_HUNDREDTHS
 from pricing.games.blackjack.rules import DealerRule
 from pricing.text import quoted
@@ -24,7 +31,21 @@ from pricing.text import quoted
 __all__ = ["BETS", "Deal", "Paytable", "SideBet", "odds", "paytable", "settle"]
 
 #: Every bet of the library, by its name on the wire, in the order a table lists them.
-BETS: Final[Mapping[str, SideBet]] = {bet.name: bet for bet in (RoyalMatch(), Pairs())}
+BETS: Final[Mapping[str, SideBet]] = {
+    bet.name: bet
+    for bet in (
+        RoyalMatch(),
+        Pairs(),
+        TwentyOnePlusThree(),
+        Hot3(),
+        LuckyLadies(),
+        LuckyLucky(),
+        Top3(),
+        MatchTheDealer(),
+        Over13(),
+        Under13(),
+    )
+}
 
 
 def paytable(bet: str, preset: str = "", overrides: Mapping[str, int] | None = None) -> Paytable:

@@ -179,7 +179,7 @@ def settle(server: ServerProcess, table_id: str, bet: str, seat: int = 1) -> pb.
         (
             lambda r: r.side_bets["HOT_3"].payout_hundredths.__setitem__("SIXES", 100),
             'blackjack.side_bets["HOT_3"]',
-            "HOT_3 outcome 'SIXES'",
+            "HOT_3 entry 'SIXES'",
         ),
         (
             lambda r: (r.side_bets["PAIRS"], r.pairs.SetInParent()),

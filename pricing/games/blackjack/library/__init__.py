@@ -68,7 +68,7 @@ def paytable(bet: str, preset: str = "", overrides: Mapping[str, int] | None = N
     for entry in overrides or {}:
         if entry not in pays:
             raise InvalidOption(
-                f"{bet} outcome {quoted(entry)} is not in the {name} paytable: expected one of "
+                f"{bet} entry {quoted(entry)} is not in the {name} paytable: expected one of "
                 f"{', '.join(pays)}"
             )
     return Paytable(bet, name, {**pays, **(overrides or {})})

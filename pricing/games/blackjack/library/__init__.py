@@ -15,6 +15,8 @@ from typing import Final
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.bets import SideBetOdds
 from pricing.games.blackjack.library.base import Deal, Paytable, SideBet
+from pricing.games.blackjack.library.bust_it import BustIt
+from pricing.games.blackjack.library.buster import Buster
 from pricing.games.blackjack.library.pairs import Pairs
 from pricing.games.blackjack.library.royal_match import RoyalMatch
 from pricing.games.blackjack.paytables import LOSE_HUNDREDTHS
@@ -24,7 +26,9 @@ from pricing.text import quoted
 __all__ = ["BETS", "Deal", "Paytable", "SideBet", "odds", "paytable", "settle"]
 
 #: Every bet of the library, by its name on the wire, in the order a table lists them.
-BETS: Final[Mapping[str, SideBet]] = {bet.name: bet for bet in (RoyalMatch(), Pairs())}
+BETS: Final[Mapping[str, SideBet]] = {
+    bet.name: bet for bet in (RoyalMatch(), Pairs(), BustIt(), Buster())
+}
 
 
 def paytable(bet: str, preset: str = "", overrides: Mapping[str, int] | None = None) -> Paytable:

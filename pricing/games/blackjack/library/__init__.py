@@ -15,6 +15,8 @@ from typing import Final
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.bets import SideBetOdds
 from pricing.games.blackjack.library.base import Deal, Paytable, SideBet
+from pricing.games.blackjack.library.bust_it import BustIt
+from pricing.games.blackjack.library.buster import Buster
 from pricing.games.blackjack.library.hot_3 import Hot3
 from pricing.games.blackjack.library.lucky_ladies import LuckyLadies
 from pricing.games.blackjack.library.lucky_lucky import LuckyLucky
@@ -44,6 +46,8 @@ BETS: Final[Mapping[str, SideBet]] = {
         MatchTheDealer(),
         Over13(),
         Under13(),
+        BustIt(),
+        Buster(),
     )
 }
 

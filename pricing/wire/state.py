@@ -3,6 +3,7 @@ a quote and a settlement."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
@@ -118,16 +119,23 @@ def ratio(x: Fraction) -> pb.Ratio:
 
 def _outcome(name: str, ways: int, total: int, payout_hundredths: int) -> pb.SideBetOutcome:
     """A side bet's outcome: its exact ways and total where they fit 64 bits (a dealer-drawing
-    bet's may not: then 0, and the exact probability says it all)."""
-    exact = Fraction(ways, total) if total else Fraction(0)
+    bet's may not: then 0, and the exact probability says it all). Every outcome of every
+    offered bet after every card passes here: integers and one gcd, no ``Fraction``."""
     fits = total <= _UINT64_MAX
+    if total:
+        common = math.gcd(ways, total)
+        # int / int is correctly rounded however large the integers: the same double as the
+        # Fraction's.
+        probability, exact = ways / total, f"{ways // common}/{total // common}"
+    else:
+        probability, exact = 0.0, "0/1"
     return pb.SideBetOutcome(
         name=name,
         ways=ways if fits else 0,
         total=total if fits else 0,
-        probability=float(exact),
+        probability=probability,
         payout_hundredths=payout_hundredths,
-        probability_exact=ratio(exact),
+        probability_exact=pb.Ratio(value=probability, exact=exact),
     )
 
 

@@ -53,20 +53,22 @@ DEFAULT_DECKS: Final = 6
 
 
 def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[SideBetView, ...]:
-    return tuple(
-        SideBetView(
-            bet=bet,
-            outcomes=tuple(
-                SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
-                for name, o in bet_odds.outcomes.items()
-                if name != "LOSE"
-            ),
-            rtp=bet_odds.rtp,
-            player_favourable=bet_odds.player_favourable,
-            open=betting and bet_odds.open,
-            rtp_exact=bet_odds.rtp_fraction,
-        )
-        for bet, bet_odds in odds.items()
+    return tuple(_side_bet_view(bet, bet_odds, betting) for bet, bet_odds in odds.items())
+
+
+def _side_bet_view(bet: str, odds: SideBetOdds, betting: bool) -> SideBetView:
+    exact = odds.rtp_fraction  # once: every card builds every offered bet's view
+    return SideBetView(
+        bet=bet,
+        outcomes=tuple(
+            SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
+            for name, o in odds.outcomes.items()
+            if name != "LOSE"
+        ),
+        rtp=float(exact),
+        player_favourable=exact > 1,
+        open=betting and odds.open,
+        rtp_exact=exact,
     )
 
 

@@ -205,3 +205,72 @@ def test_a_bad_offer_names_its_field_and_opens_nothing(
     with pytest.raises(grpc.RpcError) as missing:
         server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+#: The dealer-drawing bets' outcomes, each on a finished dealer hand (S17).
+BUST_DEALS = [
+    ("BUST_IT", "8H 8H 8H", "SUITED_888"),
+    ("BUST_IT", "8H 8D 8H", "SAME_COLOUR_888"),
+    ("BUST_IT", "10S 6H 6D", "BUST_6"),
+    ("BUST_IT", "9S 6H 7D", "BUST_7"),
+    ("BUST_IT", "7S 7D 8C", "BUST_8"),
+    ("BUST_IT", "7S 6D 9C", "BUST_9"),
+    ("BUST_IT", "10S 2H KD", "BUST_TEN"),
+    ("BUST_IT", "2S 3H 10D 10C", "LOSE"),
+    ("BUST_IT", "AS KH", "LOSE"),
+    ("BUSTER", "10S 6H KD", "BUST_3_OR_4"),
+    ("BUSTER", "2S 2H 2D 10C KH", "BUST_5"),
+    ("BUSTER", "2S 2H 2D 2C 8H KH", "BUST_6"),
+    ("BUSTER", "2S 2H 2D 2C 2S 6H KH", "BUST_7"),
+    ("BUSTER", "2S 2H 2D 2C 2S 2H 4D KH", "BUST_8_PLUS"),
+    ("BUSTER", "KS 6H AD", "LOSE"),
+]
+
+
+def test_every_outcome_of_every_bet_settles_through_the_server(
+    server: ServerProcess, table_id: str
+) -> None:
+    """Each hand-built deal of the library's tests (every outcome of every bet, and losses),
+    dealt at one table offering every bet, a fresh shoe per deal: Settle answers the outcome
+    and the pay the engine gives that deal, and the stake back with the floored profit."""
+    from tests.test_side_bets_library import SETTLED  # noqa: PLC0415
+
+    deals = [(bet, seat, dealer, outcome) for bet, seat, dealer, outcome, _ in SETTLED]
+    deals += [(bet, "2C 3C", dealer, outcome) for bet, dealer, outcome in BUST_DEALS]
+    assert {(bet, outcome) for bet, _s, _d, outcome in deals} >= {
+        (bet, outcome) for bet in DEALS if bet not in ("ROYAL_MATCH", "PAIRS")
+        for outcome in library.BETS[bet].outcomes
+    }  # fmt: skip
+    feed = open_table(server, table_id, offer(*library.BETS))
+    for bet, seat, dealer, outcome in deals:
+        opened = feed.new_shoe()
+        seat_cards, dealer_cards = seat.split(), dealer.split()
+        order = [(seat_cards[0], pb.CARD_ROLE_PLAYER)]
+        order += [(card, pb.CARD_ROLE_DEALER) for card in dealer_cards[:1]]
+        order += [(card, pb.CARD_ROLE_PLAYER) for card in seat_cards[1:]]
+        order += [(card, pb.CARD_ROLE_DEALER) for card in dealer_cards[1:]]
+        for card, role in order:
+            feed.expose(card, role)
+        feed.end_round()
+        answer = server.pricing().Settle(
+            pb.SettleRequest(
+                table_id=table_id,
+                round_id=opened.round_id,
+                version=opened.version,
+                bet=bet,
+                stake_cents=STAKE,
+            )
+        )
+        deal = library.Deal(
+            tuple(map(parse_card, seat_cards[:2])), tuple(map(parse_card, dealer_cards))
+        )
+        settled = library.settle(library.paytable(bet), deal)
+        assert settled is not None and settled[0] == outcome, (bet, seat, dealer)
+        won = outcome != "LOSE"
+        assert (answer.outcome, answer.payout_hundredths) == (
+            (outcome, settled[1]) if won else ("LOSE", 0)
+        ), (bet, seat, dealer)
+        assert answer.status == (
+            pb.SettleResponse.STATUS_WIN if won else pb.SettleResponse.STATUS_LOSE
+        )
+        assert answer.returned_cents == (STAKE + STAKE * settled[1] // 100 if won else 0)

@@ -305,6 +305,18 @@ def test_over_and_under_13_published_house_edges() -> None:
         assert percent(edge("UNDER_13", decks), 2) == Fraction(under)
 
 
+def test_royal_match_3_10_by_decks() -> None:
+    """A one- and two-deck paytable: from four decks on it favours the player."""
+    edges = {decks: percent(edge("ROYAL_MATCH", decks, "3-10"), 4) for decks in (1, 2, 4, 6, 8)}
+    assert edges == {
+        1: Fraction("3.7707"),
+        2: Fraction("0.8215"),
+        4: Fraction("-0.6317"),
+        6: Fraction("-1.1130"),
+        8: Fraction("-1.3531"),
+    }
+
+
 # --- (3) Settling dealt hands ---------------------------------------------------------------
 
 

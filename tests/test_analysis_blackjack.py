@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from pricing.analysis.blackjack import PENETRATIONS, blackjack_rtp
+from pricing.analysis.blackjack import PENETRATIONS, blackjack_rtp, full_shoe_rtps
 from pricing.cards import DECK
 from pricing.errors import InvalidOption
 from pricing.games.blackjack import library
@@ -47,6 +47,7 @@ def test_full_shoe_rtps_are_library_odds_on_a_full_shoe() -> None:
             odds = library.odds((decks,) * 52, DealerRule.S17, [table])
             assert rtp == odds[bet].rtp_fraction, key
             assert isinstance(rtp, Fraction)
+    assert full_shoe_rtps(8) == REPORT.full_shoe[8]
     # Any Pair on 6 decks, by hand: 13 ranks × C(24, 2) pairs of C(312, 2) hands, paid 12 for 1
     assert REPORT.full_shoe[6]["PAIRS/any-pair"] == Fraction(12 * 13 * 276, 48_516)
 

@@ -44,6 +44,7 @@ __all__ = [
     "PenetrationPoint",
     "RemovalReport",
     "blackjack_rtp",
+    "full_shoe_rtps",
     "removal_report",
     "side_bet_presets",
 ]
@@ -212,6 +213,14 @@ class _Tally:
         self.rtp.add(numerator / denominator)
         if numerator > denominator:
             self.edge.add((numerator - denominator) / denominator)
+
+
+def full_shoe_rtps(decks: int, rule: DealerRule | str = DealerRule.S17) -> dict[str, Fraction]:
+    """Every bet of the library under each of its presets: its exact RTP on a full
+    ``decks``-deck shoe dealt by ``rule``, keyed ``BET/preset``."""
+    groups = pricing_groups(side_bet_presets())
+    odds = price(full_shoe(decks), DealerRule.parse(rule), groups)
+    return {key: bet.rtp_fraction for key, bet in odds.items()}
 
 
 def _simulate(

@@ -24,8 +24,8 @@ from pricing.wire import RULES_FROM_PROTO, game_from_proto, ratio, seconds, time
 
 __all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
 
-#: The most simulated shoes one Analyze may ask for: about two minutes of one core for every
-#: bet and preset of the library (some 5 ms a shoe of each size); one bet alone takes a tenth.
+#: The most simulated shoes one Analyze may ask for: some 75 s of one core for every bet and
+#: preset of the library (about 4 ms a shoe of each size, docs/BENCHMARKS.md), less for one bet.
 MAX_SHOES: Final = 20_000
 
 

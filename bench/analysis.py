@@ -3,8 +3,8 @@
 Run with ``make bench`` (or ``.venv/bin/python bench/analysis.py``). Prints the median time of
 one whole Hi-Lo report (five bets, ten positions, every figure exact) by each, their ratio
 (goal: at least 50x) and whether the report takes under a second; then the blackjack side
-bets by penetration over 100,000 seeded shoes of 6 and of 8 decks (``--shoes`` to change),
-with the standard error of every figure.
+bets (every bet and preset of the side-bet library) by penetration over 100,000 seeded shoes
+of 6 and of 8 decks (``--shoes`` to change), with the standard error of every figure.
 """
 
 from __future__ import annotations
@@ -41,16 +41,18 @@ def blackjack(shoes: int) -> None:
         f"blackjack side bets, {shoes:,} shoes per deck count, seed {report.seed}: {elapsed:.0f} s"
     )
     print(
-        f"{'decks':>5} {'bet/preset':<28} {'full shoe':>9}  at 90 % dealt: "
-        f"{'mean ± se':>17} {'spread':>7} {'favourable ± se':>16}  all points"
+        f"{'decks':>5} {'bet/preset':<36} {'full shoe':>9}  at 90 % dealt: "
+        f"{'mean ± se':>17} {'spread':>7} {'favourable ± se':>16} {'edge if fav. ± se':>17}"
+        "  all points"
     )
     for decks, by_key in report.by_penetration.items():
         for key, points in by_key.items():
             deep = points[-1]
             print(
-                f"{decks:>5} {key:<28} {float(report.full_shoe[decks][key]):9.5f}  "
+                f"{decks:>5} {key:<36} {float(report.full_shoe[decks][key]):9.5f}  "
                 f"{'':>14} {deep.simulated_mean:8.5f} ± {deep.simulated_se:.5f} "
-                f"{deep.spread:7.4f} {deep.favourable:7.4f} ± {deep.favourable_se:.4f}  "
+                f"{deep.spread:7.4f} {deep.favourable:7.4f} ± {deep.favourable_se:.4f} "
+                f"{deep.favourable_edge:8.4f} ± {deep.favourable_edge_se:.4f}  "
                 f"{report.favourable_rounds[decks][key]:.4f}"
             )
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from pricing.analysis.blackjack import DEFAULT_SHOES, blackjack_rtp
+from pricing.analysis.side_bets import effect_of_removal
 from pricing.cli import main
+from pricing.games.blackjack import library
+from pricing.games.blackjack.rules import DealerRule
+from tests import toy_side_bet
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -75,4 +81,101 @@ def test_goagae_rounds_and_blackjack(tmp_path: Path) -> None:
     assert code == 0 and "left out (no exact count for this deal): STRAIGHT, NINE" in text
     png = tmp_path / "bj.png"
     code, text = run("blackjack", "--shoes", "30", "--plot", str(png))
-    assert code == 0 and "PAIRS/perfect-pairs" in text and png.exists()
+    assert code == 0 and png.exists()
+    lines = text.splitlines()
+    assert lines[0].endswith(
+        "over 30 simulated shoes (seed 2026), mean ± standard error; dealer S17"
+    )
+    assert lines[1].split()[-5:] == ["edge", "if", "fav.", "±", "se"]
+    rows = [line.split() for line in lines[2:]]
+    keys = {f"{bet}/{p}" for bet, engine in library.BETS.items() for p in engine.presets}
+    assert {(int(row[0]), row[1]) for row in rows} == {(d, key) for d in (6, 8) for key in keys}
+    assert len(rows) == 2 * len(keys) * 10
+
+
+def test_the_blackjack_report_of_one_bet_as_json() -> None:
+    code, text = run("blackjack", "--shoes", "12", "--seed", "4", "--bet", "pairs", "--json")
+    data = json.loads(text)
+    want = blackjack_rtp(shoes=12, seed=4, bet="PAIRS").as_dict()
+    assert code == 0 and data == want
+    assert set(data["decks"]["6"]) == {f"PAIRS/{p}" for p in library.BETS["PAIRS"].presets}
+    point = data["decks"]["8"]["PAIRS/any-pair"]["by_penetration"][-1]
+    assert {"favourable_edge", "favourable_edge_se"} <= set(point)
+
+
+def eor_rows(text: str) -> list[list[str]]:
+    """The table rows of ``--eor``'s text, under its three lines of heading."""
+    return [line.split() for line in text.splitlines()[3:] if line and "," not in line]
+
+
+def test_the_effect_of_removal_table() -> None:
+    code, text = run("blackjack", "--bet", "ROYAL_MATCH", "--preset", "standard", "--eor")
+    assert code == 0
+    blocks = [line for line in text.splitlines() if line.startswith("ROYAL_MATCH/standard")]
+    assert blocks == [
+        "ROYAL_MATCH/standard, 6 decks: full-shoe RTP 0.933342 (93.3342%)",
+        "ROYAL_MATCH/standard, 8 decks: full-shoe RTP 0.935403 (93.5403%)",
+    ]
+    rows = eor_rows(text)
+    table = library.paytable("ROYAL_MATCH", "standard")
+    for decks, block in zip((6, 8), (rows[1:15], rows[16:30]), strict=True):
+        assert rows[0] == rows[15] == ["rank", "change", "pp", "exact", "change"]
+        want = effect_of_removal(decks, DealerRule.S17, table)
+        assert [row[0] for row in block] == [*want, "sum"]
+        for (rank, pp, exact), change in zip(block, [*want.values(), 0], strict=True):
+            assert Fraction(exact) == change, rank
+            assert float(pp) == pytest.approx(float(change) * 100, abs=5e-6)
+    assert rows[14] == ["sum", "+0.00000", "0"]
+
+
+def test_the_rule_and_the_effect_of_removal_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    toy_side_bet.register(monkeypatch)  # a bet of the library that reads the dealer's rule
+    answers = {}
+    for rule in ("s17", "H17"):
+        code, text = run("blackjack", "--bet", "heart_queen", "--eor", "--rule", rule, "--json")
+        assert code == 0
+        answers[rule.upper()] = json.loads(text)
+    for rule, data in answers.items():
+        assert data["rule"] == rule
+        for decks in (6, 8):
+            for preset, pays in (("fifty", 5000), ("forty", 4000)):
+                got = data["decks"][str(decks)][f"HEART_QUEEN/{preset}"]
+                want = toy_side_bet.effect_of_removal(decks, DealerRule(rule), pays)
+                assert {
+                    r: Fraction(v["exact"]) for r, v in got["effect_of_removal"].items()
+                } == want
+                rtp = toy_side_bet.full_shoe_rtp(decks, DealerRule(rule), pays)
+                assert Fraction(got["full_shoe_rtp"]["exact"]) == rtp
+    code, text = run(
+        "blackjack", "--bet", "heart_queen", "--preset", "forty", "--shoes", "5", "--rule", "h17"
+    )
+    assert code == 0 and "dealer H17" in text.splitlines()[0]
+    assert {line.split()[1] for line in text.splitlines()[2:]} == {"HEART_QUEEN/forty"}
+    assert f"{float(toy_side_bet.full_shoe_rtp(6, DealerRule.H17, 4000)):9.5f}" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["blackjack", "--preset", "any-pair"], "needs the side bet"),
+        (["blackjack", "--bet", "poker"], "unknown side bet 'POKER'"),
+        (["blackjack", "--bet", "pairs", "--preset", "two"], "unknown PAIRS preset 'two'"),
+        (["blackjack", "--eor", "--shoes", "5"], "--eor is exact"),
+        (["blackjack", "--eor", "--plot", "x.png"], "--eor is exact"),
+        (["hilo", "--eor"], "are for blackjack's side bets"),
+        (["goagae", "--rule", "h17"], "are for blackjack's side bets"),
+        (["--table", "t1", "--bet", "PAIRS"], "--table/--game report live tables"),
+    ],
+)
+def test_bad_blackjack_options_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, _ = run(*argv)
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_default_shoes_are_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["analyze", "--help"], io.StringIO())
+    assert f"(default {DEFAULT_SHOES:,})" in " ".join(capsys.readouterr().out.split())

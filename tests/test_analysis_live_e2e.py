@@ -169,6 +169,11 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
             "shoes are for the theoretical report",
         ),
         (
+            pb.AnalyzeRequest(table_id="biased", side_bet="PAIRS", dealer_rule=pb.DEALER_RULE_H17),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "side_bet, dealer_rule are for the theoretical report",
+        ),
+        (
             pb.AnalyzeRequest(table_id="biased", since=timestamp(20), until=timestamp(10)),
             grpc.StatusCode.INVALID_ARGUMENT,
             "until 1970-01-01T00:00:10Z is not after since 1970-01-01T00:00:20Z",

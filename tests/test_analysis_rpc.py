@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import grpc
+import pytest
 
 from pricing.analysis import goagae_rtp, hilo_rtp
-from pricing.analysis.blackjack import blackjack_rtp
+from pricing.analysis.blackjack import BlackjackReport, blackjack_rtp
+from pricing.analysis.side_bets import RANKS
+from pricing.client import error_details
+from pricing.games.blackjack import library
 from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
+from pricing.server.analyze import MAX_SHOES
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as rpc
 from tests.conftest import ServerProcess
@@ -50,19 +57,83 @@ def test_goagae_and_blackjack(server: ServerProcess) -> None:
     assert got.bets[0].rtp.value == float(goagae_rtp(rounds=8).bets["TRIPLE"].rtp)
     bj = stub(server).Analyze(pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=40, seed=5))
     want = blackjack_rtp(shoes=40, seed=5)
-    assert len(bj.side_bets) == 8 and bj.shoes == 40
-    first = bj.side_bets[0]
-    point = want.by_penetration[first.decks][first.bet][-1]
-    assert first.by_penetration[-1].simulated_mean == point.simulated_mean
+    assert bj.shoes == 40 and bj.seed == 5 and bj.dealer_rule == pb.DEALER_RULE_S17
+    keys = [f"{bet}/{p}" for bet, engine in library.BETS.items() for p in engine.presets]
+    assert [(r.decks, r.bet) for r in bj.side_bets] == [(d, k) for d in (6, 8) for k in keys]
+    for report in bj.side_bets:
+        assert_side_bet(report, want)
+
+
+def assert_side_bet(wire: pb.SideBetReport, want: BlackjackReport) -> None:
+    """One ``SideBetReport`` carries the local report's figures, exact ones exactly."""
+    full = want.full_shoe[wire.decks][wire.bet]
+    assert wire.full_shoe_rtp.exact == f"{full.numerator}/{full.denominator}"
+    assert wire.favourable_rounds == want.favourable_rounds[wire.decks][wire.bet]
+    points = want.by_penetration[wire.decks][wire.bet]
+    assert [
+        (
+            p.cards_dealt,
+            p.simulated_mean,
+            p.spread,
+            p.favourable,
+            p.favourable_edge,
+            p.favourable_edge_se,
+        )
+        for p in wire.by_penetration
+    ] == [
+        (
+            p.cards_dealt,
+            p.simulated_mean,
+            p.spread,
+            p.favourable,
+            p.favourable_edge,
+            p.favourable_edge_se,
+        )
+        for p in points
+    ]
+    effects = want.effect_of_removal[wire.decks][wire.bet]
+    assert [(e.rank, Fraction(e.rtp_change.exact)) for e in wire.effect_of_removal] == list(
+        effects.items()
+    )
+    assert [e.rank for e in wire.effect_of_removal] == list(RANKS)
+
+
+def test_one_side_bet_under_h17(server: ServerProcess) -> None:
+    request = pb.AnalyzeRequest(
+        game=pb.GAME_BLACKJACK,
+        shoes=30,
+        seed=9,
+        side_bet="royal_match",
+        preset="Standard",
+        dealer_rule=pb.DEALER_RULE_H17,
+    )
+    got = stub(server).Analyze(request)
+    want = blackjack_rtp(shoes=30, seed=9, bet="ROYAL_MATCH", preset="standard", rule="H17")
+    assert got.dealer_rule == pb.DEALER_RULE_H17
+    assert [(r.decks, r.bet) for r in got.side_bets] == [
+        (6, "ROYAL_MATCH/standard"),
+        (8, "ROYAL_MATCH/standard"),
+    ]
+    for report in got.side_bets:
+        assert_side_bet(report, want)
+    # a suit-reading bet's effect of removal: a K or a Q out hurts the player
+    king = {e.rank: e.rtp_change for e in got.side_bets[0].effect_of_removal}["K"]
+    assert king.exact == "-297/125333" and king.value < 0
+    all_presets = stub(server).Analyze(
+        pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=2, side_bet="PAIRS")
+    )
+    assert {r.bet for r in all_presets.side_bets} == {
+        f"PAIRS/{p}" for p in library.BETS["PAIRS"].presets
+    }
 
 
 def test_bad_requests_are_invalid_argument(server: ServerProcess) -> None:
     s = stub(server)
     expect_error(lambda: s.Analyze(pb.AnalyzeRequest()), grpc.StatusCode.INVALID_ARGUMENT, "game")
     expect_error(
-        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=100_001)),
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=MAX_SHOES + 1)),
         grpc.StatusCode.INVALID_ARGUMENT,
-        "shoes must be at most 100000",
+        f"shoes must be at most {MAX_SHOES}",
     )
     expect_error(
         lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, hilo=pb.HiLoRules())),
@@ -73,4 +144,48 @@ def test_bad_requests_are_invalid_argument(server: ServerProcess) -> None:
         lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_GOA_GAE, rounds=10)),
         grpc.StatusCode.INVALID_ARGUMENT,
         "need at least 57 cards",
+    )
+
+
+@pytest.mark.parametrize(
+    ("request_", "field", "words"),
+    [
+        (
+            pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=2, side_bet="POKER"),
+            "side_bet",
+            f"unknown side bet 'POKER': expected one of {', '.join(library.BETS)}",
+        ),
+        (
+            pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=2, side_bet="PAIRS", preset="two"),
+            "preset",
+            "unknown PAIRS preset 'two'",
+        ),
+        (
+            pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=2, preset="any-pair"),
+            "preset",
+            "needs the side bet",
+        ),
+        (
+            pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=2, dealer_rule=7),  # type: ignore[arg-type]
+            "dealer_rule",
+            "unknown dealer_rule 7",
+        ),
+    ],
+)
+def test_bad_blackjack_options_name_their_field(
+    server: ServerProcess, request_: pb.AnalyzeRequest, field: str, words: str
+) -> None:
+    error = expect_error(
+        lambda: stub(server).Analyze(request_), grpc.StatusCode.INVALID_ARGUMENT, words
+    )
+    assert [v.field for v in error_details(error).field_violations] == [field]
+
+
+def test_blackjack_options_are_for_blackjack(server: ServerProcess) -> None:
+    expect_error(
+        lambda: stub(server).Analyze(
+            pb.AnalyzeRequest(game=pb.GAME_HILO, side_bet="PAIRS", dealer_rule=pb.DEALER_RULE_H17)
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "side_bet, dealer_rule are for a GAME_BLACKJACK analysis, not GAME_HILO",
     )

@@ -12,10 +12,17 @@ import datetime as dt
 import itertools
 import json
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
 
-from pricing.analysis.blackjack import BlackjackReport
+from pricing.analysis.blackjack import (
+    DEFAULT_SHOES,
+    BlackjackReport,
+    RemovalReport,
+    blackjack_rtp,
+    removal_report,
+)
 from pricing.analysis.goagae import GoaGaeReport
 from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.live import FLAG_SE, LiveReport
@@ -35,7 +42,10 @@ __all__ = [
     "plot_report",
 ]
 
-Report = HiLoReport | GoaGaeReport | BlackjackReport
+Report = HiLoReport | GoaGaeReport | BlackjackReport | RemovalReport
+
+#: The blackjack simulation's seed when the command names none.
+DEFAULT_SEED: Final = 2026
 
 
 def load_paytable(path: str, game: str) -> HiLoPaytable | GoaGaePaytable:
@@ -106,21 +116,47 @@ def format_report(report: Report) -> str:
         if report.left_out:
             lines.append(f"left out (no exact count for this deal): {', '.join(report.left_out)}")
         return "\n".join(lines)
+    if isinstance(report, RemovalReport):
+        return format_removal(report)
+    width = max([28, *(len(key) for by_key in report.full_shoe.values() for key in by_key)])
     lines = [
         f"Blackjack side bets: exact full-shoe RTP; by penetration over {report.shoes:,} "
-        f"simulated shoes (seed {report.seed}), mean ± standard error",
-        f"{'decks':>5} {'bet/preset':<28} {'full shoe':>9} {'dealt':>6} {'mean ± se':>19} "
-        f"{'spread':>7} {'favourable ± se':>17}",
+        f"simulated shoes (seed {report.seed}), mean ± standard error; dealer "
+        f"{report.rule.value}",
+        f"{'decks':>5} {'bet/preset':<{width}} {'full shoe':>9} {'dealt':>6} {'mean ± se':>19} "
+        f"{'spread':>7} {'favourable ± se':>17} {'edge if fav. ± se':>17}",
     ]
     for decks, by_key in report.by_penetration.items():
         for key, points in by_key.items():
             for p in points:
                 lines.append(
-                    f"{decks:>5} {key:<28} {float(report.full_shoe[decks][key]):9.5f} "
+                    f"{decks:>5} {key:<{width}} {float(report.full_shoe[decks][key]):9.5f} "
                     f"{float(p.penetration):6.0%} {p.simulated_mean:9.5f} ± "
                     f"{p.simulated_se:.5f} {p.spread:7.4f} {p.favourable:8.4f} ± "
-                    f"{p.favourable_se:.4f}"
+                    f"{p.favourable_se:.4f} {p.favourable_edge:8.4f} ± {p.favourable_edge_se:.4f}"
                 )
+    return "\n".join(lines)
+
+
+def format_removal(report: RemovalReport) -> str:
+    """The effect of removal as text: per shoe size and bet, each rank's exact change in the
+    full-shoe RTP, in percentage points and as a fraction, and their sum (0: the check)."""
+    lines = [
+        f"Blackjack side bets, dealer {report.rule.value}: effect of removal, the exact change "
+        "in the full-shoe RTP",
+        "when one card of a rank leaves the shoe (its suit uniform among the four), in percentage",
+        "points (pp) and as a fraction; the 13 changes sum to 0",
+    ]
+    for decks, by_key in report.effect_of_removal.items():
+        for key, effects in by_key.items():
+            rtp = report.full_shoe[decks][key]
+            lines += [
+                "",
+                f"{key}, {decks} decks: full-shoe RTP {float(rtp):.6f} ({float(rtp):.4%})",
+                f"{'rank':<4} {'change pp':>10}  exact change",
+            ]
+            for rank, change in [*effects.items(), ("sum", sum(effects.values(), Fraction(0)))]:
+                lines.append(f"{rank:<4} {float(change) * 100:+10.5f}  {change}")
     return "\n".join(lines)
 
 
@@ -243,6 +279,8 @@ def plot_report(report: Report, path: str) -> None:
         raise InvalidOption(
             "--plot needs matplotlib: pip install 'live-odds-pricing[plot]'"
         ) from None
+    if isinstance(report, RemovalReport):
+        raise InvalidOption("--plot draws the penetration report: leave out --eor")
     if isinstance(report, BlackjackReport):
         fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
         for decks, by_key in report.by_penetration.items():
@@ -291,14 +329,13 @@ def _bar_width(pays: list[float]) -> float:
 
 def build_report(args: Any) -> Report:
     """The report ``pricing analyze`` asked for (``args``: its parsed options)."""
-    from pricing.analysis.blackjack import blackjack_rtp  # noqa: PLC0415
     from pricing.analysis.goagae import goagae_rtp  # noqa: PLC0415
     from pricing.analysis.hilo import hilo_rtp  # noqa: PLC0415
 
     if args.game == "blackjack":
-        if args.paytable:
-            raise InvalidOption("--paytable is for hilo and goagae: blackjack reports each preset")
-        return blackjack_rtp(shoes=args.shoes, seed=args.seed)
+        return _blackjack_report(args)
+    if args.bet or args.preset or args.eor or args.rule != "s17":
+        raise InvalidOption("--bet, --preset, --eor and --rule are for blackjack's side bets")
     if args.game == "hilo":
         table = load_paytable(args.paytable, "hilo") if args.paytable else HiLoPaytable()
         assert isinstance(table, HiLoPaytable)
@@ -306,3 +343,26 @@ def build_report(args: Any) -> Report:
     table = load_paytable(args.paytable, "goagae") if args.paytable else GoaGaePaytable()
     assert isinstance(table, GoaGaePaytable)
     return goagae_rtp(table, rounds=args.rounds, cards_per_round=args.cards_per_round)
+
+
+def _blackjack_report(args: Any) -> BlackjackReport | RemovalReport:
+    """``pricing analyze blackjack``: the penetration report, or with ``--eor`` the effect of
+    removal, of every bet and preset of the side-bet library or ``--bet``'s."""
+    if args.paytable:
+        raise InvalidOption(
+            "--paytable is for hilo and goagae: blackjack reports the library's presets "
+            "(--bet and --preset choose among them)"
+        )
+    if args.eor:
+        if args.shoes is not None or args.seed is not None or args.plot:
+            raise InvalidOption(
+                "--eor is exact, with no simulation: leave out --shoes, --seed and --plot"
+            )
+        return removal_report(rule=args.rule, bet=args.bet or "", preset=args.preset or "")
+    return blackjack_rtp(
+        shoes=DEFAULT_SHOES if args.shoes is None else args.shoes,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        rule=args.rule,
+        bet=args.bet or "",
+        preset=args.preset or "",
+    )

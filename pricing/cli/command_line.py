@@ -381,7 +381,9 @@ def _add_analyze(sub: Commands) -> None:
         help="the exact theoretical RTP report, or what a live table's bets returned",
         description="Exact return to player of every dynamic bet, counting the payouts' "
         "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
-        "bets on a full shoe and by penetration (simulated shoes, with standard errors). "
+        "bets (every bet of the side-bet library under each of its presets, or --bet's) on "
+        "a full shoe and by penetration (simulated shoes, with standard errors), or with "
+        "--eor their exact effect of removal by rank. "
         "With --table or --game: live statistics from the server's journal: for each bet, "
         "what one unit staked on every round it was offered returned, against the exact "
         "expectation at the prices offered, flagged beyond 4 standard errors.",
@@ -394,8 +396,34 @@ def _add_analyze(sub: Commands) -> None:
         "--rounds", type=integer(1), default=1, help="Goa Gae: rounds per deck (1: fresh)"
     )
     a.add_argument("--cards-per-round", type=integer(1, 52), default=6, help="Goa Gae (default 6)")
-    a.add_argument("--shoes", type=integer(1), default=100_000, help="blackjack: simulated shoes")
-    a.add_argument("--seed", type=integer(0), default=2026, help="blackjack: simulation seed")
+    a.add_argument(
+        "--shoes",
+        type=integer(1),
+        default=None,
+        help="blackjack: simulated shoes of each size (default 1,000)",
+    )
+    a.add_argument(
+        "--seed", type=integer(0), default=None, help="blackjack: simulation seed (default 2026)"
+    )
+    a.add_argument(
+        "--bet",
+        metavar="NAME",
+        type=str.upper,
+        help="blackjack: only this side bet of the library (e.g. PAIRS), under each preset",
+    )
+    a.add_argument("--preset", metavar="P", help="blackjack, with --bet: only this preset of it")
+    a.add_argument(
+        "--eor",
+        action="store_true",
+        help="blackjack: the exact effect of removal by rank instead of the penetration report",
+    )
+    a.add_argument(
+        "--rule",
+        choices=["s17", "h17"],
+        type=str.lower,
+        default="s17",
+        help="blackjack: the dealer stands (s17, the default) or hits soft 17 (h17)",
+    )
     live = a.add_argument_group("live statistics (read from a data directory)")
     live.add_argument(
         "--table",

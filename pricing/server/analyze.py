@@ -6,24 +6,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from pricing.analysis.blackjack import BlackjackReport, blackjack_rtp
+from pricing.analysis.blackjack import DEFAULT_SHOES, BlackjackReport, blackjack_rtp
 from pricing.analysis.goagae import GoaGaeReport, goagae_rtp
 from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.report import BetReport
+from pricing.analysis.side_bets import side_bet_presets
 from pricing.errors import InvalidOption
+from pricing.games.blackjack.rules import DealerRule
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_number, enum_short_name
 from pricing.wire import RULES_FROM_PROTO, game_from_proto, ratio, seconds, timestamp
 
 __all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
 
-#: The most simulated shoes one Analyze may ask for (about two minutes of one core).
-MAX_SHOES: Final = 100_000
-DEFAULT_SHOES: Final = 2_000
+#: The most simulated shoes one Analyze may ask for: some 75 s of one core for every bet and
+#: preset of the library (about 4 ms a shoe of each size, docs/BENCHMARKS.md), less for one bet.
+MAX_SHOES: Final = 20_000
 
 
 def _bet(r: BetReport) -> pb.DynamicBetReport:
@@ -82,14 +85,37 @@ def report_to_proto(report: HiLoReport | GoaGaeReport | BlackjackReport) -> pb.A
                             spread=p.spread,
                             favourable=p.favourable,
                             favourable_se=p.favourable_se,
+                            favourable_edge=p.favourable_edge,
+                            favourable_edge_se=p.favourable_edge_se,
                         )
                         for p in points
+                    ],
+                    effect_of_removal=[
+                        pb.RankEffect(rank=rank, rtp_change=ratio(change))
+                        for rank, change in report.effect_of_removal[decks][key].items()
                     ],
                 )
             )
     return pb.AnalyzeResponse(
-        game=pb.GAME_BLACKJACK, side_bets=side_bets, shoes=report.shoes, seed=report.seed
+        game=pb.GAME_BLACKJACK,
+        side_bets=side_bets,
+        shoes=report.shoes,
+        seed=report.seed,
+        dealer_rule=enum_number(pb.DealerRule, report.rule.value),  # type: ignore[arg-type]
     )
+
+
+def _dealer_rule(value: int) -> DealerRule:
+    """A request's dealer rule (S17 when unspecified); ``InvalidOption`` for an unknown one."""
+    if value == pb.DEALER_RULE_UNSPECIFIED:
+        return DealerRule.S17
+    try:
+        return DealerRule.parse(enum_short_name(pb.DealerRule, value))
+    except InvalidOption:
+        raise InvalidOption(
+            f"unknown dealer_rule {value}: expected DEALER_RULE_S17 or DEALER_RULE_H17",
+            field="dealer_rule",
+        ) from None
 
 
 def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
@@ -102,6 +128,12 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
         if chosen != field:
             raise InvalidOption(f"rules {chosen!r} were sent for a GAME_{game.name} analysis")
         rules = convert(getattr(request, field))
+    if game is not Game.BLACKJACK:
+        sent = _blackjack_options(request)
+        if sent:
+            raise InvalidOption(
+                f"{', '.join(sent)} are for a GAME_BLACKJACK analysis, not GAME_{game.name}"
+            )
     if game is Game.HILO:
         assert rules is None or isinstance(rules, HiLoPaytable)
         return report_to_proto(hilo_rtp(rules or HiLoPaytable()))
@@ -115,11 +147,43 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             )
         )
     if rules is not None:
-        raise InvalidOption("blackjack's Analyze reports every preset: send no rules")
+        raise InvalidOption(
+            "blackjack's Analyze reports the side-bet library's presets (side_bet and preset "
+            "choose among them): send no rules"
+        )
     shoes = request.shoes or DEFAULT_SHOES
     if shoes > MAX_SHOES:
         raise InvalidOption(f"shoes must be at most {MAX_SHOES}, got {shoes}")
-    return report_to_proto(blackjack_rtp(shoes=shoes, seed=request.seed))
+    for field, (bet, preset) in (
+        ("side_bet", (request.side_bet, "")),
+        ("preset", (request.side_bet, request.preset)),
+    ):
+        try:
+            side_bet_presets(bet, preset)
+        except InvalidOption as exc:
+            raise InvalidOption(str(exc), field=field) from None
+    return report_to_proto(
+        blackjack_rtp(
+            shoes=shoes,
+            seed=request.seed,
+            rule=_dealer_rule(request.dealer_rule),
+            bet=request.side_bet,
+            preset=request.preset,
+        )
+    )
+
+
+def _blackjack_options(request: pb.AnalyzeRequest) -> list[str]:
+    """The blackjack report's own options a request sent."""
+    return [
+        name
+        for name, value in (
+            ("side_bet", request.side_bet),
+            ("preset", request.preset),
+            ("dealer_rule", request.dealer_rule),
+        )
+        if value
+    ]
 
 
 def live_to_proto(report: LiveReport) -> pb.AnalyzeResponse:
@@ -169,7 +233,7 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
             ("seed", request.seed),
         )
         if value
-    ]
+    ] + _blackjack_options(request)
     if extra:
         raise InvalidOption(
             f"{', '.join(extra)} are for the theoretical report: a table_id's statistics use "

@@ -1709,6 +1709,9 @@ class AnalyzeRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SINCE_FIELD_NUMBER: _builtins.int
     UNTIL_FIELD_NUMBER: _builtins.int
+    SIDE_BET_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
+    DEALER_RULE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required, except with a table_id"""
     rounds: _builtins.int
@@ -1716,12 +1719,22 @@ class AnalyzeRequest(_message.Message):
     cards_per_round: _builtins.int
     """Goa Gae: cards each round takes from the deck; 0: 6"""
     shoes: _builtins.int
-    """blackjack: simulated shoes per size; 0: 2000, at most 100000"""
+    """blackjack: simulated shoes per size; 0: 1000, at most 20000"""
     seed: _builtins.int
     """blackjack: the simulation's seed (same seed, same figures)"""
     table_id: _builtins.str
     """Set: the live statistics of this table from the server's journal instead of the
     theoretical report (`game` may be left out; no rules, rounds or shoes with it).
+    """
+    side_bet: _builtins.str
+    """blackjack: report only this side bet of the library (its name, as in SideBetOdds.bet,
+    e.g. "PAIRS"), under each of its presets; empty: every bet of the library
+    """
+    preset: _builtins.str
+    """blackjack, with side_bet: only this preset of it (e.g. "any-pair"); empty: every preset"""
+    dealer_rule: Global___DealerRule.ValueType
+    """blackjack: the dealer's rule the bets are priced under (it matters to the bets settled on
+    the dealer's finished hand); unspecified: DEALER_RULE_S17
     """
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
@@ -1752,10 +1765,13 @@ class AnalyzeRequest(_message.Message):
         table_id: _builtins.str = ...,
         since: _timestamp_pb2.Timestamp | None = ...,
         until: _timestamp_pb2.Timestamp | None = ...,
+        side_bet: _builtins.str = ...,
+        preset: _builtins.str = ...,
+        dealer_rule: Global___DealerRule.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "dealer_rule", b"dealer_rule", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
@@ -1904,8 +1920,9 @@ Global___DynamicBetReport: _TypeAlias = DynamicBetReport  # noqa: Y015
 @_typing.final
 class PenetrationPoint(_message.Message):
     """A blackjack side bet at one penetration: the exact mean RTP (the full-shoe RTP) and, over
-    the simulated shoes, the mean, its standard error, the spread across shoes and the share of
-    shoes where the bet was player-favourable (RTP above 1) with its standard error.
+    the simulated shoes, the mean, its standard error, the spread across shoes, the share of
+    shoes where the bet was player-favourable (RTP above 1) and its mean edge there, each with
+    its standard error.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1917,6 +1934,8 @@ class PenetrationPoint(_message.Message):
     SPREAD_FIELD_NUMBER: _builtins.int
     FAVOURABLE_FIELD_NUMBER: _builtins.int
     FAVOURABLE_SE_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_EDGE_FIELD_NUMBER: _builtins.int
+    FAVOURABLE_EDGE_SE_FIELD_NUMBER: _builtins.int
     cards_dealt: _builtins.int
     """cards out of the shoe at this point"""
     penetration: _builtins.float
@@ -1931,6 +1950,14 @@ class PenetrationPoint(_message.Message):
     """share of the shoes where the bet was player-favourable here"""
     favourable_se: _builtins.float
     """the standard error of that share"""
+    favourable_edge: _builtins.float
+    """the mean edge (RTP - 1) over the shoes where the bet was player-favourable here; 0 when
+    none was
+    """
+    favourable_edge_se: _builtins.float
+    """the standard error of that mean (the edges' standard deviation over the square root of
+    their count); 0 with fewer than two favourable shoes
+    """
     def __init__(
         self,
         *,
@@ -1941,10 +1968,12 @@ class PenetrationPoint(_message.Message):
         spread: _builtins.float = ...,
         favourable: _builtins.float = ...,
         favourable_se: _builtins.float = ...,
+        favourable_edge: _builtins.float = ...,
+        favourable_edge_se: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_dealt", b"cards_dealt", "favourable", b"favourable", "favourable_se", b"favourable_se", "penetration", b"penetration", "simulated_mean", b"simulated_mean", "simulated_se", b"simulated_se", "spread", b"spread"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_dealt", b"cards_dealt", "favourable", b"favourable", "favourable_edge", b"favourable_edge", "favourable_edge_se", b"favourable_edge_se", "favourable_se", b"favourable_se", "penetration", b"penetration", "simulated_mean", b"simulated_mean", "simulated_se", b"simulated_se", "spread", b"spread"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1952,7 +1981,7 @@ Global___PenetrationPoint: _TypeAlias = PenetrationPoint  # noqa: Y015
 
 @_typing.final
 class SideBetReport(_message.Message):
-    """One blackjack side bet and paytable at one shoe size."""
+    """One blackjack side bet and paytable at one shoe size, dealt by the response's dealer_rule."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1961,6 +1990,7 @@ class SideBetReport(_message.Message):
     FULL_SHOE_RTP_FIELD_NUMBER: _builtins.int
     FAVOURABLE_ROUNDS_FIELD_NUMBER: _builtins.int
     BY_PENETRATION_FIELD_NUMBER: _builtins.int
+    EFFECT_OF_REMOVAL_FIELD_NUMBER: _builtins.int
     decks: _builtins.int
     """decks in the shoe"""
     bet: _builtins.str
@@ -1975,6 +2005,12 @@ class SideBetReport(_message.Message):
     def by_penetration(self) -> _containers.RepeatedCompositeFieldContainer[Global___PenetrationPoint]:
         """one point per penetration looked at"""
 
+    @_builtins.property
+    def effect_of_removal(self) -> _containers.RepeatedCompositeFieldContainer[Global___RankEffect]:
+        """the effect of removal: per rank, A to K, the exact change in the full-shoe RTP when one
+        card of the rank leaves the full shoe; the 13 changes sum to 0
+        """
+
     def __init__(
         self,
         *,
@@ -1983,14 +2019,45 @@ class SideBetReport(_message.Message):
         full_shoe_rtp: Global___Ratio | None = ...,
         favourable_rounds: _builtins.float = ...,
         by_penetration: _abc.Iterable[Global___PenetrationPoint] | None = ...,
+        effect_of_removal: _abc.Iterable[Global___RankEffect] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "by_penetration", b"by_penetration", "decks", b"decks", "favourable_rounds", b"favourable_rounds", "full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "by_penetration", b"by_penetration", "decks", b"decks", "effect_of_removal", b"effect_of_removal", "favourable_rounds", b"favourable_rounds", "full_shoe_rtp", b"full_shoe_rtp"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SideBetReport: _TypeAlias = SideBetReport  # noqa: Y015
+
+@_typing.final
+class RankEffect(_message.Message):
+    """The effect of removing one card of a rank from a full shoe on a blackjack side bet's RTP
+    (its suit uniform among the four, as some bets read suits).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    RTP_CHANGE_FIELD_NUMBER: _builtins.int
+    rank: _builtins.str
+    """"A", "2", ..., "10", "J", "Q", "K" """
+    @_builtins.property
+    def rtp_change(self) -> Global___Ratio:
+        """the exact change in the RTP (negative: removing the rank hurts the player)"""
+
+    def __init__(
+        self,
+        *,
+        rank: _builtins.str = ...,
+        rtp_change: Global___Ratio | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rtp_change", b"rtp_change"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank", "rtp_change", b"rtp_change"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RankEffect: _TypeAlias = RankEffect  # noqa: Y015
 
 @_typing.final
 class AnalyzeResponse(_message.Message):
@@ -2006,6 +2073,7 @@ class AnalyzeResponse(_message.Message):
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     LIVE_FIELD_NUMBER: _builtins.int
+    DEALER_RULE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """the request's"""
     positions: _builtins.int
@@ -2014,6 +2082,8 @@ class AnalyzeResponse(_message.Message):
     """blackjack: simulated shoes per size, as run"""
     seed: _builtins.int
     """blackjack: the seed the simulation ran with"""
+    dealer_rule: Global___DealerRule.ValueType
+    """blackjack: the dealer's rule the side bets were priced under"""
     @_builtins.property
     def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___DynamicBetReport]:
         """Hi-Lo, Goa Gae"""
@@ -2041,10 +2111,11 @@ class AnalyzeResponse(_message.Message):
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
         live: Global___LiveStats | None = ...,
+        dealer_rule: Global___DealerRule.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["live", b"live"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "dealer_rule", b"dealer_rule", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from pricing.journal.codec import decode_event, encode_event
 from pricing.journal.tools import replay_lines
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import snapshot_to_proto
@@ -93,3 +95,14 @@ def test_pricing_journal_replay_reads_the_old_export(tmp_path: Path) -> None:
     done = pricing("journal", "replay", str(export), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "# the final state, version 12" in done.stdout
+
+
+def test_todays_build_writes_every_record_of_the_old_journal_as_it_was_written() -> None:
+    """Each journaled event of the old release, decoded and encoded again by today's build,
+    is the same bytes: a table of today opened as then (Royal Match and the pairs, by the old
+    fields) journals as then, so the release before can still read it back."""
+    with sqlite3.connect(f"file:{FIXTURE / 'sqlite' / 'journal.sqlite3'}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT kind, body FROM events ORDER BY table_id, version").fetchall()
+    assert {kind for kind, _ in rows} >= {"OpenTable", "ExposeCard", "EndRound", "CloseTable"}
+    for kind, body in rows:
+        assert encode_event(decode_event(kind, body)) == (kind, body), kind

@@ -296,10 +296,13 @@ def test_rounds_that_open_with_a_side_bet_favourable_are_counted_by_bet(
         state = feed.expose(card, pb.CARD_ROLE_BURN)
     pairs = next(sb for sb in state.side_bets if sb.bet == "PAIRS")
     assert pairs.player_favourable and not pairs.open  # dealing: the round is closed
-    assert counted("PAIRS") == before["PAIRS"]  # a card is no new round
     state = feed.end_round()
     assert [sb.bet for sb in state.side_bets if sb.player_favourable] == ["PAIRS"]
+    assert counted("PAIRS") == before["PAIRS"]  # open for betting: not dealt yet
+    feed.expose("AS", pb.CARD_ROLE_PLAYER)  # round 2's first card: it is dealt favourable
     assert scraped(lambda: counted("PAIRS"), lambda v: v == before["PAIRS"] + 1)
+    feed.expose("KS", pb.CARD_ROLE_DEALER)  # the same round: counted once
+    assert counted("PAIRS") == before["PAIRS"] + 1
     assert counted("ROYAL_MATCH") == before["ROYAL_MATCH"]
 
 

@@ -44,9 +44,11 @@ def offer(*bets: str, **presets: str) -> pb.BlackjackRules:
     return rules
 
 
-def open_table(server: ServerProcess, table_id: str, rules: pb.BlackjackRules) -> Feed:
+def open_table(
+    server: ServerProcess, table_id: str, rules: pb.BlackjackRules, decks: int = 8
+) -> Feed:
     feed = Feed(server, table_id)
-    feed.open(game=pb.GAME_BLACKJACK, decks=8, blackjack=rules)
+    feed.open(game=pb.GAME_BLACKJACK, decks=decks, blackjack=rules)
     return feed
 
 
@@ -100,7 +102,8 @@ def test_a_table_offers_the_bets_it_names_with_the_engines_exact_odds(
 def test_presets_and_overrides_reach_the_odds(server: ServerProcess, table_id: str) -> None:
     rules = offer("PAIRS", "ROYAL_MATCH", PAIRS="perfect-pairs-30-10-5", ROYAL_MATCH="3-10")
     rules.side_bets["PAIRS"].payout_hundredths["MIXED"] = 700
-    state = open_table(server, table_id, rules).expose("2C", pb.CARD_ROLE_BURN)
+    # Royal Match 3-10 is a two-deck paytable: with more decks it favours the player (below).
+    state = open_table(server, table_id, rules, decks=2).expose("2C", pb.CARD_ROLE_BURN)
     pays = {sb.bet: {o.name: o.payout_hundredths for o in sb.outcomes} for sb in state.side_bets}
     assert pays == {
         "ROYAL_MATCH": {"ROYAL": 1000, "EASY": 300},
@@ -186,8 +189,13 @@ def settle(server: ServerProcess, table_id: str, bet: str, seat: int = 1) -> pb.
             'blackjack.side_bets["PAIRS"]',
             "set twice",
         ),
+        (  # 6 decks: a suited pair is likely enough that 3 : 1 and 10 : 1 pay more than taken
+            lambda r: setattr(r.side_bets["ROYAL_MATCH"], "preset", "3-10"),
+            'blackjack.side_bets["ROYAL_MATCH"]',
+            "ROYAL_MATCH (3-10) returns 101.1130% of its stakes on a full 6-deck shoe",
+        ),
     ],
-    ids=["unknown bet", "unknown preset", "unknown entry", "named twice"],
+    ids=["unknown bet", "unknown preset", "unknown entry", "named twice", "favours the player"],
 )
 def test_a_bad_offer_names_its_field_and_opens_nothing(
     server: ServerProcess, table_id: str, build: Any, field: str, words: str

@@ -349,8 +349,6 @@ SETTLED = [
     ("LUCKY_LADIES", "QH QH", "AS KD", "QH_PAIR_DEALER_BLACKJACK", 100_000),
     ("LUCKY_LADIES", "QH QH", "KD AS 9C", "QH_PAIR_DEALER_BLACKJACK", 100_000),
     ("LUCKY_LADIES", "QH QH", "AS 9D", "QH_PAIR", 12_500),
-    ("LUCKY_LADIES", "QH QH", "AS", "QH_PAIR", 12_500),  # no second dealer card: no blackjack
-    ("LUCKY_LADIES", "QH QH", "", "QH_PAIR", 12_500),
     ("LUCKY_LADIES", "KS KS", "AS KD", "MATCHED_20", 1900),
     ("LUCKY_LADIES", "QD QD", "2C", "MATCHED_20", 1900),
     ("LUCKY_LADIES", "AH 9H", "2C", "SUITED_20", 900),
@@ -399,6 +397,16 @@ SETTLED = [
 @pytest.mark.parametrize(("bet", "seat", "dealer", "outcome", "pays"), SETTLED)
 def test_a_dealt_hand_settles(bet: str, seat: str, dealer: str, outcome: str, pays: int) -> None:
     assert settle(paytable(bet), deal(seat, dealer)) == (outcome, pays)
+
+
+def test_lucky_ladies_without_the_dealers_second_card() -> None:
+    """A Q♥ pair's award waits on the dealer's second card: without it, a refund; the other
+    awards need only the seat's cards."""
+    table = paytable("LUCKY_LADIES")
+    assert settle(table, deal("QH QH", "AS")) is None
+    assert settle(table, deal("QH QH", "")) is None
+    assert settle(table, deal("QD QD", "AS")) == ("MATCHED_20", 1900)
+    assert settle(table, deal("QH QD", "")) == ("ANY_20", 400)
 
 
 def test_every_outcome_of_every_bet_is_settled_above() -> None:

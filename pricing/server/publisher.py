@@ -18,7 +18,7 @@ from pricing.server.fanout import Hub, Published, Slot, Waker
 from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
 from pricing.server.store import StoreListener
-from pricing.tables import Snapshot, Table, TableNotFound
+from pricing.tables import Snapshot, Table, TableNotFound, TablePhase
 from pricing.wire import snapshot_to_proto
 
 __all__ = ["Publisher", "published_state"]
@@ -43,6 +43,9 @@ class Publisher(StoreListener):
         # must reach (a hub forgets its slots once its table has closed).
         self.watchers: set[Slot] = set()
         self.waker = Waker()
+        # Per table, the side bets above 100 % in its latest state open for betting: counted
+        # once the round's first card is dealt (``_count_favourable``).
+        self._favourable: dict[str, tuple[str, ...]] = {}
         self.rates = rates  # a table's rate bucket goes with its hub
 
     def hub(self, table_id: str) -> Hub:
@@ -94,14 +97,12 @@ class Publisher(StoreListener):
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)
-            if snapshot.view.ended is not None and compute_seconds is not None:
-                # A round ended (folded now, not recovered): betting opens on the next. A
-                # replica counts the rounds of every table it holds, its own writes or not.
-                self._count_favourable(snapshot)
+        self._count_favourable(table.table_id, snapshot)
         self.metrics.publish.observe(time.perf_counter() - t0)
 
     def forgotten(self, table_id: str) -> None:
         self.hubs.pop(table_id, None)
+        self._favourable.pop(table_id, None)
         self.rates.forget(table_id)
 
     def end_streams(self) -> None:
@@ -112,11 +113,21 @@ class Publisher(StoreListener):
         for hub in self.hubs.values():
             hub.slots.clear()
 
-    def _count_favourable(self, snapshot: Snapshot) -> None:
-        """A round opened for betting: each side bet offered on it with an RTP above 1."""
-        for side_bet in snapshot.view.side_bets:
-            if side_bet.player_favourable and side_bet.open:
-                self.metrics.favourable_rounds.labels(side_bet.bet).inc()
+    def _count_favourable(self, table_id: str, snapshot: Snapshot) -> None:
+        """Each round dealt with a side bet above 100 %, once, by the odds its bets closed at:
+        those of the last state open for betting before the round's first card (a NewShoe
+        between rounds changes them; a card starts the deal). Every server holding the table
+        counts it, the one that took the write or not."""
+        view = snapshot.view
+        if view.phase is TablePhase.BETTING and not snapshot.closed:
+            self._favourable[table_id] = tuple(
+                sb.bet for sb in view.side_bets if sb.player_favourable and sb.open
+            )
+            return
+        bets = self._favourable.pop(table_id, ())
+        if view.phase is TablePhase.DEALING:
+            for bet in bets:
+                self.metrics.favourable_rounds.labels(bet).inc()
 
     def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
         for side_bet in snapshot.view.side_bets:

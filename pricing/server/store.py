@@ -273,7 +273,8 @@ class TableStore:
             # Refused before a lock is made for the id: a flood of opens leaves nothing. (The
             # id itself was checked where the request came in: ``pricing.server.dealer``.)
             self.tables.check_room()
-            adapter_for(config.game).configure(config)
+            adapter = adapter_for(config.game)
+            adapter.check_offer(adapter.configure(config))
         async with self._locked(table_id):
             for _ in range(CONFLICT_RETRIES):
                 if table_id in self.tables:

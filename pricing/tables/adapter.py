@@ -19,6 +19,8 @@ class GameAdapter(Protocol):
     ``register_adapter`` it, and map its rules message in ``pricing.wire``):
 
     - ``configure`` fills in defaults and validates (``InvalidOption``: INVALID_ARGUMENT);
+    - ``check_offer`` refuses a configured table that may not be opened though it may be
+      quoted (a blackjack side bet paying more than it takes on a full shoe);
     - ``new_state`` is the state of a freshly opened table;
     - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
       game's side bets, insurance and dealer outcomes);
@@ -39,6 +41,7 @@ class GameAdapter(Protocol):
     def game(self) -> Game: ...
 
     def configure(self, config: TableConfig) -> TableConfig: ...
+    def check_offer(self, config: TableConfig) -> None: ...
     def new_state(self, config: TableConfig) -> GameState: ...
     def view(self, state: GameState) -> GameView: ...
     def quote(

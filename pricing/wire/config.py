@@ -166,7 +166,10 @@ def _pairs(message: pb.PairsPaytable) -> Paytable:
 
 
 #: The presets the old ``royal_match`` and ``pairs`` fields can ask for.
-_OLD_FIELDS: Final = {"ROYAL_MATCH": ("crown-treasure", "standard"), "PAIRS": _PAIRS_PRESETS}
+_OLD_FIELDS: Final = {
+    "ROYAL_MATCH": ("crown-treasure", "standard"),
+    "PAIRS": tuple(_PAIRS_PRESETS.values()),
+}
 
 
 def _side_bets(rules: pb.BlackjackRules) -> tuple[Paytable, ...]:

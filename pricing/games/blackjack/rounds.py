@@ -172,8 +172,8 @@ class RoundOutcome:
         if settled is None:
             return None
         name, pays = settled
-        shown = dealer if BETS[bet].dealer_drawing else self.dealer
-        return name, pays, player + shown
+        read = BETS[bet].dealer_cards
+        return name, pays, player + (dealer if read is None else self.dealer[:read])
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Final
 
 from pricing.cards import MAX_DECKS, Card, parse_card
 from pricing.errors import InvalidInput, InvalidOption
+from pricing.games.blackjack import library
 from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
 from pricing.games.blackjack.dealer import DealerOdds
 from pricing.games.blackjack.rounds import (
@@ -174,6 +175,23 @@ class BlackjackAdapter:
             insurance=_insurance_view(odds.insurance),
             dealer_outcomes=_dealer_view(up, odds.dealer),
         )
+
+    def check_offer(self, config: TableConfig) -> None:
+        """A table may not offer a side bet that returns its stake or more on a full shoe of
+        its decks (docs/rules.md §3.8: Royal Match 3-10 from four decks on, or a pay raised too
+        far): ``InvalidOption`` naming the bet. A Quote may still price one."""
+        options = config.rules
+        assert isinstance(options, BlackjackOptions)
+        full = (config.decks,) * 52
+        for bet, odds in library.odds(full, options.rule, options.side_bets).items():
+            if odds.rtp_fraction >= 1:
+                preset = next(t.preset for t in options.side_bets if t.bet == bet)
+                raise InvalidOption(
+                    f"side bet {bet} ({preset}) returns {float(odds.rtp_fraction):.4%} of its "
+                    f"stakes on a full {config.decks}-deck shoe: a table's side bet must return "
+                    "less (change its pays or the decks)",
+                    field=f'blackjack.side_bets["{bet}"]',
+                )
 
     def describe(self, config: TableConfig) -> dict[str, str]:
         """The options by their ``BlackjackRules`` fields; an option that has no field of its

@@ -90,6 +90,9 @@ class SingleDeckAdapter(Generic[P]):
     ) -> SideBetResult | None:
         raise InvalidInput(f"{self.title} has no side bet {bet!r}")
 
+    def check_offer(self, config: TableConfig) -> None:
+        """Any configured table may be opened: a pay rule returns at most its RTP (≤ 100 %)."""
+
     def describe(self, config: TableConfig) -> dict[str, str]:
         """Each bet's pay rule, as its ``PayRule`` message's text."""
         return {

@@ -28,6 +28,7 @@ from pricing.games.blackjack.library.top_3 import Top3
 from pricing.games.blackjack.library.twenty_one_plus_three import TwentyOnePlusThree
 from pricing.games.blackjack.paytables import LOSE_HUNDREDTHS
 from pricing.games.blackjack.rules import DealerRule
+from pricing.payout import MAX_HUNDREDTHS
 from pricing.text import quoted
 
 __all__ = ["BETS", "Deal", "Paytable", "SideBet", "odds", "paytable", "settle"]
@@ -75,7 +76,13 @@ def paytable(bet: str, preset: str = "", overrides: Mapping[str, int] | None = N
                 f"{bet} entry {quoted(entry)} is not in the {name} paytable: expected one of "
                 f"{', '.join(pays)}"
             )
-    return Paytable(bet, name, {**pays, **(overrides or {})})
+    table = Paytable(bet, name, {**pays, **(overrides or {})})
+    for outcome, hundredths in engine.outcome_pays(table).items():
+        if hundredths > MAX_HUNDREDTHS:  # an outcome that sums entries (Match the Dealer)
+            raise InvalidOption(
+                f"{bet} {outcome} would pay {hundredths} hundredths, more than {MAX_HUNDREDTHS}"
+            )
+    return table
 
 
 def odds(

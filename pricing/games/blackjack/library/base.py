@@ -66,6 +66,9 @@ class SideBet(ABC):
     default_preset: ClassVar[str]
     #: Settled on the dealer's finished hand (a round ended before it is finished voids it).
     dealer_drawing: ClassVar[bool] = False
+    #: The dealer's cards the bet reads, from the up card on (None: the hand as played): what
+    #: a settlement shows beside the seat's two.
+    dealer_cards: ClassVar[int | None] = 2
 
     def outcome_pays(self, paytable: Paytable) -> dict[str, int]:
         """What each winning outcome pays under ``paytable``, in hundredths. By default the

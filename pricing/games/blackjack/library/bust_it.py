@@ -82,6 +82,7 @@ class BustIt(SideBet):
     }
     default_preset: ClassVar[str] = "galaxy"
     dealer_drawing: ClassVar[bool] = True
+    dealer_cards: ClassVar[int | None] = None
 
     def ways(
         self, counts: Sequence[int], rule: DealerRule, paytable: Paytable

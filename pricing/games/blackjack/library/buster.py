@@ -49,6 +49,7 @@ class Buster(SideBet):
     }
     default_preset: ClassVar[str] = "ags"
     dealer_drawing: ClassVar[bool] = True
+    dealer_cards: ClassVar[int | None] = None
 
     def ways(
         self, counts: Sequence[int], rule: DealerRule, paytable: Paytable

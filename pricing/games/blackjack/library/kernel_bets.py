@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from pricing import _side_bets
 from pricing.games.blackjack.library.base import Deal, Paytable, SideBet
@@ -37,6 +38,8 @@ class ThreeCardBet(SideBet):
     deals of a shoe of ``N`` cards. Refunded when the seat has fewer than two cards or the
     dealer none."""
 
+    dealer_cards: ClassVar[int | None] = 1
+
     def ways(
         self, counts: Sequence[int], rule: DealerRule, paytable: Paytable
     ) -> tuple[dict[str, int], int]:
@@ -53,6 +56,8 @@ class ThreeCardBet(SideBet):
 class TwoCardBet(SideBet):
     """A bet on the seat's first two cards (Lucky Ladies: and the dealer's first two).
     Refunded when the seat has fewer than two cards."""
+
+    dealer_cards: ClassVar[int | None] = 0
 
     def ways(
         self, counts: Sequence[int], rule: DealerRule, paytable: Paytable

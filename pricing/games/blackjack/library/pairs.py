@@ -27,6 +27,7 @@ class Pairs(SideBet):
         "perfect-pairs-25-12-5": {"PERFECT": 2500, "COLOURED": 1200, "MIXED": 500},
     }
     default_preset: ClassVar[str] = "perfect-pairs"
+    dealer_cards: ClassVar[int | None] = 0
 
     def ways(
         self, counts: Sequence[int], rule: DealerRule, paytable: Paytable

@@ -5,6 +5,7 @@ the cards dealt; a bad offer is INVALID_ARGUMENT naming its field and opens noth
 
 from __future__ import annotations
 
+import io
 from fractions import Fraction
 from typing import Any
 
@@ -282,3 +283,26 @@ def test_every_outcome_of_every_bet_settles_through_the_server(
             pb.SettleResponse.STATUS_WIN if won else pb.SettleResponse.STATUS_LOSE
         )
         assert answer.returned_cents == (STAKE + STAKE * settled[1] // 100 if won else 0)
+
+
+def test_the_command_line_quotes_the_bets_it_names(
+    server: ServerProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pricing.cli import main  # noqa: PLC0415
+
+    def quote(*more: str) -> tuple[int, str]:
+        out = io.StringIO()
+        args = ["quote", "blackjack", "7H", "KS", "--up", "5C", "--rule", "h17", *more]
+        return main(args, out), out.getvalue()
+
+    code, offline = quote("--side-bet", "hot_3", "--side-bet", "BUSTER:ags")
+    assert code == 0
+    assert [line.split()[0] for line in offline.splitlines() if "RTP" in line] == [
+        "HOT_3",
+        "BUSTER",
+    ]
+    assert "BUST_8_PLUS" in offline and "(0/0)" not in offline  # past 64 bits: the ratio
+    served = quote("--side-bet", "hot_3", "--side-bet", "BUSTER", "--server", server.target)
+    assert served == (0, offline)  # the server's numbers are the same
+    assert quote("--side-bet", "hot_4")[0] == 2  # a bad argument, as any other
+    assert "unknown side bet 'HOT_4'" in capsys.readouterr().err

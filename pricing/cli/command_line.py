@@ -104,6 +104,19 @@ def _add_json(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def _add_side_bets(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--side-bet",
+        action="append",
+        dest="side_bets",
+        metavar="BET[:PRESET]",
+        default=None,
+        help="blackjack: a side bet to offer, by its name and optionally a preset (repeat for "
+        "more; default ROYAL_MATCH and PAIRS), e.g. HOT_3 or TWENTY_ONE_PLUS_THREE:flat-9; the "
+        "bets and presets are listed in docs/rules.md 3.8",
+    )
+
+
 def _add_quote(sub: Commands) -> None:
     q = sub.add_parser(
         "quote",
@@ -134,6 +147,7 @@ def _add_quote(sub: Commands) -> None:
     q.add_argument(
         "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
     )
+    _add_side_bets(q)
     q.add_argument(
         "--server",
         default=None,
@@ -205,6 +219,7 @@ def _add_simulate(sub: Commands) -> None:
         default=None,
         help=f"blackjack: the seats dealt to, 1 to {MAX_SEATS} (default {SIMULATED_SEATS})",
     )
+    _add_side_bets(m)
     m.add_argument(
         "--pace",
         type=seconds(),

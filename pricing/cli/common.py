@@ -13,7 +13,7 @@ from pricing.cli.format import print_json
 from pricing.client import PricingClient
 from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["GAMES", "connect", "emit_json", "show_message"]
+__all__ = ["GAMES", "connect", "emit_json", "offer_side_bets", "show_message"]
 
 #: The games as the command line names them.
 GAMES: Final = {"hilo": pb.GAME_HILO, "goagae": pb.GAME_GOA_GAE, "blackjack": pb.GAME_BLACKJACK}
@@ -46,3 +46,11 @@ def show_message(
         print_json(message, out)
     else:
         print(text(), file=out, flush=True)
+
+
+def offer_side_bets(rules: pb.BlackjackRules, specs: list[str] | None) -> None:
+    """``--side-bet BET[:PRESET]`` options into a blackjack rules message (the server checks
+    the names and presets, and says which is wrong)."""
+    for spec in specs or ():
+        bet, _, preset = spec.partition(":")
+        rules.side_bets[bet.strip().upper()].preset = preset.strip()

@@ -183,9 +183,12 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
     for sb in response.side_bets:
         alert = "  PLAYER-FAVOURABLE" if sb.player_favourable else ""
         lines.append(f"{sb.bet}  RTP {sb.rtp:.6f}{alert}")
+        name_w = max([8, *(len(o.name) for o in sb.outcomes)])
         for o in sb.outcomes:
+            # ways/total unless they pass 64 bits (a dealer-drawing bet): then the exact ratio
+            exact = f"{o.ways}/{o.total}" if o.total else o.probability_exact.exact
             lines.append(
-                f"  {o.name:<8} {o.probability:.6f} ({o.ways}/{o.total})  pays "
+                f"  {o.name:<{name_w}} {o.probability:.6f} ({exact})  pays "
                 f"{_odds(o.payout_hundredths)} : 1"
             )
     if response.HasField("insurance"):

@@ -13,7 +13,7 @@ from typing import Final, TextIO
 import grpc
 
 from pricing.cli.args import check_game_options
-from pricing.cli.common import GAMES, connect, emit_json, show_message
+from pricing.cli.common import GAMES, connect, emit_json, offer_side_bets, show_message
 from pricing.cli.format import (
     WatchPrinter,
     format_quote,
@@ -39,7 +39,9 @@ __all__ = [
 ]
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
-_QUOTE_OPTIONS: Final = {dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown")}
+_QUOTE_OPTIONS: Final = {
+    dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown", "side_bets")
+}
 
 
 def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
@@ -51,9 +53,13 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
         request.dealer_up_card = args.up or ""
         rules = request.blackjack
         rules.dealer_rule = enum_number(pb.DealerRule, args.rule or "S17")  # type: ignore[assignment]
-        rules.pairs.preset = (
-            pb.PAIRS_PRESET_ANY_PAIR if args.pairs == "any-pair" else pb.PAIRS_PRESET_PERFECT_PAIRS
-        )
+        offer_side_bets(rules, args.side_bets)
+        if args.pairs is not None or not args.side_bets:
+            rules.pairs.preset = (
+                pb.PAIRS_PRESET_ANY_PAIR
+                if args.pairs == "any-pair"
+                else pb.PAIRS_PRESET_PERFECT_PAIRS
+            )
         if args.no_crown:
             rules.royal_match.crown_enabled = False
     return request

@@ -15,7 +15,7 @@ import grpc
 
 from pricing.cards import DECK
 from pricing.cli.args import check_game_options
-from pricing.cli.common import GAMES, connect
+from pricing.cli.common import GAMES, connect, offer_side_bets
 from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import WatchPrinter
 from pricing.client import DealerFeed, retry_delay
@@ -27,7 +27,11 @@ from pricing.wire import config_from_proto
 __all__ = ["SIMULATED_SEATS", "run_simulate"]
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
-_SIMULATE_OPTIONS: Final = {"mode": ("blackjack",), "seats": ("blackjack",)}
+_SIMULATE_OPTIONS: Final = {
+    "mode": ("blackjack",),
+    "seats": ("blackjack",),
+    "side_bets": ("blackjack",),
+}
 #: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
 SIMULATED_SEATS: Final = 3
 
@@ -45,6 +49,7 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
             pb.ShuffleMode, (args.mode or "depleting").upper()
         )  # type: ignore[assignment]
         request.blackjack.seats = args.seats or SIMULATED_SEATS
+        offer_side_bets(request.blackjack, args.side_bets)
     config = config_from_proto(request.game, request.decks, request)
     adapter_for(config.game).configure(config)
     return request

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pricing.cards import DECK
-from pricing.errors import IllegalMove, InvalidInput
+from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, hilo
 from pricing.games.blackjack import library
-from pricing.games.blackjack.rounds import BlackjackOptions
+from pricing.games.blackjack.rounds import DEFAULT_SIDE_BETS, BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
 from pricing.journal import sqlite as sqlite_journal
@@ -227,6 +227,20 @@ async def _feed(store: TableStore, table_id: str, events: list[FeedEvent]) -> No
             await store.apply(table_id, table.snapshot.last_seq + 1, event)
 
 
+def openable(config: TableConfig) -> TableConfig:
+    """``config``, or, if a table may not offer its side bets (one would return its stake or
+    more on a full shoe: ``check_offer``), the same table with the default two."""
+    adapter = adapter_for(config.game)
+    try:
+        adapter.check_offer(adapter.configure(config))
+    except InvalidOption:
+        assert isinstance(config.rules, BlackjackOptions)
+        return dataclasses.replace(
+            config, rules=dataclasses.replace(config.rules, side_bets=DEFAULT_SIDE_BETS)
+        )
+    return config
+
+
 def _settlements(store: TableStore, table_id: str) -> Iterator[object]:
     """Every settle answer of table_id (async, through the store's hydration)."""
     table = store.tables.get(table_id)
@@ -243,7 +257,7 @@ def _settlements(store: TableStore, table_id: str) -> Iterator[object]:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
-    config=configs,
+    config=configs.map(openable),
     events=st.lists(feed_events, max_size=60),
     snapshot_every=st.integers(1, 20),
     clean=st.booleans(),

@@ -253,23 +253,35 @@ def test_grpc_series_are_labelled_as_go_grpc_prometheus_labels_them(
     assert types <= set(GO_GRPC_TYPES.values()), f"not go-grpc-prometheus's: {types}"
     assert codes <= GO_GRPC_CODES, f"not Go's codes.Code.String(): {codes - GO_GRPC_CODES}"
 
-    for service in pb.DESCRIPTOR.services_by_name.values():
-        for method in service.methods:
-            labels = {
-                "grpc_service": service.full_name,
-                "grpc_method": method.name,
-                "grpc_type": GO_GRPC_TYPES[method.client_streaming, method.server_streaming],
-            }
-            for name in (
-                "grpc_server_started_total",
-                "grpc_server_msg_received_total",
-                "grpc_server_msg_sent_total",
-                "grpc_server_handling_seconds_count",
-            ):
-                assert (name, frozenset(labels.items())) in page, (name, labels)
-            for code in GO_GRPC_CODES:
-                handled_key = frozenset({**labels, "grpc_code": code}.items())
-                assert ("grpc_server_handled_total", handled_key) in page, (labels, code)
+    # Every service the server answers: the pricing ones, health, and reflection under both
+    # names (as InitializeMetrics does for every registered service).
+    others = [
+        ("grpc.health.v1.Health", "Check", (False, False)),
+        ("grpc.health.v1.Health", "Watch", (False, True)),
+        ("grpc.reflection.v1.ServerReflection", "ServerReflectionInfo", (True, True)),
+        ("grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo", (True, True)),
+    ]
+    methods = [
+        (service.full_name, method.name, (method.client_streaming, method.server_streaming))
+        for service in pb.DESCRIPTOR.services_by_name.values()
+        for method in service.methods
+    ]
+    for service_name, method_name, kind in [*methods, *others]:
+        labels = {
+            "grpc_service": service_name,
+            "grpc_method": method_name,
+            "grpc_type": GO_GRPC_TYPES[kind],
+        }
+        for name in (
+            "grpc_server_started_total",
+            "grpc_server_msg_received_total",
+            "grpc_server_msg_sent_total",
+            "grpc_server_handling_seconds_count",
+        ):
+            assert (name, frozenset(labels.items())) in page, (name, labels)
+        for code in GO_GRPC_CODES:
+            handled_key = frozenset({**labels, "grpc_code": code}.items())
+            assert ("grpc_server_handled_total", handled_key) in page, (labels, code)
 
 
 def pricing_request(table_id: str) -> pb.GetTableRequest:

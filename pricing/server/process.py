@@ -183,16 +183,24 @@ def _reflection_pool() -> descriptor_pool.DescriptorPool:
     return pool
 
 
-def _enable_reflection(server: grpc.aio.Server, services: Sequence[str]) -> None:
-    """Server reflection, v1 and v1alpha, listing ``services``, health and itself."""
+def _enable_reflection(server: grpc.aio.Server, services: Sequence[str], metrics: Metrics) -> None:
+    """Server reflection, v1 and v1alpha, listing ``services``, health and itself; its
+    methods' series at zero, as every other service's."""
     names = (
         *services,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         REFLECTION_V1,
         reflection.SERVICE_NAME,
     )
+    pool = _reflection_pool()
     servicer = reflection.aio.ReflectionServicer(  # type: ignore[attr-defined]
-        names, pool=_reflection_pool()
+        names, pool=pool
+    )
+    metrics.initialize(
+        [
+            pool.FindServiceByName(REFLECTION_V1),
+            reflection_v1alpha.DESCRIPTOR.services_by_name["ServerReflection"],
+        ]
     )
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     v1 = grpc.stream_stream_rpc_method_handler(
@@ -260,10 +268,11 @@ async def serve(
     server.add_generic_rpc_handlers(service.handlers())
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    metrics.initialize([health_pb2.DESCRIPTOR.services_by_name["Health"]])
     for name in ("", *services):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     if security.reflection:
-        _enable_reflection(server, services)
+        _enable_reflection(server, services, metrics)
     grpc_port = _bind(server, host, port, security)
     metrics_host = security.metrics_host or host
     httpd, bound_metrics_port = _metrics_page(metrics, metrics_host, metrics_port)

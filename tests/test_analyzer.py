@@ -188,3 +188,24 @@ def test_a_shoe_that_runs_out_is_refused() -> None:
     counts[Card.parse("2C").index] = 1
     with pytest.raises(IllegalMove, match="reshuffled"):
         decisions(["10S", "2H"], "3D", counts)
+
+
+@pytest.mark.parametrize(
+    ("hand", "up", "ranks"),
+    [
+        (["10S", "6H"], "10D", (1, 2, 6, 10)),
+        (["3S", "3H"], "9D", (1, 3, 9, 10)),
+        (["AS", "7H"], "8D", (1, 7, 8, 10)),
+        (["5S", "6H"], "7D", (1, 5, 6, 7, 10)),
+        (["9S", "2H"], "AD", (1, 2, 9, 10)),
+    ],
+)
+def test_dealer_table_equals_reference_when_the_shoe_cannot_run_short(
+    hand: list[str], up: str, ranks: tuple[int, ...]
+) -> None:
+    # Shoes of 13-17 cards against a high up card: the dealer needs at most 6-12 cards, so
+    # the kernel sums the up card's table of dealer hands for most of the player's
+    # compositions and falls back to drawing level by level near the end of the shoe.
+    counts = _small(*ranks, without=(*hand, up))
+    for rule in DealerRule:
+        _check(hand, up, counts, rule)

@@ -13,9 +13,13 @@ exactly and needs no kernel.
   call: the hand's future depends only on which cards it holds, not on their order.
 * For every composition the dealer's final result (17–21, BJ, BUST) is computed from the up
   card alone, drawing from the shoe without the player's cards: the order in which player and
-  dealer draw does not change the probabilities (exchangeability). The dealer's draws are summed
-  level by level over multisets as in ``pricing._blackjack`` (``_draw_levels``), but in
-  doubles.
+  dealer draw does not change the probabilities (exchangeability). The dealer's hands are
+  enumerated once per up card and rule (``_Table``: every multiset of drawn cards ending on
+  17–21 or BJ, with its number of valid orderings); for a shoe, the distribution is a sum of
+  falling-factorial products over that table, shared along a trie (about 1.5 µs against a 2
+  on 8 decks, against 12 µs drawing level by level), bust the rest. Near the end of a shoe,
+  when the dealer could run short, the draws are summed level by level over multisets as in
+  ``pricing._blackjack`` (``_draw_levels``), but in doubles.
 * The EVs are C doubles, as in every combinatorial analyzer: the sums of a call have a few
   thousand terms, each a product of ratios of small integers, so the rounding error stays
   near 1e-15 (the tests hold the kernel to an exact ``Fraction`` reference within 1e-12).
@@ -32,6 +36,8 @@ from pricing.errors import IllegalMove
 
 cdef enum:
     N_VALUES = 10
+    MAX_MULT = 16  # a dealer hand holds at most 9 cards of one value (up card 2, nine 2s)
+    MAX_DEPTH = 16  # and draws at most 12 cards
     OUT_BJ = 5
     OUT_BUST = 6
     LEVEL_SLOTS = 1024
@@ -63,6 +69,16 @@ cdef struct Ctx:
     int cap
     int used
     long dealer_runs
+    # The up card's table of dealer hands (``_Table``), and a buffer of its node products.
+    int t_nodes
+    int t_terms
+    int t_depth
+    const int* t_parent
+    const int* t_ff
+    const int* t_node
+    const int* t_slot
+    const double* t_coef
+    double* prod
 
 
 cdef inline void _level_clear(DLevel* level) noexcept nogil:
@@ -105,6 +121,9 @@ cdef int _dealer(Ctx* c, double* out) noexcept nogil:
     cdef unsigned long long code
     cdef double weight, w, inv
     c.dealer_runs += 1
+    if c.prod != NULL and c.remaining >= c.t_depth:
+        _dealer_table(c, out)
+        return 0
     for e in range(7):
         out[e] = 0.0
     _level_clear(cur)
@@ -142,6 +161,133 @@ cdef int _dealer(Ctx* c, double* out) noexcept nogil:
         nxt = swap
         depth += 1
     return 0
+
+
+cdef class _Table:
+    """Every way the dealer's hand can end other than bust, from one up card under one rule, for
+    a shoe that never runs short (each card value unlimited): the multisets of drawn cards
+    ending on 17–21 or BJ, each with the number of its orderings the dealer can draw (every
+    prefix still drawing) and its number of cards. Over a shoe of counts ``n_v`` and ``N``
+    cards a multiset ``m`` drawn in one such order has probability
+    ``prod_v n_v (n_v - 1) … (n_v - m_v + 1) / (N (N - 1) … (N - |m| + 1))``; the sum over
+    the table by outcome is the dealer's distribution, bust the rest, whenever the shoe holds
+    at least ``depth`` cards (no dealer hand can then run out). The multisets are a trie over
+    (value, multiplicity) steps, tens first, so that each node costs one product per shoe."""
+
+    cdef int n_nodes, n_terms, depth
+    cdef int* parent  # node -> parent node (0 = the root, the empty multiset)
+    cdef int* ff  # node -> the falling-factorial index of its step: value * MAX_MULT + mult
+    cdef int* node  # term -> node
+    cdef int* slot  # term -> outcome * MAX_DEPTH + cards
+    cdef double* coef  # term -> orderings
+
+    def __cinit__(self, int up, bint h17):
+        level = {(0,) * N_VALUES: (1, up, up == 1)}
+        terms = {}
+        depth = 0
+        cards = 0
+        while level:
+            nxt = {}
+            for code, (w, hard, ace) in level.items():
+                for v in range(N_VALUES):
+                    drawn = list(code)
+                    drawn[v] += 1
+                    key = tuple(drawn)
+                    new_hard = hard + v + 1
+                    new_ace = ace or v == 0
+                    soft = new_ace and new_hard + 10 <= 21
+                    total = new_hard + 10 if soft else new_hard
+                    if depth == 0 and total == 21:
+                        terms[key, OUT_BJ] = terms.get((key, OUT_BJ), 0) + w
+                    elif total > 21:
+                        cards = max(cards, depth + 1)
+                    elif total > 17 or (total == 17 and not (soft and h17)):
+                        terms[key, total - 17] = terms.get((key, total - 17), 0) + w
+                    else:
+                        prior = nxt.get(key)
+                        nxt[key] = (w + (prior[0] if prior else 0), new_hard, new_ace)
+            level = nxt
+            depth += 1
+        cards = max(cards, max(sum(key) for key, _ in terms))
+        assert cards < MAX_DEPTH
+        nodes = {(): 0}
+        parents = [0]
+        steps = [0]
+        rows = []
+        for key, outcome in sorted(terms, key=lambda t: tuple(-x for x in reversed(t[0]))):
+            path = ()
+            for v in reversed(range(N_VALUES)):
+                if key[v]:
+                    assert key[v] < MAX_MULT
+                    step = path + ((v, key[v]),)
+                    if step not in nodes:
+                        nodes[step] = len(parents)
+                        parents.append(nodes[path])
+                        steps.append(v * MAX_MULT + key[v])
+                    path = step
+            rows.append((nodes[path], outcome * MAX_DEPTH + sum(key), terms[key, outcome]))
+        self.n_nodes = len(parents)
+        self.n_terms = len(rows)
+        self.depth = cards
+        self.parent = <int*>malloc(self.n_nodes * sizeof(int))
+        self.ff = <int*>malloc(self.n_nodes * sizeof(int))
+        self.node = <int*>malloc(self.n_terms * sizeof(int))
+        self.slot = <int*>malloc(self.n_terms * sizeof(int))
+        self.coef = <double*>malloc(self.n_terms * sizeof(double))
+        if not (self.parent and self.ff and self.node and self.slot and self.coef):
+            raise MemoryError()
+        for i in range(self.n_nodes):
+            self.parent[i] = parents[i]
+            self.ff[i] = steps[i]
+        for i, (n, sl, w) in enumerate(rows):
+            self.node[i] = n
+            self.slot[i] = sl
+            self.coef[i] = w
+
+    def __dealloc__(self):
+        free(self.parent)
+        free(self.ff)
+        free(self.node)
+        free(self.slot)
+        free(self.coef)
+
+
+_TABLES: dict[tuple[int, bool], _Table] = {}
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.cdivision(True)
+cdef void _dealer_table(Ctx* c, double* out) noexcept nogil:
+    """``_dealer`` by the up card's ``_Table`` (the shoe holds at least its depth)."""
+    cdef double ff[N_VALUES * MAX_MULT]
+    cdef double acc[7 * MAX_DEPTH]
+    cdef double* prod = c.prod
+    cdef double falling, rest
+    cdef int v, m, i, k
+    for v in range(N_VALUES):
+        falling = 1.0
+        ff[v * MAX_MULT] = 1.0
+        for m in range(1, MAX_MULT):
+            falling *= c.counts[v] - m + 1
+            ff[v * MAX_MULT + m] = falling
+    memset(acc, 0, sizeof(acc))
+    prod[0] = 1.0
+    for i in range(1, c.t_nodes):
+        prod[i] = prod[c.t_parent[i]] * ff[c.t_ff[i]]
+    for i in range(c.t_terms):
+        acc[c.t_slot[i]] += c.t_coef[i] * prod[c.t_node[i]]
+    rest = 1.0
+    for m in range(OUT_BUST):
+        out[m] = 0.0
+    falling = 1.0
+    for k in range(1, c.t_depth + 1):
+        falling *= c.remaining - k + 1
+        for m in range(OUT_BUST):
+            out[m] += acc[m * MAX_DEPTH + k] / falling
+    for m in range(OUT_BUST):
+        rest -= out[m]
+    out[OUT_BUST] = rest
 
 
 cdef inline double _stand(int total, const double* d) noexcept nogil:
@@ -299,8 +445,9 @@ def decision_evs(object hand_values, int up_value, object value_counts, bint h17
     cdef int hard = 0, v, total
     cdef bint ace = False, blackjack
     cdef double d[7]
-    cdef double stand, hit = 0.0, dbl = 0.0
+    cdef double stand = 0.0, hit = 0.0, dbl = 0.0
     cdef DLevel* levels
+    cdef _Table table
     values = [int(x) for x in hand_values]
     if not values:
         raise ValueError("the hand needs at least one card")
@@ -323,6 +470,17 @@ def decision_evs(object hand_values, int up_value, object value_counts, bint h17
         c.remaining += c.counts[v]
     c.up = up_value
     c.h17 = h17
+    table = _TABLES.get((up_value, bool(h17)))
+    if table is None:
+        table = _TABLES[up_value, bool(h17)] = _Table(up_value, h17)
+    c.t_nodes = table.n_nodes
+    c.t_terms = table.n_terms
+    c.t_depth = table.depth
+    c.t_parent = table.parent
+    c.t_ff = table.ff
+    c.t_node = table.node
+    c.t_slot = table.slot
+    c.t_coef = table.coef
     total = _total(hard, ace)
     blackjack = first_two and len(values) == 2 and total == 21
     first_two = first_two and len(values) == 2
@@ -330,10 +488,12 @@ def decision_evs(object hand_values, int up_value, object value_counts, bint h17
     c.cap = 1024
     c.keys = <unsigned long long*>calloc(c.cap, sizeof(unsigned long long))
     c.values = <double*>malloc(c.cap * sizeof(double))
-    if levels == NULL or c.keys == NULL or c.values == NULL:
+    c.prod = <double*>malloc(c.t_nodes * sizeof(double))
+    if levels == NULL or c.keys == NULL or c.values == NULL or c.prod == NULL:
         free(levels)
         free(c.keys)
         free(c.values)
+        free(c.prod)
         raise MemoryError()
     c.cur = &levels[0]
     c.nxt = &levels[1]
@@ -350,6 +510,7 @@ def decision_evs(object hand_values, int up_value, object value_counts, bint h17
     free(levels)
     free(c.keys)
     free(c.values)
+    free(c.prod)
     if c.error == ERR_RAN_OUT:
         raise IllegalMove(
             f"the {c.remaining} cards left could run out before the hand and the dealer's "

@@ -26,7 +26,9 @@ cimport cython
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from pricing._deck cimport MAX_DECKS, N_CARDS, card_index_of, card_text, check_decks, take_out
+from pricing._deck cimport (
+    MAX_DECKS, N_CARDS, card_index_of, card_text, check_decks, read_counts, take_out,
+)
 
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 
@@ -144,22 +146,8 @@ def side_bet_ways(object exposed, dict index, object parse_index, int decks):
 def side_bet_ways_counts(object card_counts):
     """As ``side_bet_ways``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
     cdef int counts[N_CARDS]
-    cdef long long remaining = _counts_from_sequence(card_counts, counts)
+    cdef long long remaining = read_counts(card_counts, counts)
     return _side_bet_ways(counts, remaining)
-
-
-cdef long long _counts_from_sequence(object card_counts, int* counts) except -1:
-    cdef long long remaining = 0
-    cdef int i
-    if len(card_counts) != N_CARDS:
-        raise ValueError(f"need 52 card counts, got {len(card_counts)}")
-    for i in range(N_CARDS):
-        counts[i] = card_counts[i]
-        if not 0 <= counts[i] <= MAX_DECKS:
-            raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
-                             f"{card_text(i)}")
-        remaining += counts[i]
-    return remaining
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,7 +173,7 @@ def insurance_ways(object exposed, dict index, object parse_index, int decks):
 def insurance_ways_counts(object card_counts):
     """As ``insurance_ways``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
     cdef int counts[N_CARDS]
-    cdef long long remaining = _counts_from_sequence(card_counts, counts)
+    cdef long long remaining = read_counts(card_counts, counts)
     return (_tens(counts), remaining)
 
 
@@ -429,7 +417,7 @@ def dealer_exact_counts(int up_index, object card_counts, bint h17):
     cdef int counts10[N_VALUES]
     if not 0 <= up_index < N_CARDS:
         raise ValueError(f"up card index must be 0-51, got {up_index}")
-    _counts_from_sequence(card_counts, counts)
+    read_counts(card_counts, counts)
     cdef int remaining = _values_from_cards(counts, counts10)
     return _dealer_exact(counts10, remaining, _up_value(up_index), h17)
 
@@ -463,7 +451,7 @@ def dealer_exact_hand_counts(object hand_indices, object card_counts, bint h17):
     for idx in indices:
         if not 0 <= idx < N_CARDS:
             raise ValueError(f"dealer card index must be 0-51, got {idx}")
-    _counts_from_sequence(card_counts, counts)
+    read_counts(card_counts, counts)
     cdef int remaining = _values_from_cards(counts, counts10)
     return _dealer_exact_hand(indices, counts10, remaining, h17)
 
@@ -517,7 +505,7 @@ def dealer_table(object exposed, dict index, object parse_index, int decks, bint
 def dealer_table_counts(object card_counts, bint h17):
     """As ``dealer_table``, for a shoe holding ``card_counts[i]`` of deck index ``i``."""
     cdef int counts[N_CARDS]
-    _counts_from_sequence(card_counts, counts)
+    read_counts(card_counts, counts)
     return _dealer_table(counts, h17)
 
 

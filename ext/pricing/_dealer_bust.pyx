@@ -36,7 +36,7 @@ cimport cython
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from pricing._deck cimport MAX_DECKS, N_CARDS, card_text
+from pricing._deck cimport N_CARDS, read_counts
 
 cdef extern from *:
     """
@@ -205,23 +205,11 @@ cdef object _u128_to_int(u128 x):
     return (<object>u128_hi(x) << 64) | <object>u128_lo(x)
 
 
-cdef int _read_counts(object card_counts, int* counts) except -1:
-    cdef int i
-    if len(card_counts) != N_CARDS:
-        raise ValueError(f"need 52 card counts, got {len(card_counts)}")
-    for i in range(N_CARDS):
-        counts[i] = card_counts[i]
-        if not 0 <= counts[i] <= MAX_DECKS:
-            raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
-                             f"{card_text(i)}")
-    return 0
-
-
 cdef int _run(object card_counts, bint h17, Draws* d, int* counts) except -1:
     """Read the shoe into ``counts`` and ``d`` and draw every dealer hand from it."""
     cdef int r, k
     cdef Level* levels
-    _read_counts(card_counts, counts)
+    read_counts(card_counts, counts)
     memset(d, 0, sizeof(Draws))
     for r in range(13):
         for k in range(4):

@@ -173,3 +173,19 @@ cdef int take_out(object cards, dict index, object parse_index, int decks,
 def read_indices(object cards, dict index, object parse_index):
     """The deck index of each card (for tests of the fast paths against ``parse_card``)."""
     return [card_index_of(card, index, parse_index) for card in cards]
+
+
+cdef long long read_counts(object card_counts, int* counts) except -1:
+    """Copy a shoe's 52 card counts (0 to MAX_DECKS each, by deck index) into ``counts``; the
+    number of cards. ``ValueError`` naming a bad count."""
+    cdef long long remaining = 0
+    cdef int i
+    if len(card_counts) != N_CARDS:
+        raise ValueError(f"need 52 card counts, got {len(card_counts)}")
+    for i in range(N_CARDS):
+        counts[i] = card_counts[i]
+        if not 0 <= counts[i] <= MAX_DECKS:
+            raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
+                             f"{card_text(i)}")
+        remaining += counts[i]
+    return remaining

@@ -24,7 +24,7 @@ Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0�
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memset
 
-from pricing._deck cimport MAX_DECKS, N_CARDS, card_text
+from pricing._deck cimport N_CARDS, read_counts
 
 #: The three-card bets, in the order of ``three_card_ways``' passes.
 THREE_CARD_BETS = ("TWENTY_ONE_PLUS_THREE", "HOT_3", "LUCKY_LUCKY", "TOP_3", "MATCH_THE_DEALER")
@@ -257,21 +257,6 @@ cdef int _build_classes() except -1:
 _build_classes()
 
 
-cdef long long _read_counts(object card_counts, int* counts) except -1:
-    """Copy 52 card counts (0 to MAX_DECKS each) into ``counts``; the number of cards."""
-    cdef long long remaining = 0
-    cdef int i
-    if len(card_counts) != N_CARDS:
-        raise ValueError(f"need 52 card counts, got {len(card_counts)}")
-    for i in range(N_CARDS):
-        counts[i] = card_counts[i]
-        if not 0 <= counts[i] <= MAX_DECKS:
-            raise ValueError(f"card count must be 0-{MAX_DECKS}, got {card_counts[i]} for "
-                             f"{card_text(i)}")
-        remaining += counts[i]
-    return remaining
-
-
 cdef void _three_card_pass(const int* counts, long long* by_class) noexcept nogil:
     """Add the weight of every deal to its class: ``by_class[cls]`` ways."""
     cdef int present[N_CARDS]
@@ -308,7 +293,7 @@ def three_card_ways(object card_counts):
     cdef int counts[N_CARDS]
     cdef long long by_class[MAX_CLASSES]
     cdef long long ways[N_THREE][MAX_OUTCOMES]
-    cdef long long n = _read_counts(card_counts, counts)
+    cdef long long n = read_counts(card_counts, counts)
     cdef int cls, bet
     memset(by_class, 0, sizeof(by_class))
     memset(ways, 0, sizeof(ways))
@@ -381,7 +366,7 @@ def two_card_ways(object card_counts):
     ``three_card_ways``. Over 13 and Under 13 count the seat's pair, out of ``C(N, 2)``; Lucky
     Ladies the seat's pair and the dealer's two cards, out of ``C(N, 2) × C(N − 2, 2)``."""
     cdef int counts[N_CARDS]
-    cdef long long n = _read_counts(card_counts, counts)
+    cdef long long n = read_counts(card_counts, counts)
     cdef long long ladies[6]
     cdef long long over = 0, under = 0, w, aces = 0, tens = 0
     cdef int i, j, total

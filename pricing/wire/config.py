@@ -165,10 +165,11 @@ def _pairs(message: pb.PairsPaytable) -> Paytable:
     return Paytable("PAIRS", preset, table.pays())
 
 
-#: The presets the old ``royal_match`` and ``pairs`` fields can ask for.
+#: The bets the old ``royal_match`` and ``pairs`` fields set: each one's field, and the presets
+#: it can ask for.
 _OLD_FIELDS: Final = {
-    "ROYAL_MATCH": ("crown-treasure", "standard"),
-    "PAIRS": tuple(_PAIRS_PRESETS.values()),
+    "ROYAL_MATCH": ("royal_match", ("crown-treasure", "standard")),
+    "PAIRS": ("pairs", tuple(_PAIRS_PRESETS.values())),
 }
 
 
@@ -180,11 +181,10 @@ def _side_bets(rules: pb.BlackjackRules) -> tuple[Paytable, ...]:
     for name, entry in rules.side_bets.items():
         bet = names[name]
         field = f'blackjack.side_bets["{name}"]'
-        old = _OLD_FIELD_OF.get(bet)
+        old = _OLD_FIELDS[bet][0] if bet in _OLD_FIELDS else None
         if old is not None and rules.HasField(old):  # type: ignore[arg-type]
             raise InvalidOption(
-                f"side bet {bet} is set twice: in side_bets and in {_OLD_FIELD_OF[bet]}; send "
-                "it in one of them",
+                f"side bet {bet} is set twice: in side_bets and in {old}; send it in one of them",
                 field=field,
             )
         try:
@@ -197,10 +197,6 @@ def _side_bets(rules: pb.BlackjackRules) -> tuple[Paytable, ...]:
     if rules.HasField("pairs") or not rules.side_bets:
         offered.append(_pairs(rules.pairs))
     return tuple(offered)
-
-
-#: The old field that also sets a bet.
-_OLD_FIELD_OF: Final = {"ROYAL_MATCH": "royal_match", "PAIRS": "pairs"}
 
 
 def _blackjack_rules(rules: Message) -> BlackjackOptions:
@@ -265,7 +261,7 @@ def _blackjack_proto(rules: object) -> Message:
     )
     bets = {table.bet: table for table in rules.side_bets}
     old = set(bets) == set(_OLD_FIELDS) and all(
-        bets[bet].preset in presets for bet, presets in _OLD_FIELDS.items()
+        bets[bet].preset in presets for bet, (_, presets) in _OLD_FIELDS.items()
     )
     if not old:  # every bet in side_bets, with its whole paytable
         for table in rules.side_bets:

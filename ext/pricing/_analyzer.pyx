@@ -126,9 +126,14 @@ cdef struct Ctx:
     const int* t_slot
     const double* t_coef
     const int* t_mult
-    const unsigned char* t_count
+    const int* t_vslot
+    const int* t_used_place
+    const int* t_used_j
+    const int* t_used_k
+    const int* t_used_start
     double* prod
-    int variants  # in a split: how many more pair cards ``_dealer`` takes out alongside
+    int variants  # in a split: the most pair cards out beyond a hand's own
+    int removed  # in a split: the pair cards out beyond the hand's own in the shoe now
 
 
 cdef inline void _level_clear(DLevel* level) noexcept nogil:
@@ -212,7 +217,8 @@ cdef int _dealer(Ctx* c, double* out) noexcept nogil:
     if hit != NULL:
         memcpy(out, hit, 7 * sizeof(double))
         return 0
-    if c.variants and _VARIANTS and c.prod != NULL and c.remaining - c.variants >= c.t_depth:
+    if (c.variants > c.removed and _VARIANTS and c.prod != NULL
+            and c.remaining - (c.variants - c.removed) >= c.t_depth):
         _dealer_variants(c, key, out)
     elif _dealer_compute(c, out) < 0:
         return -1
@@ -290,7 +296,16 @@ cdef class _Table:
     cdef int* slot  # term -> outcome * MAX_DEPTH + cards
     cdef double* coef  # term -> orderings
     cdef int mult[N_VALUES]  # value -> the most cards of it in one dealer hand
-    cdef unsigned char* count  # term * N_VALUES + value -> cards of that value in the term
+    # For a split's pass (``_dealer_variants``) over pair value p: term -> its place in an
+    # accumulator by (cards of value p, slot), ``vslot[p * n_terms + term]``; and the places
+    # used by outcome m, ``used_start[7p + m]`` to ``used_start[7p + m + 1]`` in
+    # ``used_place``, with the cards of value p and the cards in all of each (``used_j``,
+    # ``used_k``).
+    cdef int* vslot
+    cdef int used_start[N_VALUES * 7 + 1]
+    cdef int* used_place
+    cdef int* used_j
+    cdef int* used_k
 
     def __cinit__(self, int up, bint h17):
         level = {(0,) * N_VALUES: (1, up, up == 1)}
@@ -345,8 +360,20 @@ cdef class _Table:
         self.node = <int*>malloc(self.n_terms * sizeof(int))
         self.slot = <int*>malloc(self.n_terms * sizeof(int))
         self.coef = <double*>malloc(self.n_terms * sizeof(double))
-        self.count = <unsigned char*>malloc(self.n_terms * N_VALUES)
-        if not (self.parent and self.ff and self.node and self.slot and self.coef and self.count):
+        places = []
+        for v in range(N_VALUES):
+            used = {
+                key[v] * 7 * MAX_DEPTH + outcome * MAX_DEPTH + sum(key)
+                for key, outcome in terms
+            }
+            places.append(sorted(used, key=lambda x: ((x % (7 * MAX_DEPTH)) // MAX_DEPTH, x)))
+        n_used = sum(len(u) for u in places)
+        self.vslot = <int*>malloc(N_VALUES * self.n_terms * sizeof(int))
+        self.used_place = <int*>malloc(n_used * sizeof(int))
+        self.used_j = <int*>malloc(n_used * sizeof(int))
+        self.used_k = <int*>malloc(n_used * sizeof(int))
+        if not (self.parent and self.ff and self.node and self.slot and self.coef and self.vslot
+                and self.used_place and self.used_j and self.used_k):
             raise MemoryError()
         for i in range(self.n_nodes):
             self.parent[i] = parents[i]
@@ -357,7 +384,20 @@ cdef class _Table:
             sorted(terms, key=lambda t: tuple(-x for x in reversed(t[0])))
         ):
             for v in range(N_VALUES):
-                self.count[i * N_VALUES + v] = key[v]
+                self.vslot[v * self.n_terms + i] = (
+                    key[v] * 7 * MAX_DEPTH + outcome * MAX_DEPTH + sum(key))
+        e = 0
+        for v in range(N_VALUES):
+            for m in range(7):
+                self.used_start[v * 7 + m] = e
+                for place in places[v]:
+                    if (place % (7 * MAX_DEPTH)) // MAX_DEPTH != m:
+                        continue
+                    self.used_place[e] = place
+                    self.used_j[e] = place // (7 * MAX_DEPTH)
+                    self.used_k[e] = place % MAX_DEPTH
+                    e += 1
+        self.used_start[N_VALUES * 7] = e
         for i, (n, sl, w) in enumerate(rows):
             self.node[i] = n
             self.slot[i] = sl
@@ -369,7 +409,10 @@ cdef class _Table:
         free(self.node)
         free(self.slot)
         free(self.coef)
-        free(self.count)
+        free(self.vslot)
+        free(self.used_place)
+        free(self.used_j)
+        free(self.used_k)
 
 
 _TABLES: dict[tuple[int, bool], _Table] = {}
@@ -417,16 +460,20 @@ cdef void _dealer_table(Ctx* c, double* out) noexcept nogil:
 cdef void _dealer_variants(Ctx* c, unsigned long long key, double* out) noexcept nogil:
     """``_dealer_table`` for the shoe and, cached, the shoes with 1 … ``c.variants`` more
     pair cards out. The products leave the pair value out and are summed by how many pair
-    cards each dealer hand holds; each shoe then weighs those sums by its own falling
-    factorial of pair cards."""
+    cards each dealer hand holds (into the places the table lists as used); each shoe then
+    weighs those sums by its own falling factorials of pair cards and of cards."""
     cdef double ff[N_VALUES * MAX_MULT]
     cdef double acc[MAX_MULT * 7 * MAX_DEPTH]
     cdef double pair_ff[MAX_MULT]
+    cdef double inverse[MAX_DEPTH]
     cdef double res[7]
     cdef double* prod = c.prod
-    cdef double falling, inverse, rest, sum_j
-    cdef int v, m, i, k, j, shift, pairs, left, p = c.pair - 1, top = c.t_mult[c.pair - 1]
-    cdef unsigned long long slot
+    cdef double falling
+    cdef int v, m, i, k, e, shift, pairs, left, p = c.pair - 1, top = c.t_mult[c.pair - 1]
+    cdef int first = c.t_used_start[7 * p], last = c.t_used_start[7 * p + 7]
+    cdef double total
+    cdef const int* vslot = &c.t_vslot[p * c.t_terms]
+    cdef unsigned long long slot, variant
     c.dealer_runs += 1
     for v in range(N_VALUES):
         falling = 1.0
@@ -435,44 +482,43 @@ cdef void _dealer_variants(Ctx* c, unsigned long long key, double* out) noexcept
             if v != p:
                 falling *= c.counts[v] - m + 1
             ff[v * MAX_MULT + m] = falling
-    memset(acc, 0, (top + 1) * 7 * MAX_DEPTH * sizeof(double))
+    for e in range(first, last):
+        acc[c.t_used_place[e]] = 0.0
     prod[0] = 1.0
     for i in range(1, c.t_nodes):
         prod[i] = prod[c.t_parent[i]] * ff[c.t_ff[i]]
     for i in range(c.t_terms):
-        acc[c.t_count[i * N_VALUES + p] * 7 * MAX_DEPTH + c.t_slot[i]] += \
-            c.t_coef[i] * prod[c.t_node[i]]
-    for shift in range(c.variants + 1):
+        acc[vslot[i]] += c.t_coef[i] * prod[c.t_node[i]]
+    for shift in range(c.variants - c.removed + 1):
         pairs = c.counts[p] - shift
         if pairs < 0:
             break
         left = c.remaining - shift
         falling = 1.0
         pair_ff[0] = 1.0
-        for j in range(1, top + 1):
-            falling *= pairs - j + 1
-            pair_ff[j] = falling
-        rest = 1.0
-        for m in range(OUT_BUST):
-            res[m] = 0.0
+        for k in range(1, top + 1):
+            falling *= pairs - k + 1
+            pair_ff[k] = falling
         falling = 1.0
         for k in range(1, c.t_depth + 1):
             falling *= left - k + 1
-            inverse = 1.0 / falling
-            for m in range(OUT_BUST):
-                sum_j = 0.0
-                for j in range(top + 1):
-                    sum_j += acc[j * 7 * MAX_DEPTH + m * MAX_DEPTH + k] * pair_ff[j]
-                res[m] += sum_j * inverse
+            inverse[k] = 1.0 / falling
         for m in range(OUT_BUST):
-            rest -= res[m]
-        res[OUT_BUST] = rest
+            total = 0.0
+            for e in range(c.t_used_start[7 * p + m], c.t_used_start[7 * p + m + 1]):
+                total += (acc[c.t_used_place[e]] * pair_ff[c.t_used_j[e]]
+                          * inverse[c.t_used_k[e]])
+            res[m] = total
+        res[OUT_BUST] = 1.0
+        for m in range(OUT_BUST):
+            res[OUT_BUST] -= res[m]
         if shift == 0:
             memcpy(out, res, 7 * sizeof(double))
         else:
+            variant = key + ((<unsigned long long>shift) << (PLAYER_BITS * p))
             slot = 0
-            if _cached(c, key + ((<unsigned long long>shift) << (PLAYER_BITS * p)), &slot) == NULL:
-                _cache(c, key + ((<unsigned long long>shift) << (PLAYER_BITS * p)), slot, res)
+            if _cached(c, variant, &slot) == NULL:
+                _cache(c, variant, slot, res)
 
 
 cdef inline double _stand(int total, const double* d) noexcept nogil:
@@ -692,6 +738,7 @@ cdef int _decide(Ctx* c, int hard, bint ace, unsigned long long key, int spot,
     if removed:
         c.counts[p] += removed
         c.remaining += removed
+        c.removed = 0
     best = _unsplit(c, hard, ace, key, &stand)
     action = ACT_HIT if best > stand else ACT_STAND
     if spot == SPOT_SPLIT_TWO and c.das:
@@ -701,6 +748,7 @@ cdef int _decide(Ctx* c, int hard, bint ace, unsigned long long key, int spot,
     if removed:
         c.counts[p] -= removed
         c.remaining -= removed
+        c.removed = removed
     return action
 
 
@@ -838,6 +886,7 @@ cdef double _split(Ctx* c, int pair, int hands) noexcept nogil:
                 continue
             c.counts[v] -= 1
             c.remaining -= 1
+            c.removed = a + 1
             value = _fixed(c, pair + v + 1, pair == 1 or v == 0, _card(p) + _card(v),
                            SPOT_SPLIT_TWO, a + 1)
             c.counts[v] += 1
@@ -852,6 +901,7 @@ cdef double _split(Ctx* c, int pair, int hands) noexcept nogil:
             break
     c.pair = 0
     c.variants = 0
+    c.removed = 0
     if c.error:
         return 0.0
     ev = _orders(&s, hands, s.n, s.p, False)
@@ -928,7 +978,11 @@ cdef int _up_card(Ctx* c, int up_value) except -1:
     c.t_slot = table.slot
     c.t_coef = table.coef
     c.t_mult = table.mult
-    c.t_count = table.count
+    c.t_vslot = table.vslot
+    c.t_used_place = table.used_place
+    c.t_used_j = table.used_j
+    c.t_used_k = table.used_k
+    c.t_used_start = table.used_start
     free(c.prod)
     c.prod = <double*>malloc(c.t_nodes * sizeof(double))
     if c.prod == NULL:
@@ -1019,12 +1073,14 @@ def hand_evs(object hand_values, int up_value, object value_counts, bint h17, bi
                     stand = 1.5 * (1.0 - d[OUT_BJ])
                 else:
                     stand = _stand(total, d)
+                    # The split first: the compositions it shares with hitting then carry
+                    # the dealer's distributions for the split's shoes too (_dealer).
+                    if pair:
+                        split = _split(&c, pair, hands)
                     if total < 21:
                         hit = _hit(&c, hard, ace, key, False, 0)
                         if first_two:
                             dbl = _double(&c, hard, ace)
-                    if pair:
-                        split = _split(&c, pair, hands)
     _close(&c)
     _raise(&c, "the hands")
     return (stand,
@@ -1084,7 +1140,7 @@ def edge(object value_counts, bint h17, bint das, int max_hands, bint surrender,
     ``das``; ``surrender``: against 2–10. ``IllegalMove`` if the shoe could run out in some
     line of play."""
     cdef Ctx c
-    cdef int u, x, y, n, m
+    cdef int u, x, y, n, m, i
     cdef double total = 0.0, by_up, weight
     cdef const unsigned char[:] cells
     if not 2 <= max_hands <= MAX_HANDS:
@@ -1115,22 +1171,27 @@ def edge(object value_counts, bint h17, bint das, int max_hands, bint surrender,
             m = c.remaining
             by_up = 0.0
             with nogil:
-                for x in range(1, N_VALUES + 1):
-                    for y in range(x, N_VALUES + 1):
-                        weight = c.counts[x - 1] * (c.counts[y - 1] - (x == y))
-                        if weight <= 0:
+                # The ten pairs first (as in hand_evs), then the other hands x < y.
+                for i in range(N_VALUES + N_VALUES * N_VALUES):
+                    if i < N_VALUES:
+                        x = y = i + 1
+                    else:
+                        x = (i - N_VALUES) // N_VALUES + 1
+                        y = (i - N_VALUES) % N_VALUES + 1
+                        if y <= x:
                             continue
-                        if x != y:
-                            weight *= 2
-                        c.counts[x - 1] -= 1
-                        c.counts[y - 1] -= 1
-                        c.remaining -= 2
-                        by_up += weight * _initial(&c, x, y, max_hands, surrender)
-                        c.counts[x - 1] += 1
-                        c.counts[y - 1] += 1
-                        c.remaining += 2
-                        if c.error:
-                            break
+                    weight = c.counts[x - 1] * (c.counts[y - 1] - (x == y))
+                    if weight <= 0:
+                        continue
+                    if x != y:
+                        weight *= 2
+                    c.counts[x - 1] -= 1
+                    c.counts[y - 1] -= 1
+                    c.remaining -= 2
+                    by_up += weight * _initial(&c, x, y, max_hands, surrender)
+                    c.counts[x - 1] += 1
+                    c.counts[y - 1] += 1
+                    c.remaining += 2
                     if c.error:
                         break
             c.counts[u - 1] += 1

@@ -96,6 +96,8 @@ def test_a_point_summarises_its_edges() -> None:
     assert p.favourable_edge == pytest.approx(0.03)
     assert p.favourable_edge_se == pytest.approx(math.sqrt(0.0002) / math.sqrt(2))
     assert QUANTILE == 0.95 and p.quantile == pytest.approx(0.02 + 0.02 * 0.85)
+    even = _point(0, 0, [0.0, 0.0, 0.01], 0)  # an even shoe is not player-favourable
+    assert (even.favourable, even.favourable_edge) == (pytest.approx(1 / 3), 0.01)
 
 
 def test_a_shoe_too_short_to_play_is_skipped_and_counted() -> None:

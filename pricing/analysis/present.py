@@ -169,6 +169,10 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
+def _decks(n: int) -> str:
+    return f"{n} deck{'s' if n > 1 else ''}"
+
+
 def _rules_text(rules: MainGameRules) -> str:
     return (
         f"dealer {rules.dealer_rule.value}, double after split {_yes(rules.double_after_split)}, "
@@ -197,7 +201,7 @@ def format_main_game(report: MainGameReport) -> str:
     for decks, up in report.up_cards.items():
         lines += [
             "",
-            f"{decks} decks, full shoe, {_rules_text(report.rules)}: the round's EV given the "
+            f"{_decks(decks)}, full shoe, {_rules_text(report.rules)}: the round's EV given the "
             "dealer's up card (best play on every deal)",
             f"{'up':>3} {'chance':>9} {'EV given up':>12} {'share of edge':>14}",
         ]
@@ -213,7 +217,7 @@ def format_main_game(report: MainGameReport) -> str:
         computed = 1 + sum(p.priced + p.skipped for p in points if p.cards_dealt)
         lines += [
             "",
-            f"{decks} decks, {_rules_text(report.rules)}: the next round's edge (CDZ-) by "
+            f"{_decks(decks)}, {_rules_text(report.rules)}: the next round's edge (CDZ-) by "
             f"penetration over {report.shoes:,} simulated shoes (seed {report.seed}; "
             f"{computed:,} edges computed)",
             f"{'dealt':>5} {'cards':>5} {'skip':>4} {'mean edge ± se':>19} {'spread':>8} "
@@ -400,7 +404,7 @@ def _plot_main_game(plt: Any, report: MainGameReport) -> Any:
         x = [p.percent for p in points]
         mean = [p.mean * 100 for p in points]
         band = [2 * p.mean_se * 100 for p in points]
-        (line,) = top.plot(x, mean, marker="o", label=f"{decks} decks: mean ± 2 SE")
+        (line,) = top.plot(x, mean, marker="o", label=f"{_decks(decks)}: mean ± 2 SE")
         top.fill_between(
             x,
             [m - b for m, b in zip(mean, band, strict=True)],
@@ -413,7 +417,7 @@ def _plot_main_game(plt: Any, report: MainGameReport) -> Any:
             [p.quantile * 100 for p in points],
             color=line.get_color(),
             linestyle=":",
-            label=f"{decks} decks: {QUANTILE:.0%} quantile",
+            label=f"{_decks(decks)}: {QUANTILE:.0%} quantile",
         )
         share = [p.favourable * 100 for p in points]
         bottom.errorbar(
@@ -423,7 +427,7 @@ def _plot_main_game(plt: Any, report: MainGameReport) -> Any:
             color=line.get_color(),
             marker="o",
             capsize=3,
-            label=f"{decks} decks",
+            label=_decks(decks),
         )
     top.axhline(0.0, color="black", linewidth=0.8)
     top.set_ylabel("next-round player edge (%)")

@@ -224,7 +224,7 @@ def test_main_game_options_elsewhere_are_refused(
     assert message in capsys.readouterr().err
 
 
-def test_the_shuffle_deals_every_card_of_the_shoe() -> None:
-    # The simulation's shoe is DECK times decks: a point at 99 % leaves 1 % of it.
+def test_a_point_deals_its_share_of_the_whole_shoe() -> None:
+    # The simulation's shoe is every card of DECK ``decks`` times: half of 2 decks is 52 cards.
     (p,) = penetration_edges(2, 2, random.Random(0), points=(50,))
     assert p.cards_dealt == len(DECK) and p.priced == 2

@@ -134,6 +134,13 @@ def test_the_same_seed_gives_the_same_report() -> None:
     assert one != main_game_report(seed=6, **kwargs).as_dict()  # type: ignore[arg-type]
 
 
+def test_a_sizes_figures_do_not_depend_on_the_other_sizes_asked_for() -> None:
+    kwargs = {"shoes": 2, "points": (30,), "seed": 9, "full_shoe_decks": (1,)}
+    alone = main_game_report(decks=(2,), **kwargs)  # type: ignore[arg-type]
+    both = main_game_report(decks=(1, 2), **kwargs)  # type: ignore[arg-type]
+    assert both.penetration[2] == alone.penetration[2]
+
+
 def test_the_command_prints_the_three_tables_and_draws_the_plot(tmp_path: Path) -> None:
     png = tmp_path / "main.png"
     code, text = run(

@@ -386,6 +386,12 @@ def _check_decks(decks: Iterable[int]) -> tuple[int, ...]:
     return out
 
 
+def _rng(seed: int, decks: int) -> random.Random:
+    """The shuffles of the ``decks``-deck shoes: seeded by ``seed`` and the size, so that a
+    size's figures do not depend on the other sizes asked for."""
+    return random.Random(f"{seed}/{decks}")
+
+
 def parse_points(text: str) -> tuple[int, ...]:
     """``--points``: comma-separated whole percentages of the shoe dealt, 0–99, increasing.
 
@@ -418,18 +424,19 @@ def main_game_report(
     full_shoe_decks: Iterable[int] = FULL_SHOE_DECKS,
 ) -> MainGameReport:
     """The main-game report: the full-shoe table (``full_shoe_edges`` of ``full_shoe_decks``
-    and ``all_rules``), and for each size in
-    ``decks`` under ``rules`` the up-card table and the penetration table over ``shoes``
-    simulated shoes seeded by ``seed`` (the same arguments give the same report)."""
+    and ``all_rules``), and for each size in ``decks`` under ``rules`` the up-card table and
+    the penetration table over ``shoes`` simulated shoes seeded by ``seed`` and the size (the
+    same seed and size give the same figures, whatever other sizes are asked for)."""
     if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < 2:
         raise InvalidOption(f"shoes must be a whole number >= 2, got {shoes!r}")
     sizes = _check_decks(decks)
     points = tuple(points)
     if not points or any(not 0 <= p <= 99 for p in points) or list(points) != sorted(set(points)):
         raise InvalidOption(f"points must be increasing percentages 0-99, got {points!r}")
-    rng = random.Random(seed)
     up_cards = {d: up_card_edges(_full(d), rules) for d in sizes}
-    penetration = {d: penetration_edges(d, shoes, rng, rules=rules, points=points) for d in sizes}
+    penetration = {
+        d: penetration_edges(d, shoes, _rng(seed, d), rules=rules, points=points) for d in sizes
+    }
     return MainGameReport(
         shoes=shoes,
         seed=seed,

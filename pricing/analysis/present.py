@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -26,8 +27,10 @@ from pricing.analysis.blackjack import (
 from pricing.analysis.goagae import GoaGaeReport
 from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.live import FLAG_SE, LiveReport
+from pricing.analysis.main_game import QUANTILE, MainGameReport
 from pricing.analysis.report import BetReport
 from pricing.errors import InvalidOption
+from pricing.games.blackjack.decisions import MainGameRules
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
@@ -42,7 +45,7 @@ __all__ = [
     "plot_report",
 ]
 
-Report = HiLoReport | GoaGaeReport | BlackjackReport | RemovalReport
+Report = HiLoReport | GoaGaeReport | BlackjackReport | RemovalReport | MainGameReport
 
 #: The blackjack simulation's seed when the command names none.
 DEFAULT_SEED: Final = 2026
@@ -118,6 +121,8 @@ def format_report(report: Report) -> str:
         return "\n".join(lines)
     if isinstance(report, RemovalReport):
         return format_removal(report)
+    if isinstance(report, MainGameReport):
+        return format_main_game(report)
     width = max([28, *(len(key) for by_key in report.full_shoe.values() for key in by_key)])
     lines = [
         f"Blackjack side bets: exact full-shoe RTP; by penetration over {report.shoes:,} "
@@ -157,6 +162,73 @@ def format_removal(report: RemovalReport) -> str:
             ]
             for rank, change in [*effects.items(), ("sum", sum(effects.values(), Fraction(0)))]:
                 lines.append(f"{rank:<4} {float(change) * 100:+10.5f}  {change}")
+    return "\n".join(lines)
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _decks(n: int) -> str:
+    return f"{n} deck{'s' if n > 1 else ''}"
+
+
+def _rules_text(rules: MainGameRules) -> str:
+    return (
+        f"dealer {rules.dealer_rule.value}, double after split {_yes(rules.double_after_split)}, "
+        f"{rules.max_splits} split{'s' if rules.max_splits > 1 else ''}, "
+        f"surrender {_yes(rules.surrender)}"
+    )
+
+
+def format_main_game(report: MainGameReport) -> str:
+    """The main-game report as text: edges in percent of the original wager (+: the player
+    is favoured), exact figures to 6 decimals, simulated ones to 4 with their standard errors."""
+    which = "every rule set" if report.all_rules else "the default rules by dealer rule"
+    lines = [
+        "Blackjack main game: the next round's player edge per unit of the original wager "
+        "(+: player favoured)",
+        f"Full shoe, exact, {which}: CDZ- (composition-dependent play) and basic strategy",
+        f"{'decks':>5} {'dealer':>6} {'DAS':>4} {'splits':>6} {'surr.':>5} "
+        f"{'CDZ- edge':>11} {'basic edge':>11} {'CDZ- gain':>10}",
+    ]
+    for r in report.full_shoe:
+        lines.append(
+            f"{r.decks:>5} {r.rules.dealer_rule.value:>6} {_yes(r.rules.double_after_split):>4} "
+            f"{r.rules.max_splits:>6} {_yes(r.rules.surrender):>5} {r.composition:+11.6%} "
+            f"{r.basic:+11.6%} {r.composition - r.basic:+10.6%}"
+        )
+    for decks, up in report.up_cards.items():
+        lines += [
+            "",
+            f"{_decks(decks)}, full shoe, {_rules_text(report.rules)}: the round's EV given the "
+            "dealer's up card (best play on every deal)",
+            f"{'up':>3} {'chance':>9} {'EV given up':>12} {'share of edge':>14}",
+        ]
+        for row in up.rows:
+            lines.append(
+                f"{row.name:>3} {row.probability:9.4%} {row.ev:+12.6%} {row.contribution:+14.6%}"
+            )
+        lines.append(
+            f"{'all':>3} {math.fsum(r.probability for r in up.rows):9.4%} {'':>12} "
+            f"{up.total:+14.6%}  (player_edge {up.edge:+.6%})"
+        )
+    for decks, points in report.penetration.items():
+        computed = 1 + sum(p.priced + p.skipped for p in points if p.cards_dealt)
+        lines += [
+            "",
+            f"{_decks(decks)}, {_rules_text(report.rules)}: the next round's edge (CDZ-) by "
+            f"penetration over {report.shoes:,} simulated shoes (seed {report.seed}; "
+            f"{computed:,} edges computed)",
+            f"{'dealt':>5} {'cards':>5} {'skip':>4} {'mean edge ± se':>19} {'spread':>8} "
+            f"{'favourable ± se':>17} {'edge if fav. ± se':>19} {f'{QUANTILE:.0%} pct':>9}",
+        ]
+        for p in points:
+            lines.append(
+                f"{p.percent:>4}% {p.cards_dealt:>5} {p.skipped:>4} {p.mean:+9.4%} ± "
+                f"{p.mean_se:.4%} {p.spread:8.4%} {p.favourable:7.2%} ± {p.favourable_se:6.2%} "
+                f"{p.favourable_edge:+8.4%} ± {p.favourable_edge_se:.4%} {p.quantile:+9.4%}"
+            )
     return "\n".join(lines)
 
 
@@ -281,7 +353,9 @@ def plot_report(report: Report, path: str) -> None:
         ) from None
     if isinstance(report, RemovalReport):
         raise InvalidOption("--plot draws the penetration report: leave out --eor")
-    if isinstance(report, BlackjackReport):
+    if isinstance(report, MainGameReport):
+        fig = _plot_main_game(plt, report)
+    elif isinstance(report, BlackjackReport):
         fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
         for decks, by_key in report.by_penetration.items():
             for key, points in by_key.items():
@@ -322,6 +396,53 @@ def plot_report(report: Report, path: str) -> None:
     plt.close(fig)
 
 
+def _plot_main_game(plt: Any, report: MainGameReport) -> Any:
+    """The mean next-round edge ± 2 standard errors and the share of player-favourable shoes
+    (± 2 standard errors) against penetration, one line per shoe size."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+    for decks, points in report.penetration.items():
+        x = [p.percent for p in points]
+        mean = [p.mean * 100 for p in points]
+        band = [2 * p.mean_se * 100 for p in points]
+        (line,) = top.plot(x, mean, marker="o", label=f"{_decks(decks)}: mean ± 2 SE")
+        top.fill_between(
+            x,
+            [m - b for m, b in zip(mean, band, strict=True)],
+            [m + b for m, b in zip(mean, band, strict=True)],
+            color=line.get_color(),
+            alpha=0.15,
+        )
+        top.plot(
+            x,
+            [p.quantile * 100 for p in points],
+            color=line.get_color(),
+            linestyle=":",
+            label=f"{_decks(decks)}: {QUANTILE:.0%} quantile",
+        )
+        share = [p.favourable * 100 for p in points]
+        bottom.errorbar(
+            x,
+            share,
+            yerr=[2 * p.favourable_se * 100 for p in points],
+            color=line.get_color(),
+            marker="o",
+            capsize=3,
+            label=_decks(decks),
+        )
+    top.axhline(0.0, color="black", linewidth=0.8)
+    top.set_ylabel("next-round player edge (%)")
+    top.legend(fontsize=7)
+    bottom.set_ylabel("shoes player-favourable (%, ± 2 SE)")
+    bottom.set_xlabel("shoe dealt (%)")
+    bottom.legend(fontsize=7)
+    fig.suptitle(
+        f"Blackjack main game by penetration ({report.shoes:,} shoes per size, "
+        f"{_rules_text(report.rules)})",
+        fontsize=10,
+    )
+    return fig
+
+
 def _bar_width(pays: list[float]) -> float:
     gaps = [b - a for a, b in itertools.pairwise(pays) if b > a]
     return 0.8 * min(gaps) if gaps else 0.01
@@ -332,6 +453,11 @@ def build_report(args: Any) -> Report:
     from pricing.analysis.goagae import goagae_rtp  # noqa: PLC0415
     from pricing.analysis.hilo import hilo_rtp  # noqa: PLC0415
 
+    main_game_only = [flag for flag, given in _main_game_options(args) if given]
+    if args.game == "blackjack" and args.main_game:
+        return _main_game_report(args)
+    if main_game_only:
+        raise InvalidOption(f"{', '.join(main_game_only)}: only with blackjack --main-game")
     if args.game == "blackjack":
         return _blackjack_report(args)
     if args.bet or args.preset or args.eor or args.rule != "s17":
@@ -343,6 +469,52 @@ def build_report(args: Any) -> Report:
     table = load_paytable(args.paytable, "goagae") if args.paytable else GoaGaePaytable()
     assert isinstance(table, GoaGaePaytable)
     return goagae_rtp(table, rounds=args.rounds, cards_per_round=args.cards_per_round)
+
+
+def _main_game_options(args: Any) -> list[tuple[str, bool]]:
+    """The options of the main-game report alone, each with whether it was given."""
+    decks = getattr(args, "decks", None)
+    points = getattr(args, "points", None)
+    return [
+        ("--main-game", bool(getattr(args, "main_game", False))),
+        (f"--decks {' '.join(map(str, decks or []))}", bool(decks)),
+        (f"--points {points}", points is not None),
+        ("--all-rules", bool(getattr(args, "all_rules", False))),
+    ]
+
+
+def _main_game_report(args: Any) -> MainGameReport:
+    """``pricing analyze blackjack --main-game``: refuses the side-bet report's options."""
+    from pricing.analysis.main_game import (  # noqa: PLC0415
+        DEFAULT_DECKS,
+        DEFAULT_POINTS,
+        DEFAULT_SHOES,
+        main_game_report,
+        parse_points,
+    )
+
+    side_bets = [
+        text
+        for text, given in (
+            (f"--bet {args.bet}", bool(args.bet)),
+            (f"--preset {args.preset}", bool(args.preset)),
+            ("--eor", bool(args.eor)),
+            (f"--paytable {args.paytable}", bool(args.paytable)),
+        )
+        if given
+    ]
+    if side_bets:
+        raise InvalidOption(
+            f"{', '.join(side_bets)}: for the side-bet report, not with --main-game"
+        )
+    return main_game_report(
+        shoes=DEFAULT_SHOES if args.shoes is None else args.shoes,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        decks=tuple(args.decks) if args.decks else DEFAULT_DECKS,
+        rules=MainGameRules(args.rule),
+        points=DEFAULT_POINTS if args.points is None else parse_points(args.points),
+        all_rules=args.all_rules,
+    )
 
 
 def _blackjack_report(args: Any) -> BlackjackReport | RemovalReport:

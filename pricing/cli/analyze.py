@@ -37,11 +37,11 @@ def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.tables import Game  # noqa: PLC0415
 
-    blackjack_only = args.bet or args.preset or args.eor or args.rule != "s17"
+    blackjack_only = args.bet or args.preset or args.eor or args.rule != "s17" or args.main_game
     if args.game is not None or args.plot or args.paytable or blackjack_only:
         raise InvalidOption(
             "--table/--game report live tables as they are configured: leave out the game "
-            "argument, --paytable, --plot, --bet, --preset, --eor and --rule"
+            "argument, --paytable, --plot, --bet, --preset, --eor, --rule and --main-game"
         )
     game = None if args.of_game is None else Game(GAMES[args.of_game])
     try:

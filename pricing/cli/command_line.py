@@ -439,6 +439,7 @@ def _add_analyze(sub: Commands) -> None:
         default="s17",
         help="blackjack: the dealer stands (s17, the default) or hits soft 17 (h17)",
     )
+    _add_main_game(a)
     live = a.add_argument_group("live statistics (read from a data directory)")
     live.add_argument(
         "--table",
@@ -463,6 +464,39 @@ def _add_analyze(sub: Commands) -> None:
     )
     live.add_argument("--until", metavar="T", help="rounds ended before T")
     a.set_defaults(run=run_analyze)
+
+
+def _add_main_game(a: argparse.ArgumentParser) -> None:
+    m = a.add_argument_group(
+        "blackjack main game (docs/rules.md 3.9): the full-shoe player edge of each rule set, "
+        "the EV given each up card, and the next round's edge by penetration (--shoes, --seed, "
+        "--rule and --plot apply)"
+    )
+    m.add_argument(
+        "--main-game",
+        action="store_true",
+        help="the main game's report instead of the side bets' (default 100 shoes)",
+    )
+    m.add_argument(
+        "--decks",
+        action="append",
+        type=integer(1, MAX_DECKS),
+        metavar="N",
+        help="with --main-game: the shoe size of the up-card and penetration tables (repeat "
+        "for more; default 6)",
+    )
+    m.add_argument(
+        "--points",
+        metavar="P,P,...",
+        help="with --main-game: percent of the shoe dealt at which to price the next round "
+        "(default 0,10,...,90)",
+    )
+    m.add_argument(
+        "--all-rules",
+        action="store_true",
+        help="with --main-game: the full-shoe table for every rule set (dealer rule, double "
+        "after split, 1 or 3 splits, surrender), not only the default rules",
+    )
 
 
 def _add_health(sub: Commands) -> None:

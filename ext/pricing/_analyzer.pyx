@@ -80,6 +80,13 @@ cdef enum:
     EDGE_CACHE = 1 << 16
     HAND_CACHE = 1 << 15
 
+# Two CDZ- EVs closer than this are a tie, broken toward standing (then hitting), as the exact
+# rule breaks an exact tie: on small shoes exact ties are common (both 0, say), and rounding
+# noise of 1e-17 must not pick the side. Rounding errors stay near 1e-15; EVs that truly
+# differ by less than 1e-12 would need shoes far beyond eight decks to be that close.
+cdef double TIE = 1e-12
+
+
 cdef struct DLevel:
     int n
     int slot_entry[LEVEL_SLOTS]  # 1 + entry index, 0 = empty slot
@@ -740,10 +747,10 @@ cdef int _decide(Ctx* c, int hard, bint ace, unsigned long long key, int spot,
         c.remaining += removed
         c.removed = 0
     best = _unsplit(c, hard, ace, key, &stand)
-    action = ACT_HIT if best > stand else ACT_STAND
+    action = ACT_HIT if best > stand + TIE else ACT_STAND
     if spot == SPOT_SPLIT_TWO and c.das:
         dbl = _unsplit_double(c, hard, ace, key)
-        if dbl > best:
+        if dbl > best + TIE:
             action = ACT_DOUBLE
     if removed:
         c.counts[p] -= removed

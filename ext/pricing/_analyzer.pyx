@@ -217,14 +217,16 @@ cdef int _dealer(Ctx* c, double* out) noexcept nogil:
     probability of 17 + k (k < 5), BJ (5), BUST (6). -1 (``c.error`` set) if the shoe runs out
     before some dealer hand is over. Cached by the cards out of the base: an unsplit hand, a
     split hand with other pair cards out and a doubled hand's card often leave the same shoe.
-    In a split (``c.variants``), the shoes with up to that many more pair cards out come in
-    the same pass over the table: the split's hands need them all."""
+    For a split hand (``c.removed`` pair cards out beyond its own), the shoes with more pair
+    cards out, up to ``c.variants``, come in the same pass over the table: the split's other
+    shoes need them. (Not for the unsplit hands a split's decisions look up: most of those
+    are never a split hand's, as the hand stood before reaching them.)"""
     cdef unsigned long long key = _removal_key(c), slot
     cdef double* hit = _cached(c, key, &slot)
     if hit != NULL:
         memcpy(out, hit, 7 * sizeof(double))
         return 0
-    if (c.variants > c.removed and _VARIANTS and c.prod != NULL
+    if (c.removed and c.variants > c.removed and _VARIANTS and c.prod != NULL
             and c.remaining - (c.variants - c.removed) >= c.t_depth):
         _dealer_variants(c, key, out)
     elif _dealer_compute(c, out) < 0:

@@ -146,6 +146,12 @@ class Analyst:
             table.closed = True
         self._edges.remove(table_id)
 
+    async def settled(self) -> None:
+        """Once every table's newest state has all its figures (a tool or a test waiting for
+        them without a stream to read)."""
+        while running := [t.task for t in self._tables.values() if t.task is not None]:
+            await asyncio.wait(running)
+
     def close(self) -> None:
         """Shutting down: nothing more is computed (a kernel call under way finishes)."""
         self.enabled = False

@@ -10,9 +10,16 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from pricing import _analyzer
 from pricing.cards import DECK, Card, Shoe
-from pricing.errors import IllegalMove, InvalidInput
-from pricing.games.blackjack.decisions import Action, decisions
+from pricing.errors import IllegalMove, InvalidInput, InvalidOption
+from pricing.games.blackjack.decisions import (
+    Action,
+    MainGameRules,
+    Strategy,
+    decisions,
+    player_edge,
+)
 from pricing.games.blackjack.rules import DealerRule
 from tests.reference import analyzer_ref
 
@@ -69,9 +76,18 @@ def test_kernel_equals_card_by_card_reference(
         with pytest.raises(IllegalMove):
             decisions(hand, up, counts, rule)
         return
-    got = decisions(hand, up, counts, rule)
+    pair = min(int(hand[0].rank), 10) == min(int(hand[1].rank), 10) and len(hand) == 2
+    try:
+        got = decisions(hand, up, counts, rule)
+    except IllegalMove:
+        # A split's lines need more cards than these few: the whole hand is refused (the
+        # splits are held to their own reference in test_analyzer_splits.py).
+        assert pair
+        event("a pair on a shoe too short to split")
+        return
     open_ = {Action(name) for name, ev in expected.items() if ev is not None}
-    assert set(got.legal) == open_
+    assert set(got.legal) - {Action.SPLIT} == open_
+    assert (Action.SPLIT in got.legal) == pair
     for action in open_:
         assert abs(got.ev(action) - float(expected[action.value] or 0)) < TOLERANCE, action
     assert got.evs[got.best] == max(got.evs.values())
@@ -107,7 +123,11 @@ def test_double_and_surrender_only_on_the_first_two_cards() -> None:
     assert three.legal == (Action.STAND, Action.HIT)
     two = decisions(["5S", "6C"], "5D", _full(6, "5S", "6C", "5D"))
     assert two.legal == (Action.STAND, Action.HIT, Action.DOUBLE, Action.SURRENDER)
-    assert Action.SPLIT not in decisions(["8S", "8C"], "5D", _full(6, "8S", "8C", "5D")).legal
+    assert Action.SPLIT not in two.legal
+    assert Action.SPLIT in decisions(["8S", "8C"], "5D", _full(6, "8S", "8C", "5D")).legal
+    tens = decisions(["10S", "KC"], "5D", _full(6, "10S", "KC", "5D"))  # equal values
+    assert tens.legal == (*two.legal[:3], Action.SPLIT, Action.SURRENDER)
+    assert Action.SPLIT not in three.legal
 
 
 def test_blackjack_only_stands_and_pushes_a_dealer_blackjack() -> None:
@@ -194,7 +214,7 @@ def test_a_shoe_that_runs_out_is_refused() -> None:
     ("hand", "up", "ranks"),
     [
         (["10S", "6H"], "10D", (1, 2, 6, 10)),
-        (["3S", "3H"], "9D", (1, 3, 9, 10)),
+        (["3S", "4H"], "9D", (1, 3, 4, 9, 10)),
         (["AS", "7H"], "8D", (1, 7, 8, 10)),
         (["5S", "6H"], "7D", (1, 5, 6, 7, 10)),
         (["9S", "2H"], "AD", (1, 2, 9, 10)),
@@ -209,3 +229,68 @@ def test_dealer_table_equals_reference_when_the_shoe_cannot_run_short(
     counts = _small(*ranks, without=(*hand, up))
     for rule in DealerRule:
         _check(hand, up, counts, rule)
+
+
+def test_farmers_six_deck_edge() -> None:
+    # E. Farmer's analyzer, CDZ-: a full 6-deck shoe, S17, double any two, double after split,
+    # split to four hands, aces once, 3:2, no surrender: the player's edge is -0.402870 %.
+    rules = MainGameRules(DealerRule.S17, double_after_split=True, max_splits=3, surrender=False)
+    assert round(player_edge(_full(6), rules) * 100, 6) == -0.402870
+
+
+def test_splits_change_with_the_rules_as_they_should() -> None:
+    counts = _full(6, "8S", "8H", "6D")
+    split = {
+        (das, limit): decisions(
+            ["8S", "8H"], "6D", counts, MainGameRules(double_after_split=das, max_splits=limit)
+        ).ev(Action.SPLIT)
+        for das in (True, False)
+        for limit in (1, 2, 3)
+    }
+    # Against a 6, every further split and every double after one is worth having.
+    assert split[True, 3] > split[True, 2] > split[True, 1] > split[False, 1]
+    assert split[True, 3] > split[False, 3]
+    # Aces split once only, whatever the limit.
+    aces = _full(6, "AS", "AH", "6D")
+    evs = {
+        limit: decisions(["AS", "AH"], "6D", aces, MainGameRules(max_splits=limit)).ev(Action.SPLIT)
+        for limit in (1, 3)
+    }
+    assert evs[1] == evs[3]
+
+
+@pytest.mark.parametrize("decks", [1, 2, 8])
+def test_dealer_variants_change_nothing(decks: int) -> None:
+    # A split computes the dealer's distributions for several shoes in one pass (shoes short of
+    # a few more pair cards); one by one gives the same EVs.
+    for pair, up in [("2", "A"), ("3", "10"), ("8", "6"), ("9", "7"), ("A", "5"), ("10", "2")]:
+        hand, dealer = [pair + "S", pair + "H"], up + "D"
+        counts = _full(decks, *hand, dealer)
+        together = decisions(hand, dealer, counts).ev(Action.SPLIT)
+        previous = _analyzer.dealer_variants(False)
+        try:
+            one_by_one = decisions(hand, dealer, counts).ev(Action.SPLIT)
+        finally:
+            _analyzer.dealer_variants(previous)
+        assert abs(together - one_by_one) < TOLERANCE, (pair, up)
+
+
+@pytest.mark.parametrize("decks", [1, 6, 8])
+@pytest.mark.parametrize("rule", list(DealerRule))
+def test_basic_strategy_trails_composition_dependent_play_by_little(
+    decks: int, rule: DealerRule
+) -> None:
+    rules = MainGameRules(rule)
+    best = player_edge(_full(decks), rules)
+    basic = player_edge(_full(decks), rules, Strategy.BASIC)
+    assert best - 0.003 < basic < best
+
+
+def test_bad_rules_and_short_shoes_are_refused() -> None:
+    for bad in (0, 4, True):
+        with pytest.raises(InvalidOption, match=f"max_splits must be 1-3, got {bad!r}"):
+            MainGameRules(max_splits=bad)
+    with pytest.raises(InvalidOption, match="unknown dealer rule"):
+        MainGameRules("S18")  # type: ignore[arg-type]
+    with pytest.raises(IllegalMove, match="reshuffled"):
+        player_edge(_small(1, 2, 10))

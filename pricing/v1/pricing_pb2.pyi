@@ -1053,7 +1053,11 @@ class TableState(_message.Message):
     game: Global___Game.ValueType
     """the game the table was opened for"""
     version: _builtins.int
-    """+1 with every accepted change; 1 when opened"""
+    """+1 with every accepted change; 1 when opened. A blackjack table's state may be sent twice
+    at one version, the second time with the main game's figures (SeatCards.decisions,
+    player_edge) computed after the event: handle a state by its version (a round's result
+    once), and take the later one's figures. Versions never go back.
+    """
     shoe: _builtins.int
     """1 for the first shoe, +1 per NewShoe"""
     phase: Global___Phase.ValueType

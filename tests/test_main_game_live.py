@@ -9,6 +9,7 @@ figures it carries, if any, are exactly ``decisions`` and ``player_edge`` of its
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +26,9 @@ from pricing.games.blackjack.decisions import (
 )
 from pricing.games.blackjack.live import hand_total
 from pricing.games.blackjack.rules import DealerRule
+from pricing.server.fanout import Published
 from pricing.server.service import PricingService
+from pricing.tables import Figures, SeatDecisionsView, Snapshot
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_short_name
 from pricing.wire import config_from_proto, config_to_proto
@@ -377,3 +380,72 @@ def test_the_analysis_can_be_turned_off(analysis: bool) -> None:
     state = asyncio.run(run())
     assert bool(state.seats[0].decisions) is analysis
     assert state.HasField("player_edge") is analysis
+
+
+def test_stale_work_is_not_started_dropped_between_seats_and_never_published(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In one process, the analyzer held on a seat while two more cards come: the rest of that
+    version's seats are not computed, the version in between is never started, and every
+    state published (in order, versions never back) carries its own version's figures."""
+    from pricing.server import publisher  # noqa: PLC0415
+    from pricing.tables.adapters.blackjack import MainGameWork  # noqa: PLC0415
+
+    model = Model(6, 2, MainGameRules())
+    calls: list[tuple[int, int]] = []  # (cards left in the shoe: the version's, seat)
+    armed, started, release = threading.Event(), threading.Event(), threading.Event()
+    compute = MainGameWork.seat_decisions
+
+    def held(self: MainGameWork, seat: int) -> SeatDecisionsView | None:
+        calls.append((sum(self.work.counts), seat))
+        if armed.is_set() and not started.is_set():
+            started.set()
+            assert release.wait(10)
+        return compute(self, seat)
+
+    published: list[pb.TableState] = []
+    serialise = publisher.published_state
+
+    def recorded(snapshot: Snapshot, figures: Figures | None = None) -> Published:
+        out = serialise(snapshot, figures)
+        published.append(pb.TableState.FromString(out.payload))
+        return out
+
+    monkeypatch.setattr(MainGameWork, "seat_decisions", held)
+    monkeypatch.setattr(publisher, "published_state", recorded)
+
+    async def run() -> None:
+        service = PricingService()
+        context = FakeContext()
+        rules = pb.BlackjackRules(seats=2)
+        opening = pb.OpenTableRequest(table_id="t", game=pb.GAME_BLACKJACK, blackjack=rules)
+        await service.rpc("OpenTable")(opening, context)
+        model.record(1)
+
+        async def card(text: str, role: int, seat: int) -> None:
+            seq = len(model.exposed) + 1
+            request = pb.ExposeCardRequest(table_id="t", seq=seq, card=text, role=role, seat=seat)
+            payload = await service.rpc("ExposeCard")(request, context)
+            model.card(text, role, seat, pb.TableState.FromString(payload).version)
+
+        for text, role, seat in [("9S", PLAYER, 1), ("8C", PLAYER, 2), ("6D", DEALER, 0)]:
+            await card(text, role, seat)
+        await card("7H", PLAYER, 1)  # seat 1 in play
+        await service.publisher.analyst.settled()
+        armed.set()
+        await card("5D", PLAYER, 2)  # both in play: held on seat 1
+        assert await asyncio.to_thread(started.wait, 10)
+        await card("2C", PLAYER, 1)  # stale before it starts
+        await card("2H", PLAYER, 2)  # the newest: computed
+        release.set()
+        await service.publisher.analyst.settled()
+        service.publisher.analyst.close()
+
+    asyncio.run(run())
+    left = [52 * 6 - n for n in (4, 5, 6, 7)]  # the shoe at versions 5 (7H) to 8 (2H)
+    assert calls[-4:] == [(left[0], 1), (left[1], 1), (left[3], 1), (left[3], 2)]
+    versions = [state.version for state in published]
+    assert versions == sorted(versions)
+    assert any(entry.decisions for entry in published[-1].seats) and published[-1].version == 8
+    for state in published:
+        model.check(state)

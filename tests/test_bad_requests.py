@@ -14,7 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.server.service import MAX_DETAILS
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import ServerProcess, start_server
+from tests.conftest import ServerProcess, Watcher, start_server
 from tests.wire import FEED_CALLS, Feed
 
 pytestmark = pytest.mark.timeout(180)
@@ -219,6 +219,10 @@ def tables() -> Iterator[ServerProcess]:
     for card in ("2S", "3S", "4S", "5S", "6S"):
         hilo.expose(card)  # version 6: betting on round 1
     Feed(server, "bj").open(game=pb.GAME_BLACKJACK)
+    watcher = Watcher(server.pricing(), "bj")
+    while not watcher.next().HasField("player_edge"):  # its figures come after the opening
+        pass
+    watcher.cancel()
     Feed(server, "goa").open(game=pb.GAME_GOA_GAE)
     shut = Feed(server, "shut")
     shut.open()

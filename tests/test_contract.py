@@ -73,6 +73,10 @@ def test_enums() -> None:
         "PHASE_UNSPECIFIED": 0, "PHASE_OPENING": 1, "PHASE_BETTING": 2,
         "PHASE_SHOE_COMPLETE": 3, "PHASE_CLOSED": 4, "PHASE_DEALING": 5,
     }  # fmt: skip
+    assert values("Action") == {
+        "ACTION_UNSPECIFIED": 0, "ACTION_STAND": 1, "ACTION_HIT": 2, "ACTION_DOUBLE": 3,
+        "ACTION_SPLIT": 4, "ACTION_SURRENDER": 5,
+    }  # fmt: skip
     status = FILE.message_types_by_name["SettleResponse"].enum_types_by_name["Status"]
     assert {v.name: v.number for v in status.values} == {
         "STATUS_UNSPECIFIED": 0, "STATUS_PENDING": 1, "STATUS_WIN": 2, "STATUS_LOSE": 3,
@@ -174,7 +178,23 @@ def test_messages() -> None:
     # Blackjack seats and the lobby.
     assert "seats" in fields("BlackjackRules") and "seats" in fields("TableState")
     assert "seat" in fields("ExposeCardRequest") and "seat" in fields("SettleRequest")
-    assert fields("SeatCards") == {"seat", "cards"} and "seats" in fields("RoundResult")
+    assert fields("SeatCards") == {"seat", "cards", "decisions", "best_action"}
+    assert "seats" in fields("RoundResult")
+    # The main game's figures (docs/rules.md §3.9): the names clients code against.
+    assert fields("Decision") == {"action", "ev"}
+    assert fields("QuoteRequest") >= {"player_hand", "dealer_up_card"}
+    assert fields("QuoteResponse") >= {"decisions", "best_action", "player_edge"}
+    assert "player_edge" in fields("TableState")
+    optional = {
+        (message, name)
+        for message in ("BlackjackRules", "TableState", "QuoteResponse")
+        for name, field in FILE.message_types_by_name[message].fields_by_name.items()
+        if field.has_presence and field.message_type is None
+    }
+    assert optional >= {
+        ("BlackjackRules", "double_after_split"), ("BlackjackRules", "max_splits"),
+        ("TableState", "player_edge"), ("QuoteResponse", "player_edge"),
+    }  # fmt: skip
     assert fields("ListTablesRequest") == {"game"}
     assert fields("TableSummary") >= {
         "table_id", "game", "decks", "phase", "version", "cards_remaining", "closed", "watchers",
@@ -188,3 +208,14 @@ def test_every_game_has_its_rules_field_in_the_oneof() -> None:
     oneof = {f.name for f in pb.OpenTableRequest.DESCRIPTOR.oneofs_by_name["rules"].fields}
     assert set(RULES_FROM_PROTO) == set(Game)
     assert {field for field, _ in RULES_FROM_PROTO.values()} == oneof
+
+
+def test_the_wire_actions_are_the_engines() -> None:
+    """Every ``Action`` of the analyzer has its wire value (``ACTION_`` + its name), and the
+    other way round: the wire mapping crosses by name (``pricing.v1.enums``)."""
+    from pricing.games.blackjack.decisions import Action  # noqa: PLC0415
+    from pricing.v1.enums import enum_number, enum_short_name  # noqa: PLC0415
+
+    wire = [v.number for v in pb.Action.DESCRIPTOR.values[1:]]
+    assert [enum_short_name(pb.Action, n) for n in wire] == [a.value for a in Action]
+    assert [enum_number(pb.Action, a.value) for a in Action] == wire

@@ -55,6 +55,34 @@ def test_a_slow_watcher_skips_prices_but_is_sent_every_round_result() -> None:
     asyncio.run(main())
 
 
+def test_a_refreshed_version_is_sent_again_and_replaces_the_held_round_result() -> None:
+    """A blackjack table's figures come after its state: the same version published again.
+    A watcher that sent it sends it again; one that had not sends it once, refreshed; a
+    watcher arriving later gets the refreshed round result; an older version is refused."""
+
+    async def main() -> None:
+        hub = Hub(state(1), Waker())
+        ahead, behind = hub.subscribe(0), hub.subscribe(0)
+        assert await ahead.take() == state(1)
+        hub.publish(state(2, ends_round=True))
+        assert await ahead.take() == state(2, ends_round=True)
+        refreshed = Published(2, b"v2 with figures", final=False, ends_round=True)
+        hub.refresh(refreshed)
+        assert await ahead.take() == refreshed
+        assert await behind.take() == refreshed  # 1 skipped, 2 once: as refreshed
+        assert await drain(behind) == []
+        assert (
+            hub.latest == refreshed and hub.rounds is not None and list(hub.rounds) == [refreshed]
+        )
+        late = hub.subscribe(2)
+        assert await late.take() == refreshed
+        hub.publish(state(3))
+        with pytest.raises(ValueError, match="latest is 3"):
+            hub.refresh(refreshed)
+
+    asyncio.run(main())
+
+
 def test_from_version_first_sends_the_round_results_held_since_then() -> None:
     async def main() -> None:
         hub = Hub(state(1), Waker(), round_backlog=2)

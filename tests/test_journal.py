@@ -108,6 +108,8 @@ configs = st.one_of(
             st.sampled_from(list(blackjack.ShoeMode)),
             side_bet_paytables(),
             st.integers(1, 7),
+            st.booleans(),  # double_after_split
+            st.integers(1, 3),  # max_splits
         ),
     ),
 )
@@ -128,6 +130,8 @@ def test_the_codec_knows_every_field_of_what_it_writes() -> None:
         "mode",
         "side_bets",
         "seats",
+        "double_after_split",
+        "max_splits",
     ]
     assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]
 

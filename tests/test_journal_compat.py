@@ -47,11 +47,16 @@ def test_the_fixture_is_in_the_old_names() -> None:
 
 
 def as_then(state: pb.TableState) -> bytes:
-    """``state`` without what later releases added to it (the side bets' exact ratios)."""
+    """``state`` without what later releases added to it (the side bets' exact ratios; the
+    main game's figures, which come after the state whenever they are ready)."""
     for odds in state.side_bets:
         odds.ClearField("rtp_exact")
         for outcome in odds.outcomes:
             outcome.ClearField("probability_exact")
+    state.ClearField("player_edge")
+    for seat in state.seats:
+        seat.ClearField("decisions")
+        seat.ClearField("best_action")
     return state.SerializeToString()
 
 

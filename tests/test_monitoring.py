@@ -88,7 +88,8 @@ def drive(server: ServerProcess, table_id: str) -> None:
     feed = Feed(server, table_id)
     feed.open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     watcher = Watcher(server.pricing(), table_id)
-    watcher.next()
+    while not watcher.next().HasField("player_edge"):  # pricing_player_edge, set once computed
+        pass
     feed.expose("KH", pb.CARD_ROLE_PLAYER)
     watcher.next()
     with pytest.raises(grpc.RpcError):
@@ -124,6 +125,7 @@ def test_the_kit_reads_what_it_should() -> None:
     assert set(alerts) == {
         "PricingSideBetPlayerFavourable",
         "PricingSideBetFavourable",
+        "PricingShoePlayerFavourable",
         "PricingExposeCardSlow",
         "PricingFeedEventsRejected",
         "PricingTableIdle",
@@ -131,6 +133,7 @@ def test_the_kit_reads_what_it_should() -> None:
     }
     assert metric_names(alerts["PricingReplicaLagging"]) == {"pricing_journal_lag_seconds"}
     assert metric_names(alerts["PricingTableIdle"]) == {"pricing_table_last_card_timestamp_seconds"}
+    assert metric_names(alerts["PricingShoePlayerFavourable"]) == {"pricing_player_edge"}
 
 
 def test_every_metric_the_dashboard_and_alerts_use_is_exported(

@@ -181,8 +181,10 @@ class _Client(Generic[FeedT]):
     ) -> AsyncIterator[pb.TableState]:
         """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
         unreachable) it waits with backoff, reconnects and resumes after the last version it
-        yielded, so versions only go up and none is seen twice, and every round result the
-        server still holds is seen. Ends when the table closes. A stream that fell further
+        yielded, so versions never go back, and every round result the server still holds is
+        seen. A version comes twice only when the server adds a blackjack table's main-game
+        figures to it (docs/rules.md §3.9): the second time with them. Ends when the table
+        closes. A stream that fell further
         behind than the server's round backlog (RESOURCE_EXHAUSTED) is resumed the same way:
         the results no longer held are skipped (settle those rounds' bets with ``settle``).
         ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""

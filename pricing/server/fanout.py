@@ -262,6 +262,25 @@ class Hub:
         (``Slot.put``), so each watcher dropped here sends it and ends."""
         self.latest = published
         self._hold(published)
+        return self._hand_out(published)
+
+    def refresh(self, published: Published) -> None:
+        """The latest version again, with more in it (a blackjack table's main-game figures,
+        computed after it was published): it becomes the latest state (and the held one, if
+        it ended a round), and every watcher is handed it, one that sent the version already
+        too (the same version comes twice, the second time with the figures). A watcher that
+        had not sent it yet sends it once, as refreshed: nothing is skipped."""
+        if published.version != self.latest.version:
+            raise ValueError(
+                f"refresh of version {published.version}: the latest is {self.latest.version}"
+            )
+        self.latest = published
+        rounds = self.rounds
+        if published.ends_round and rounds and rounds[-1].version == published.version:
+            rounds[-1] = published
+        self._hand_out(published)
+
+    def _hand_out(self, published: Published) -> int:
         conflated = 0
         due = []
         for slot in self.slots:

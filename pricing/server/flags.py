@@ -199,9 +199,20 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         action="store_false",
         help=(
             "export no per-table series (pricing_side_bet_rtp, "
-            "pricing_table_last_card_timestamp_seconds): a server of tens of thousands of "
-            "tables saves their memory and megabytes of every scrape (per-table series on: "
-            "%(default)s)"
+            "pricing_table_last_card_timestamp_seconds, pricing_player_edge): a server of "
+            "tens of thousands of tables saves their memory and megabytes of every scrape "
+            "(per-table series on: %(default)s)"
+        ),
+    )
+    p.add_argument(
+        "--no-main-game-analysis",
+        dest="main_game_analysis",
+        action="store_false",
+        help=(
+            "compute no blackjack main-game figures: no seat decisions and no player_edge on "
+            "the tables' states, no pricing_player_edge series (they are computed after each "
+            "event is acknowledged, in a worker thread; off, that thread's CPU is saved) "
+            "(analysis on: %(default)s)"
         ),
     )
     p.add_argument(

@@ -66,8 +66,8 @@ class Metrics:
         self, registry: CollectorRegistry | None = None, *, table_series: bool = True
     ) -> None:
         """``table_series`` False: no per-table series (``pricing_side_bet_rtp``,
-        ``pricing_table_last_card_timestamp_seconds``), for servers with so many tables that
-        their series would cost more than they tell."""
+        ``pricing_table_last_card_timestamp_seconds``, ``pricing_player_edge``), for servers
+        with so many tables that their series would cost more than they tell."""
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         grpc_labels = ("grpc_service", "grpc_method", "grpc_type")
@@ -153,7 +153,15 @@ class Metrics:
             ("table_id",),
             enabled=table_series,
         )
-        self.per_table = (self.side_bet_rtp, self.last_card)
+        self.player_edge = TableGauge(
+            "pricing_player_edge",
+            "The next round's player edge at each blackjack table, per unit of the original "
+            "wager on the main bet (composition-dependent play; above 0: the shoe favours the "
+            "player). Set when computed, after the round that leaves the shoe ends.",
+            ("table_id",),
+            enabled=table_series,
+        )
+        self.per_table = (self.side_bet_rtp, self.last_card, self.player_edge)
         if r is not REGISTRY:  # the library's default registry has them already
             ProcessCollector(registry=r)
             PlatformCollector(registry=r)

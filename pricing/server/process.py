@@ -242,11 +242,13 @@ async def serve(
     security: Security | None = None,
     stop: asyncio.Event | None = None,
     table_metrics: bool = True,
+    main_game_analysis: bool = True,
 ) -> None:
     """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
     ``JournalError`` if the journal (JetStream on ``journal_servers``, or in ``data_dir``)
     cannot be used. ``security``: tokens, TLS and limits (default: none but ``dealer_token``,
-    if given). ``table_metrics`` False: no per-table metric series."""
+    if given). ``table_metrics`` False: no per-table metric series. ``main_game_analysis``
+    False: no blackjack decisions or player edge on the tables' states."""
     if security is None:
         security = Security(tokens=TokenStore(dealer_token=dealer_token))
     metrics = Metrics(table_series=table_metrics)
@@ -261,6 +263,7 @@ async def serve(
         snapshot_every=snapshot_every,
         closed_retention=closed_retention,
         archive_dir=None if data_dir == MEMORY else Path(data_dir) / "archive",
+        main_game_analysis=main_game_analysis,
     )
     await asyncio.to_thread(service.quotes.start)  # its worker process, before serving
     services = (DEALER_SERVICE, PRICING_SERVICE)
@@ -318,6 +321,7 @@ async def serve(
     refresh.cancel()
     await _stop_calls(service, server, grace)
     service.quotes.close()
+    service.publisher.analyst.close()
     await service.store.close()
     httpd.shutdown()
     log.info("stopped")
@@ -465,6 +469,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                     max_lag=args.max_lag,
                     security=security,
                     table_metrics=args.table_metrics,
+                    main_game_analysis=args.main_game_analysis,
                 )
             )
     except JournalError as exc:

@@ -7,6 +7,11 @@ newest state not yet sent (latest wins), so a slow watcher skips versions (count
 ``pricing_conflated_total``) but never reorders them, never holds the feed up and never makes
 the server buffer more than one state per watcher; the states that end a round are held once
 per table (``--max-round-backlog``) and sent to every watcher before newer ones.
+
+A blackjack table's main-game figures (``pricing.server.analyst``) are not in the committed
+state: each state is published with the figures already known for it (its round's edge), and
+once the analyst has computed more, the same version is published again with them
+(``refresh``): GetTable answers it from then on, and every watcher is sent it.
 """
 
 from __future__ import annotations
@@ -14,11 +19,12 @@ from __future__ import annotations
 import logging
 import time
 
+from pricing.server.analyst import Analyst
 from pricing.server.fanout import Hub, Published, Slot, Waker
 from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
 from pricing.server.store import StoreListener
-from pricing.tables import Snapshot, Table, TableNotFound, TablePhase
+from pricing.tables import Figures, Snapshot, Table, TableNotFound, TablePhase
 from pricing.wire import snapshot_to_proto
 
 __all__ = ["Publisher", "published_state"]
@@ -26,16 +32,24 @@ __all__ = ["Publisher", "published_state"]
 log = logging.getLogger("pricing.service")
 
 
-def published_state(snapshot: Snapshot) -> Published:
-    """``snapshot`` as its watchers are sent it: serialised once."""
-    payload = snapshot_to_proto(snapshot).SerializeToString()
+def published_state(snapshot: Snapshot, figures: Figures | None = None) -> Published:
+    """``snapshot`` (with its main-game ``figures``, if any) as its watchers are sent it:
+    serialised once."""
+    payload = snapshot_to_proto(snapshot, figures).SerializeToString()
     return Published(snapshot.version, payload, snapshot.closed, snapshot.view.ended is not None)
 
 
 class Publisher(StoreListener):
     """Every table's hub of published states, and every WatchTable stream in progress."""
 
-    def __init__(self, metrics: Metrics, limits: Limits, rates: TableRates) -> None:
+    def __init__(
+        self,
+        metrics: Metrics,
+        limits: Limits,
+        rates: TableRates,
+        *,
+        main_game_analysis: bool = True,
+    ) -> None:
         self.metrics = metrics
         self.limits = limits
         self.hubs: dict[str, Hub] = {}
@@ -47,6 +61,8 @@ class Publisher(StoreListener):
         # once the round's first card is dealt (``_count_favourable``).
         self._favourable: dict[str, tuple[str, ...]] = {}
         self.rates = rates  # a table's rate bucket goes with its hub
+        #: Blackjack's main-game figures, computed after each commit (``refresh``).
+        self.analyst = Analyst(self.refresh, metrics.player_edge, enabled=main_game_analysis)
 
     def hub(self, table_id: str) -> Hub:
         hub = self.hubs.get(table_id)
@@ -72,7 +88,7 @@ class Publisher(StoreListener):
         if compute_seconds is not None:
             self.metrics.compute.labels(snapshot.game.name).observe(compute_seconds)
         t0 = time.perf_counter()
-        published = published_state(snapshot)
+        published = published_state(snapshot, self.analyst.known(table.table_id, snapshot))
         hub = self.hubs.get(table.table_id)
         if hub is None:
             # From its first version on, every state of the table passes through the hub: a
@@ -85,6 +101,7 @@ class Publisher(StoreListener):
                 # Opened, or recovered at start-up: the idle clock starts now.
                 self.metrics.last_card.labels(table.table_id).set_to_current_time()
                 self._record_side_bets(table.table_id, snapshot)
+            self.analyst.changed(table.table_id, snapshot)
             return
         conflated = hub.publish(published)
         if conflated:
@@ -98,9 +115,20 @@ class Publisher(StoreListener):
         else:
             self._record_side_bets(table.table_id, snapshot)
         self._count_favourable(table.table_id, snapshot)
+        self.analyst.changed(table.table_id, snapshot)  # closed: its figures are dropped
         self.metrics.publish.observe(time.perf_counter() - t0)
 
+    def refresh(self, table_id: str, snapshot: Snapshot, figures: Figures) -> bool:
+        """``snapshot`` published again with the main-game ``figures`` computed for it, if it
+        is still the table's latest state (False, nothing sent, otherwise)."""
+        hub = self.hubs.get(table_id)
+        if hub is None or hub.latest.version != snapshot.version or hub.latest.final:
+            return False
+        hub.refresh(published_state(snapshot, figures))
+        return True
+
     def forgotten(self, table_id: str) -> None:
+        self.analyst.forget(table_id)
         self.hubs.pop(table_id, None)
         self._favourable.pop(table_id, None)
         self.rates.forget(table_id)

@@ -68,7 +68,8 @@ class PricingService:
     """The two servicers over one store kept in ``journal`` (in memory if none), within
     ``limits``. ``ready``: whether calls are taken at once; a server that recovers its tables
     first passes False and calls ``serve_tables`` once they are back. Who may call which is
-    checked before a call reaches them (``pricing.server.auth``)."""
+    checked before a call reaches them (``pricing.server.auth``). ``main_game_analysis``
+    False: blackjack tables' states carry no decisions and no player edge."""
 
     def __init__(
         self,
@@ -80,12 +81,15 @@ class PricingService:
         snapshot_every: int = DEFAULT_SNAPSHOT_EVERY,
         closed_retention: float = DEFAULT_RETENTION,
         archive_dir: Path | None = None,
+        main_game_analysis: bool = True,
     ) -> None:
         self.metrics = metrics if metrics is not None else Metrics()
         self.limits = limits if limits is not None else Limits()
         self.gate = Gate(ready=ready)
         rates = TableRates(self.limits.max_events_per_second)
-        self.publisher = Publisher(self.metrics, self.limits, rates)
+        self.publisher = Publisher(
+            self.metrics, self.limits, rates, main_game_analysis=main_game_analysis
+        )
         self.store = TableStore(
             journal if journal is not None else MemoryJournal(),
             listener=self.publisher,

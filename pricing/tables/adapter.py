@@ -24,7 +24,8 @@ class GameAdapter(Protocol):
     - ``new_state`` is the state of a freshly opened table;
     - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
       game's side bets, insurance and dealer outcomes);
-    - ``quote`` is the view of a state with ``exposed`` seen, with no table;
+    - ``quote`` is the view of a state with ``exposed`` seen, with no table (blackjack: and a
+      dealer's up card, a player's hand; a game without them refuses them);
     - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement);
     - ``seats`` is the number of player boxes a table has (0: the game has none); the table
       checks the seat of each PLAYER card and each bet against it (``check_seat``);
@@ -45,7 +46,11 @@ class GameAdapter(Protocol):
     def new_state(self, config: TableConfig) -> GameState: ...
     def view(self, state: GameState) -> GameView: ...
     def quote(
-        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+        self,
+        config: TableConfig,
+        exposed: Sequence[str],
+        up_card: str | None = None,
+        player_hand: Sequence[str] = (),
     ) -> GameView: ...
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool: ...
     def seats(self, config: TableConfig) -> int: ...

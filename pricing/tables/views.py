@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -16,10 +16,13 @@ from pricing.tables.events import TablePhase
 __all__ = [
     "DealerOutcomesView",
     "EndedRound",
+    "Figures",
     "GameState",
     "GameView",
     "InsuranceView",
+    "LiveWork",
     "RoundOutcome",
+    "SeatDecisionsView",
     "SeatView",
     "SideBetOutcomeView",
     "SideBetResult",
@@ -34,6 +37,50 @@ class SeatView:
 
     seat: int
     cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDecisionsView:
+    """The actions open to a seat's hand in play, each with its EV per unit of the original
+    wager (``(name, ev)``, the names as the engine's ``Action``: ``STAND`` …), and the best."""
+
+    seat: int
+    decisions: tuple[tuple[str, float], ...]
+    best: str
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """The main game's figures of a state (blackjack): the decisions of the seats in play and
+    the next round's player edge (None: not known, or the shoe could run out). A table's are
+    computed after its event is acknowledged (``pricing.server.analyst``); a Quote's at once."""
+
+    seats: tuple[SeatDecisionsView, ...] = ()
+    player_edge: float | None = None
+
+
+class LiveWork(Protocol):
+    """The figures a state calls for, as a game describes them (pure: every server holding the
+    table asks for the same). Computing them is slow (milliseconds a seat, up to half a second
+    for the edge), so the server does it off the feed's path, a piece at a time."""
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The seats whose hand is in play: each calls for its decisions."""
+        ...
+
+    def seat_decisions(self, seat: int) -> SeatDecisionsView | None:
+        """``seat``'s decisions (None: the shoe could run out during the hand)."""
+        ...
+
+    @property
+    def edge_key(self) -> Hashable:
+        """What the next round's edge depends on: states with equal keys have the same edge."""
+        ...
+
+    def edge(self) -> float | None:
+        """The next round's player edge (None: the shoe could run out during a round)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +153,11 @@ class GameView:
     insurance: InsuranceView | None = None
     dealer_outcomes: DealerOutcomesView | None = None
     seats: tuple[SeatView, ...] = ()  # every seat's PLAYER cards of the current round
+    #: The main game's figures this state calls for (blackjack), computed after the event is
+    #: acknowledged; None for a game that has none.
+    work: LiveWork | None = None
+    #: A Quote's main-game figures, computed with it (a table's state never has them here).
+    figures: Figures | None = None
 
 
 class RoundOutcome(Protocol):
@@ -152,6 +204,7 @@ def standard_view(
     dealer_outcomes: DealerOutcomesView | None = None,
     seats: tuple[SeatView, ...] = (),
     ended_seats: tuple[SeatView, ...] = (),
+    work: LiveWork | None = None,
 ) -> GameView:
     """The ``GameView`` of any engine state of the shape above; a game adds its extras (an
     outcome may also have ``cards``, the round's cards with their roles; ``ended_seats``: the
@@ -178,6 +231,7 @@ def standard_view(
         insurance=insurance,
         dealer_outcomes=dealer_outcomes,
         seats=seats,
+        work=work,
     )
 
 

@@ -222,6 +222,44 @@ PAIRS_PRESET_ANY_PAIR: PairsPreset.ValueType  # 2
 """same rank 11:1"""
 Global___PairsPreset: _TypeAlias = PairsPreset  # noqa: Y015
 
+class _Action:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Action.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ACTION_UNSPECIFIED: _Action.ValueType  # 0
+    """never sent"""
+    ACTION_STAND: _Action.ValueType  # 1
+    """take no more cards"""
+    ACTION_HIT: _Action.ValueType  # 2
+    """take a card, then play on by the best of standing and hitting on the hand's exact cards"""
+    ACTION_DOUBLE: _Action.ValueType  # 3
+    """first two cards only: double the wager, take one card, stand"""
+    ACTION_SPLIT: _Action.ValueType  # 4
+    """first two cards of equal value: two hands (resplit up to BlackjackRules.max_splits)"""
+    ACTION_SURRENDER: _Action.ValueType  # 5
+    """first two cards only, against a dealer card 2–10: give up half the wager (EV −0.5)"""
+
+class Action(_Action, metaclass=_ActionEnumTypeWrapper):
+    """Blackjack: a player's decision on a hand (docs/rules.md §3.9). The order is the order ties
+    between equal EVs are broken in (the first wins).
+    """
+
+ACTION_UNSPECIFIED: Action.ValueType  # 0
+"""never sent"""
+ACTION_STAND: Action.ValueType  # 1
+"""take no more cards"""
+ACTION_HIT: Action.ValueType  # 2
+"""take a card, then play on by the best of standing and hitting on the hand's exact cards"""
+ACTION_DOUBLE: Action.ValueType  # 3
+"""first two cards only: double the wager, take one card, stand"""
+ACTION_SPLIT: Action.ValueType  # 4
+"""first two cards of equal value: two hands (resplit up to BlackjackRules.max_splits)"""
+ACTION_SURRENDER: Action.ValueType  # 5
+"""first two cards only, against a dealer card 2–10: give up half the wager (EV −0.5)"""
+Global___Action: _TypeAlias = Action  # noqa: Y015
+
 @_typing.final
 class PayRule(_message.Message):
     """---------------------------------------------------------------------------------------------
@@ -441,6 +479,8 @@ class BlackjackRules(_message.Message):
     PAIRS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     SIDE_BETS_FIELD_NUMBER: _builtins.int
+    DOUBLE_AFTER_SPLIT_FIELD_NUMBER: _builtins.int
+    MAX_SPLITS_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
     """default DEALER_RULE_S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
@@ -449,6 +489,14 @@ class BlackjackRules(_message.Message):
     """The table's player boxes (seats), 1 to 7; 0 means 7. Each seat has its own first two
     cards, so its own side bets: a CARD_ROLE_PLAYER card names its seat (ExposeCardRequest.seat), and so
     does a side bet (SettleRequest.seat). With one seat the seat may be left out (0 is seat 1).
+    """
+    double_after_split: _builtins.bool
+    """The main game (docs/rules.md §3.9): a split hand may be doubled. Not sent: true (the rules
+    sheets allow four hands and say nothing of doubling after a split).
+    """
+    max_splits: _builtins.int
+    """The main game: how many times a pair may be split, 1 to 3 (at most max_splits + 1 hands;
+    Aces once whatever it is). Not sent: 3. Any other value is INVALID_ARGUMENT.
     """
     @_builtins.property
     def royal_match(self) -> Global___RoyalMatchPaytable:
@@ -475,12 +523,21 @@ class BlackjackRules(_message.Message):
         pairs: Global___PairsPaytable | None = ...,
         seats: _builtins.int = ...,
         side_bets: _abc.Mapping[_builtins.str, Global___SideBetPaytable] | None = ...,
+        double_after_split: _builtins.bool | None = ...,
+        max_splits: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["pairs", b"pairs", "royal_match", b"royal_match"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split", "_max_splits", b"_max_splits", "double_after_split", b"double_after_split", "max_splits", b"max_splits", "pairs", b"pairs", "royal_match", b"royal_match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_rule", b"dealer_rule", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split", "_max_splits", b"_max_splits", "dealer_rule", b"dealer_rule", "double_after_split", b"double_after_split", "max_splits", b"max_splits", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__double_after_split: _TypeAlias = _typing.Literal["double_after_split"]  # noqa: Y015
+    _WhichOneofArgType__double_after_split: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split"]  # noqa: Y015
+    _WhichOneofReturnType__max_splits: _TypeAlias = _typing.Literal["max_splits"]  # noqa: Y015
+    _WhichOneofArgType__max_splits: _TypeAlias = _typing.Literal["_max_splits", b"_max_splits"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__double_after_split) -> _WhichOneofReturnType__double_after_split | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_splits) -> _WhichOneofReturnType__max_splits | None: ...
 
 Global___BlackjackRules: _TypeAlias = BlackjackRules  # noqa: Y015
 
@@ -828,28 +885,80 @@ class DealerOutcomes(_message.Message):
 Global___DealerOutcomes: _TypeAlias = DealerOutcomes  # noqa: Y015
 
 @_typing.final
+class Decision(_message.Message):
+    """One action open to a blackjack hand and what it is worth (docs/rules.md §3.9)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_FIELD_NUMBER: _builtins.int
+    EV_FIELD_NUMBER: _builtins.int
+    action: Global___Action.ValueType
+    """the action; never ACTION_UNSPECIFIED"""
+    ev: _builtins.float
+    """The expected value of taking it and then playing on at best, per unit of the original
+    wager (−0.5 for ACTION_SURRENDER; 1.5 for a blackjack's ACTION_STAND less the chance of the
+    dealer's blackjack). Unconditional: with no hole card, the chance that the dealer's second
+    card makes a blackjack (which takes only the original wager) is part of it.
+    """
+    def __init__(
+        self,
+        *,
+        action: Global___Action.ValueType = ...,
+        ev: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "ev", b"ev"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Decision: _TypeAlias = Decision  # noqa: Y015
+
+@_typing.final
 class SeatCards(_message.Message):
-    """The CARD_ROLE_PLAYER cards of one blackjack seat, in the order dealt."""
+    """The CARD_ROLE_PLAYER cards of one blackjack seat, in the order dealt; on a live table's
+    state (TableState.seats) also the decisions open to that hand.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    BEST_ACTION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """1 to the table's seats"""
+    best_action: Global___Action.ValueType
+    """the action of highest EV among decisions (the first of equal ones); ACTION_UNSPECIFIED
+    when decisions is empty
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """canonical notation"""
+
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Decision]:
+        """TableState.seats only, while the seat's hand is in play: it has two cards or more (all
+        its CARD_ROLE_PLAYER cards of the round are one hand: split hands are not tracked), is
+        under 21, and the dealer has only the up card. Every action open to it, in Action order:
+        on its first two cards STAND, HIT, DOUBLE, SPLIT (a pair of equal value), SURRENDER (by the
+        rules); after that STAND and HIT. Computed after the event is acknowledged: empty in the
+        first publication of a version and filled in a later publication of the SAME version
+        (docs/rules.md §3.9), empty too when the shoe could run out during the hand. Always empty
+        in RoundResult.seats.
+        """
 
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        decisions: _abc.Iterable[Global___Decision] | None = ...,
+        best_action: Global___Action.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["best_action", b"best_action", "cards", b"cards", "decisions", b"decisions", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -938,12 +1047,17 @@ class TableState(_message.Message):
     DECKS_FIELD_NUMBER: _builtins.int
     ENDED_ROUND_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    PLAYER_EDGE_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """the table's id"""
     game: Global___Game.ValueType
     """the game the table was opened for"""
     version: _builtins.int
-    """+1 with every accepted change; 1 when opened"""
+    """+1 with every accepted change; 1 when opened. A blackjack table's state may be sent twice
+    at one version, the second time with the main game's figures (SeatCards.decisions,
+    player_edge) computed after the event: handle a state by its version (a round's result
+    once), and take the later one's figures. Versions never go back.
+    """
     shoe: _builtins.int
     """1 for the first shoe, +1 per NewShoe"""
     phase: Global___Phase.ValueType
@@ -960,6 +1074,17 @@ class TableState(_message.Message):
     """cards left in the shoe"""
     decks: _builtins.int
     """decks in the shoe"""
+    player_edge: _builtins.float
+    """Blackjack: the player edge of the round dealt from the shoe as it was when the last round
+    ended (or the shoe was opened or renewed): the expected value of one unit on the main bet,
+    per unit of the original wager, over every deal, each hand played by the best action for
+    its exact cards (composition-dependent; split hands as if unsplit). Positive: the shoe
+    favours the player. Kept through the round it is for, until the next round ends. Not set
+    while it is being computed (it is computed after the event is acknowledged and comes in a
+    later publication: of the same version or a later one of the same round), when the shoe
+    could run out during a round, on a server run with --no-main-game-analysis, and for other
+    games.
+    """
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """every card seen in this shoe, in order, canonical notation"""
@@ -987,7 +1112,8 @@ class TableState(_message.Message):
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Blackjack: every seat of the table (1 to BlackjackRules.seats), each with its
-        CARD_ROLE_PLAYER cards of the current round so far (none between rounds). Other games: empty.
+        CARD_ROLE_PLAYER cards of the current round so far (none between rounds), and the
+        decisions open to its hand while it is in play (SeatCards.decisions). Other games: empty.
         """
 
     def __init__(
@@ -1010,12 +1136,15 @@ class TableState(_message.Message):
         decks: _builtins.int = ...,
         ended_round: Global___RoundResult | None = ...,
         seats: _abc.Iterable[Global___SeatCards] | None = ...,
+        player_edge: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dealer_outcomes", b"dealer_outcomes", "ended_round", b"ended_round", "insurance", b"insurance"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "dealer_outcomes", b"dealer_outcomes", "ended_round", b"ended_round", "insurance", b"insurance", "player_edge", b"player_edge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "player_edge", b"player_edge", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__player_edge: _TypeAlias = _typing.Literal["player_edge"]  # noqa: Y015
+    _WhichOneofArgType__player_edge: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__player_edge) -> _WhichOneofReturnType__player_edge | None: ...
 
 Global___TableState: _TypeAlias = TableState  # noqa: Y015
 
@@ -1347,6 +1476,7 @@ class QuoteRequest(_message.Message):
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
     DEALER_UP_CARD_FIELD_NUMBER: _builtins.int
+    PLAYER_HAND_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required"""
     decks: _builtins.int
@@ -1371,6 +1501,14 @@ class QuoteRequest(_message.Message):
     def goa_gae(self) -> Global___GoaGaeRules:
         """only with game GAME_GOA_GAE"""
 
+    @_builtins.property
+    def player_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Blackjack: a player's hand, two cards or more, not busted, for QuoteResponse.decisions; needs
+        dealer_up_card (INVALID_ARGUMENT otherwise, and for any other game). Its cards are not in
+        `exposed`: the quote is for the shoe without `exposed`, this hand and dealer_up_card. The
+        hand is priced as dealt, so SPLIT is offered on a pair.
+        """
+
     def __init__(
         self,
         *,
@@ -1381,10 +1519,11 @@ class QuoteRequest(_message.Message):
         blackjack: Global___BlackjackRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
         dealer_up_card: _builtins.str = ...,
+        player_hand: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
@@ -1404,10 +1543,19 @@ class QuoteResponse(_message.Message):
     SIDE_BETS_FIELD_NUMBER: _builtins.int
     INSURANCE_FIELD_NUMBER: _builtins.int
     DEALER_OUTCOMES_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
+    BEST_ACTION_FIELD_NUMBER: _builtins.int
+    PLAYER_EDGE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """the request's"""
     cards_remaining: _builtins.int
     """the shoe without the cards sent"""
+    best_action: Global___Action.ValueType
+    """the action of highest EV among decisions; ACTION_UNSPECIFIED when it is empty"""
+    player_edge: _builtins.float
+    """Blackjack: the player edge of a round dealt from the shoe without every card sent, as
+    TableState.player_edge; not set when the shoe could run out during a round.
+    """
     @_builtins.property
     def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]:
         """Hi-Lo and Goa Gae: open where a card (hand) wins"""
@@ -1424,6 +1572,12 @@ class QuoteResponse(_message.Message):
     def dealer_outcomes(self) -> Global___DealerOutcomes:
         """blackjack, when dealer_up_card is given"""
 
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Decision]:
+        """Blackjack, with player_hand: every action open to the hand against dealer_up_card, as in
+        SeatCards.decisions (SPLIT included on a pair); empty when the shoe could run out.
+        """
+
     def __init__(
         self,
         *,
@@ -1433,12 +1587,17 @@ class QuoteResponse(_message.Message):
         side_bets: _abc.Iterable[Global___SideBetOdds] | None = ...,
         insurance: Global___InsuranceOdds | None = ...,
         dealer_outcomes: Global___DealerOutcomes | None = ...,
+        decisions: _abc.Iterable[Global___Decision] | None = ...,
+        best_action: Global___Action.ValueType = ...,
+        player_edge: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dealer_outcomes", b"dealer_outcomes", "insurance", b"insurance"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "dealer_outcomes", b"dealer_outcomes", "insurance", b"insurance", "player_edge", b"player_edge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "game", b"game", "insurance", b"insurance", "prices", b"prices", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "best_action", b"best_action", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decisions", b"decisions", "game", b"game", "insurance", b"insurance", "player_edge", b"player_edge", "prices", b"prices", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__player_edge: _TypeAlias = _typing.Literal["player_edge"]  # noqa: Y015
+    _WhichOneofArgType__player_edge: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__player_edge) -> _WhichOneofReturnType__player_edge | None: ...
 
 Global___QuoteResponse: _TypeAlias = QuoteResponse  # noqa: Y015
 

@@ -14,6 +14,7 @@ from google.protobuf.message import Message
 from pricing.errors import InvalidOption
 from pricing.games import blackjack, goagae, hilo
 from pricing.games.blackjack import library
+from pricing.games.blackjack.decisions import MAX_SPLITS
 from pricing.games.blackjack.library import Paytable
 from pricing.games.blackjack.library.pairs import pairs as library_pairs
 from pricing.games.blackjack.library.royal_match import royal_match
@@ -199,6 +200,20 @@ def _side_bets(rules: pb.BlackjackRules) -> tuple[Paytable, ...]:
     return tuple(offered)
 
 
+def _max_splits(rules: pb.BlackjackRules, default: int) -> int:
+    """``max_splits`` as sent (explicit presence: not sent is the default), checked here so
+    the refusal names the field and the value."""
+    if not rules.HasField("max_splits"):
+        return default
+    if not 1 <= rules.max_splits <= MAX_SPLITS:
+        raise InvalidOption(
+            f"max_splits {rules.max_splits} is not allowed: send 1 to {MAX_SPLITS} (a pair "
+            f"becomes at most max_splits + 1 hands; not sent: {default})",
+            field="blackjack.max_splits",
+        )
+    return rules.max_splits
+
+
 def _blackjack_rules(rules: Message) -> BlackjackOptions:
     assert isinstance(rules, pb.BlackjackRules)
     default = BlackjackOptions()
@@ -219,6 +234,12 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
         ),
         side_bets=_side_bets(rules),
         seats=rules.seats or default.seats,  # 0: the default (the adapter checks the range)
+        double_after_split=(
+            rules.double_after_split
+            if rules.HasField("double_after_split")
+            else default.double_after_split
+        ),
+        max_splits=_max_splits(rules, default.max_splits),
     )
 
 
@@ -259,6 +280,13 @@ def _blackjack_proto(rules: object) -> Message:
         shuffle_mode=enum_number(pb.ShuffleMode, rules.mode.value),  # type: ignore[arg-type]
         seats=rules.seats,
     )
+    # The main game's split rules only when they are not the defaults: a table opened before
+    # they existed is journaled with the same bytes as then, and folds to the same options.
+    default = BlackjackOptions()
+    if rules.double_after_split != default.double_after_split:
+        message.double_after_split = rules.double_after_split
+    if rules.max_splits != default.max_splits:
+        message.max_splits = rules.max_splits
     bets = {table.bet: table for table in rules.side_bets}
     old = set(bets) == set(_OLD_FIELDS) and all(
         bets[bet].preset in presets for bet, (_, presets) in _OLD_FIELDS.items()

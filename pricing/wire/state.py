@@ -1,5 +1,7 @@
 """What the tables answer, on the wire: a table's state (``TableState``), the lobby's summary,
-a quote and a settlement."""
+a quote and a settlement. A blackjack table's main-game figures (``Figures``: each seat's
+decisions, the player edge) are computed after its state is published, so they are given to
+``snapshot_to_proto`` beside the state, not read from it."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from pricing.cards import CARDS_PER_DECK, parse_card
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.payout import BetPrice
 from pricing.tables import (
+    Figures,
     Game,
     GameView,
+    SeatDecisionsView,
     SeatView,
     Settlement,
     Snapshot,
@@ -40,7 +44,7 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     adapter = adapter_for(config.game)
     config = adapter.configure(config)
     shoe = CARDS_PER_DECK * config.decks
-    seen = len(request.exposed) + bool(request.dealer_up_card)
+    seen = len(request.exposed) + len(request.player_hand) + bool(request.dealer_up_card)
     if seen > shoe:
         # Checked before any card is read: the work a quote costs is bounded by its shoe.
         raise InvalidInput(
@@ -49,7 +53,12 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
         )
     _check_cards(request)
     try:
-        view = adapter.quote(config, list(request.exposed), request.dealer_up_card or None)
+        view = adapter.quote(
+            config,
+            list(request.exposed),
+            request.dealer_up_card or None,
+            list(request.player_hand),
+        )
     except IllegalMove as exc:
         # The request alone is contradictory (a card twice in a one-deck quote): whatever the
         # state of the server, it is a bad argument.
@@ -143,7 +152,25 @@ def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:
     return [pb.SeatCards(seat=s.seat, cards=[str(c) for c in s.cards]) for s in seats]
 
 
-def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
+def _decisions(figures: SeatDecisionsView, out: pb.SeatCards | pb.QuoteResponse) -> None:
+    out.decisions.extend(
+        pb.Decision(action=enum_number(pb.Action, name), ev=ev)  # type: ignore[arg-type]
+        for name, ev in figures.decisions
+    )
+    out.best_action = enum_number(pb.Action, figures.best)  # type: ignore[assignment]
+
+
+def _figures(figures: Figures, state: pb.TableState) -> None:
+    """A table's main-game figures onto its state: each seat's decisions on its own entry of
+    ``seats`` (the seats are listed in order, seat ``n`` at index ``n - 1``)."""
+    for seat in figures.seats:
+        _decisions(seat, state.seats[seat.seat - 1])
+    if figures.player_edge is not None:
+        state.player_edge = figures.player_edge
+
+
+def snapshot_to_proto(snap: Snapshot, figures: Figures | None = None) -> pb.TableState:
+    """``snap`` on the wire, with the main-game ``figures`` computed for it, if any."""
     view = snap.view
     state = pb.TableState(
         table_id=snap.table_id,
@@ -173,6 +200,8 @@ def snapshot_to_proto(snap: Snapshot) -> pb.TableState:
             )
         )
     _extras(view, state)
+    if figures is not None:
+        _figures(figures, state)
     return state
 
 
@@ -212,6 +241,11 @@ def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:
         prices=_prices(view),
     )
     _extras(view, response)
+    if view.figures is not None:
+        for seat in view.figures.seats:  # the quoted hand's, if it has any
+            _decisions(seat, response)
+        if view.figures.player_edge is not None:
+            response.player_edge = view.figures.player_edge
     return response
 
 

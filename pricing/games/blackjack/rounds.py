@@ -2,7 +2,8 @@
 the betting phase of the current round, how a round ended and what each seat's side bets settle
 on.
 
-- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables, seats);
+- ``BlackjackOptions``: what a table is opened with (dealer rule, shoe mode, paytables, seats,
+  the main game's split rules);
 - ``BlackjackRound``: the shoe plus the table's betting phase and how the last round ended.
   A round is open for betting until its first card is dealt (then ``DEALING``); ``EndRound``
   (or ``VoidRound``) ends it and opens the next. The side bets are fixed-paytable bets on the
@@ -35,8 +36,10 @@ from pricing.errors import InvalidInput, InvalidOption
 from pricing.games.blackjack import library
 from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds, insurance
 from pricing.games.blackjack.dealer import DealerOdds, dealer_odds
+from pricing.games.blackjack.decisions import MAX_SPLITS, HandDecisions, MainGameRules
 from pricing.games.blackjack.hands import played_dealer_hand
 from pricing.games.blackjack.library import BETS, Deal, Paytable, paytable
+from pricing.games.blackjack.live import edge, hand_decisions
 from pricing.games.blackjack.rules import DealerRule, ShoeMode
 from pricing.games.blackjack.shoe import BlackjackShoe
 from pricing.games.events import (
@@ -65,20 +68,28 @@ __all__ = [
 DEFAULT_SIDE_BETS: Final[tuple[Paytable, ...]] = (paytable("ROYAL_MATCH"), paytable("PAIRS"))
 #: Player boxes at a table: at most 7 (a full blackjack table), 7 when the rules leave it out.
 MAX_SEATS: Final = 7
+#: The main game's rules when a round is made without a table's (docs/rules.md §3.9).
+_MAIN_GAME: Final = MainGameRules()
 
 
 @dataclass(frozen=True, slots=True)
 class BlackjackOptions:
     """A blackjack table's rules, by default those of docs/rules.md (S17, a depleting shoe,
     Royal Match 25 : 1, 2.5 : 1 with Crown Treasure 1000 : 1, Perfect Pairs), its number of
-    seats (1 to 7) and the side bets it offers (each at most once, in the library's order)."""
+    seats (1 to 7), the side bets it offers (each at most once, in the library's order) and the
+    main game's split rules (docs/rules.md §3.9: a split hand may be doubled, a pair split up
+    to three times)."""
 
     rule: DealerRule = DealerRule.S17
     mode: ShoeMode = ShoeMode.DEPLETING
     side_bets: tuple[Paytable, ...] = DEFAULT_SIDE_BETS
     seats: int = MAX_SEATS
+    double_after_split: bool = True
+    max_splits: int = MAX_SPLITS
 
     def __post_init__(self) -> None:
+        # The split rules are checked as the main bet reads them (max_splits 1-3).
+        MainGameRules(self.rule, self.double_after_split, self.max_splits)
         names = [table.bet for table in self.side_bets]
         if not names:
             # The wire has no way to say "none" (an empty side_bets map means the defaults).
@@ -89,6 +100,12 @@ class BlackjackOptions:
         object.__setattr__(
             self, "side_bets", tuple(sorted(self.side_bets, key=lambda t: order.index(t.bet)))
         )
+
+    @property
+    def main_game(self) -> MainGameRules:
+        """The main bet's rules: the table's dealer rule and split rules; surrender against
+        2–10 as the rules sheets have it."""
+        return MainGameRules(self.rule, self.double_after_split, self.max_splits, surrender=True)
 
     def paytable(self, bet: str) -> Paytable | None:
         """The table's paytable of ``bet`` (None: not offered)."""
@@ -179,12 +196,14 @@ class RoundOutcome:
 @dataclass(frozen=True)
 class BlackjackRound:
     """The engine's shoe, the betting phase of the current round and how the last event
-    ended a round (``outcome``). A pure fold, like the engine's states: every transition
-    returns a new state; a rejected event raises and changes nothing."""
+    ended a round (``outcome``); the table's seats and main-game rules (``main_game``: what
+    the main bet's figures are priced under). A pure fold, like the engine's states: every
+    transition returns a new state; a rejected event raises and changes nothing."""
 
     state: BlackjackShoe
     outcome: RoundOutcome | None = None
     seats: int = 1
+    main_game: MainGameRules = _MAIN_GAME
 
     @property
     def shoe(self) -> int:
@@ -219,17 +238,20 @@ class BlackjackRound:
         shoe = self.state
         match event:
             case ExposeCard():
-                return BlackjackRound(shoe.apply(event), seats=self.seats)
+                return self._next(shoe.apply(event), None)
             case EndRound():
-                return BlackjackRound(shoe.apply(event), self._outcome(voided=False), self.seats)
+                return self._next(shoe.apply(event), self._outcome(voided=False))
             case VoidRound():
-                return BlackjackRound(shoe.apply(event), self._outcome(voided=True), self.seats)
+                return self._next(shoe.apply(event), self._outcome(voided=True))
             case NewShoe():
                 # The engine keeps the round open across a new shoe when none of its cards was
                 # dealt (bets on fixed paytables stand); otherwise the round is void.
                 outcome = self._outcome(voided=True) if shoe.round_exposed else None
-                return BlackjackRound(shoe.apply(event), outcome, self.seats)
+                return self._next(shoe.apply(event), outcome)
         raise InvalidInput(f"unknown event {event!r}")
+
+    def _next(self, shoe: BlackjackShoe, outcome: RoundOutcome | None) -> BlackjackRound:
+        return BlackjackRound(shoe, outcome, self.seats, self.main_game)
 
     def _outcome(self, *, voided: bool) -> RoundOutcome:
         state = self.state
@@ -238,33 +260,49 @@ class BlackjackRound:
 
 @dataclass(frozen=True, slots=True)
 class Quote:
-    """The odds of one shoe state, without a table: the side bets of a round dealt from it
-    and, for a dealer's up card, the dealer's outcomes and (an Ace) insurance."""
+    """The odds of one shoe state, without a table: the side bets and the player edge of a
+    round dealt from it and, for a dealer's up card, the dealer's outcomes, (an Ace) insurance
+    and (with a player's hand) the hand's decisions. ``player_edge`` and ``decisions`` are None
+    where the shoe could run out."""
 
     side_bets: Mapping[str, SideBetOdds]
     dealer: DealerOdds | None
     insurance: InsuranceOdds | None
     cards_remaining: int
+    player_edge: float | None = None
+    decisions: HandDecisions | None = None
 
 
 def quote(
-    options: BlackjackOptions, decks: int, exposed: Sequence[Card], up: Card | None = None
+    options: BlackjackOptions,
+    decks: int,
+    exposed: Sequence[Card],
+    up: Card | None = None,
+    hand: Sequence[Card] = (),
 ) -> Quote:
-    """The odds for a shoe of ``decks`` without ``exposed`` and ``up``: the side bets of a
-    round dealt from it, and for the dealer's ``up`` card the dealer outcomes and (an Ace) the
-    insurance. The shoe mode plays no part: the quote is of one shoe state.
+    """The odds for a shoe of ``decks`` without ``exposed``, ``hand`` and ``up``: the side bets
+    and the player edge of a round dealt from it; for the dealer's ``up`` card the dealer
+    outcomes and (an Ace) the insurance; and with a player's ``hand`` (two cards or more, not
+    busted: ``InvalidInput`` otherwise) its decisions against ``up``, priced as dealt (SPLIT on
+    a pair). The shoe mode plays no part: the quote is of one shoe state.
 
     >>> odds = quote(BlackjackOptions(), 1, [], Card.parse("AS"))
     >>> odds.insurance.fraction, odds.cards_remaining
     (Fraction(16, 51), 51)
     """
-    everything = [*exposed, up] if up is not None else list(exposed)
+    everything = [*exposed, *hand, up] if up is not None else [*exposed, *hand]
     counts = _blackjack.shoe_counts(everything, CARD_INDEX, card_index, decks)
     bets = library.odds(counts, options.rule, options.side_bets)
     dealer = None
     odds = None
+    choices = None
     if up is not None:
-        dealer = dealer_odds(up, exposed, decks, options.rule)
+        dealer = dealer_odds(up, [*exposed, *hand], decks, options.rule)
         if up.rank is Rank.ACE:
             odds = insurance(everything, decks)
-    return Quote(bets, dealer, odds, 52 * decks - len(everything))
+        if hand:
+            choices = hand_decisions(hand, up, counts, options.main_game)
+    elif hand:
+        raise InvalidInput("a player's hand is priced against the dealer's up card: send both")
+    player_edge = edge(counts, options.main_game)
+    return Quote(bets, dealer, odds, 52 * decks - len(everything), player_edge, choices)

@@ -9,14 +9,19 @@ and dealer outcomes are the shoe's own views (``BlackjackShoe.insurance``: only 
 dealer's one card is an Ace; ``BlackjackShoe.dealer_outcomes``: conditioned on the dealer's hand
 so far); the wire's ``up_card`` is the dealer's first card.
 
+The main game's figures (docs/rules.md §3.9): each state carries what it calls for
+(``GameView.work``: the seats whose hand is in play and the shoe of the next round's edge, from
+``pricing.games.blackjack.live``), which the server computes after acknowledging the event; a
+Quote computes its own at once (``GameView.figures``).
+
 Seats: every PLAYER card names its seat, 1 to ``BlackjackOptions.seats`` (the table checks it:
 ``pricing.tables.check_seat``); on a one-seat table it may be left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import fields
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Final
 
 from pricing.cards import MAX_DECKS, Card, parse_card
@@ -24,6 +29,8 @@ from pricing.errors import InvalidInput, InvalidOption
 from pricing.games.blackjack import library
 from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
 from pricing.games.blackjack.dealer import DealerOdds
+from pricing.games.blackjack.decisions import HandDecisions
+from pricing.games.blackjack.live import LiveWork, live_work
 from pricing.games.blackjack.rounds import (
     MAX_SEATS,
     BlackjackOptions,
@@ -37,9 +44,11 @@ from pricing.tables.events import Game, TableConfig, TablePhase
 from pricing.tables.views import (
     DealerOutcomesView,
     EndedRound,
+    Figures,
     GameState,
     GameView,
     InsuranceView,
+    SeatDecisionsView,
     SeatView,
     SideBetOutcomeView,
     SideBetResult,
@@ -89,6 +98,35 @@ def _seat_views(hands: tuple[tuple[Card, ...], ...]) -> tuple[SeatView, ...]:
     return tuple(SeatView(seat, hand) for seat, hand in enumerate(hands, start=1))
 
 
+def _decisions_view(seat: int, decisions: HandDecisions | None) -> SeatDecisionsView | None:
+    if decisions is None:
+        return None
+    evs = tuple((action.value, decisions.evs[action]) for action in decisions.legal)
+    return SeatDecisionsView(seat, evs, decisions.best.value)
+
+
+@dataclass(frozen=True, slots=True)
+class MainGameWork:
+    """A blackjack state's main-game figures to compute (``pricing.tables.LiveWork``)."""
+
+    work: LiveWork
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(hand.seat for hand in self.work.hands)
+
+    def seat_decisions(self, seat: int) -> SeatDecisionsView | None:
+        hand = next(h for h in self.work.hands if h.seat == seat)
+        return _decisions_view(seat, self.work.decisions(hand))
+
+    @property
+    def edge_key(self) -> Hashable:
+        return self.work.edge_shoe  # a table's rules never change: its shoe decides the edge
+
+    def edge(self) -> float | None:
+        return self.work.edge()
+
+
 def _view(state: BlackjackRound) -> GameView:
     shoe = state.state
     return standard_view(
@@ -99,6 +137,7 @@ def _view(state: BlackjackRound) -> GameView:
         seats=_seat_views(state.hands),
         # The engine's outcome has each seat's hand as cards: the ended round shows them as seats.
         ended_seats=() if state.outcome is None else _seat_views(state.outcome.hands),
+        work=MainGameWork(live_work(shoe, state.hands, state.main_game)),
     )
 
 
@@ -147,6 +186,7 @@ class BlackjackAdapter:
                 side_bets_offered=options.side_bets,
             ),
             seats=options.seats,
+            main_game=options.main_game,
         )
 
     def view(self, state: GameState) -> GameView:
@@ -154,15 +194,40 @@ class BlackjackAdapter:
         return _view(state)
 
     def quote(
-        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+        self,
+        config: TableConfig,
+        exposed: Sequence[str],
+        up_card: str | None = None,
+        player_hand: Sequence[str] = (),
     ) -> GameView:
-        """The engine's ``quote`` of a shoe without ``exposed`` and ``up_card``, as a round open
-        for betting."""
+        """The engine's ``quote`` of a shoe without ``exposed``, ``player_hand`` and
+        ``up_card``, as a round open for betting, with the main game's figures: the hand's
+        decisions against the up card, the player edge of a round dealt from the shoe."""
         options = config.rules
         assert isinstance(options, BlackjackOptions)
         seen = [parse_card(c) for c in exposed]
         up = parse_card(up_card) if up_card else None
-        odds = quote(options, config.decks, seen, up)
+        hand = [parse_card(c) for c in player_hand]
+        if hand and up is None:
+            raise InvalidInput(
+                "player_hand is priced against the dealer's card: send dealer_up_card too",
+                field="player_hand",
+            )
+        if hand and len(hand) < 2:
+            raise InvalidInput(
+                f"player_hand needs two cards or more, got {len(hand)}", field="player_hand"
+            )
+        try:
+            odds = quote(options, config.decks, seen, up, hand)
+        except InvalidInput as exc:  # a busted hand: the engine names it
+            if hand and exc.field is None:
+                exc.field = "player_hand"
+            raise
+        seat_decisions = () if up is None else (_decisions_view(0, odds.decisions),)
+        figures = Figures(
+            seats=tuple(view for view in seat_decisions if view is not None),
+            player_edge=odds.player_edge,
+        )
         return GameView(
             phase=TablePhase.BETTING,
             shoe=1,
@@ -174,6 +239,7 @@ class BlackjackAdapter:
             side_bets=_side_bet_views(odds.side_bets, betting=True),
             insurance=_insurance_view(odds.insurance),
             dealer_outcomes=_dealer_view(up, odds.dealer),
+            figures=figures,
         )
 
     def check_offer(self, config: TableConfig) -> None:

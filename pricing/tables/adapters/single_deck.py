@@ -64,12 +64,21 @@ class SingleDeckAdapter(Generic[P]):
         return standard_view(state)
 
     def quote(
-        self, config: TableConfig, exposed: Sequence[str], up_card: str | None = None
+        self,
+        config: TableConfig,
+        exposed: Sequence[str],
+        up_card: str | None = None,
+        player_hand: Sequence[str] = (),
     ) -> GameView:
         if up_card:
             raise InvalidInput(
                 f"dealer_up_card is a blackjack field: {self.title} has no dealer card",
                 field="dealer_up_card",
+            )
+        if player_hand:
+            raise InvalidInput(
+                f"player_hand is a blackjack field: {self.title} has no player's hand to decide",
+                field="player_hand",
             )
         cards = parse_cards(exposed)
         return GameView(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 from pricing.cards import Card, Shoe
 from pricing.games.blackjack.decisions import MainGameRules, decisions, player_edge
@@ -45,7 +46,7 @@ def every_hand() -> list[tuple[float, str]]:
             for up in VALUES:
                 hand, dealer = [first + "S", second + "H"], up + "D"
                 counts = Shoe.without([*hand, dealer], decks=8).counts()
-                seconds = best_of(3, lambda: decisions(hand, dealer, counts))
+                seconds = best_of(3, partial(decisions, hand, dealer, counts))
                 times.append((seconds * 1e3, f"{first}-{second} v {up}"))
     return sorted(times)
 
@@ -63,16 +64,18 @@ def main() -> None:
     player_edge(Shoe(decks=8).counts())  # builds every up card's dealer table
     times = every_hand()
     ms = [t for t, _ in times]
-    print(f"decisions, 550 hands v up card, 8 decks: median {statistics.median(ms):.2f} ms, "
-          f"95% {ms[int(len(ms) * 0.95)]:.2f} ms, slowest "
-          + ", ".join(f"{name} {t:.2f} ms" for t, name in times[-3:]))
+    print(
+        f"decisions, 550 hands v up card, 8 decks: median {statistics.median(ms):.2f} ms, "
+        f"95% {ms[int(len(ms) * 0.95)]:.2f} ms, slowest "
+        + ", ".join(f"{name} {t:.2f} ms" for t, name in times[-3:])
+    )
     for decks in (6, 8):
         counts = Shoe(decks=decks).counts()
-        seconds = best_of(3, lambda: player_edge(counts))
+        seconds = best_of(3, partial(player_edge, counts))
         print(f"player edge, full {decks}-deck shoe: {seconds * 1e3:.0f} ms")
     counts = reduced_counts()
     rules = MainGameRules()
-    kernel = best_of(3, lambda: player_edge(counts, rules))
+    kernel = best_of(3, partial(player_edge, counts, rules))
     reference_rules = analyzer_ref.RoundRules(False, True, 4, True, False)
 
     def reference() -> None:
@@ -80,8 +83,10 @@ def main() -> None:
         analyzer_ref.player_edge(counts, reference_rules)
 
     slow = best_of(1, reference)
-    print(f"player edge, {sum(counts)}-card reduced shoe: reference {slow:.2f} s, kernel "
-          f"{kernel * 1e3:.2f} ms: {slow / kernel:.0f} times faster")
+    print(
+        f"player edge, {sum(counts)}-card reduced shoe: reference {slow:.2f} s, kernel "
+        f"{kernel * 1e3:.2f} ms: {slow / kernel:.0f} times faster"
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean
+.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -106,6 +106,12 @@ proto-check: $(STAMP)  ## fail if the committed stubs in pricing/v1/ differ from
 		diff -u "pricing/v1/$$f" "$$tmp/pricing/v1/$$f" || \
 		{ echo "pricing/v1/$$f is stale: run make proto" >&2; exit 1; }; \
 	done && echo "stubs match proto/"
+
+IMAGE ?= live-odds-pricing
+# PYTHON_IMAGE (unset: the Dockerfile's python:3.11-slim) is the base of both stages.
+image:  ## docker build the service's image as $(IMAGE) (PYTHON_IMAGE=… for another base)
+	docker build $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) -t $(IMAGE) .
+
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

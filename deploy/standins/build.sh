@@ -10,7 +10,7 @@ python_image=$prefix/python:3.11-slim
 "$here/python.sh" "$python_image" >&2
 build() {  # build TAG DOCKERFILE, unless TAG exists
   if docker image inspect "$1" >/dev/null 2>&1; then echo "$1: already built" >&2; return; fi
-  docker build -q --build-arg BASE="$python_image" -t "$1" -f "$2" "$here" >/dev/null
+  docker build -q --force-rm --build-arg BASE="$python_image" -t "$1" -f "$2" "$here" >/dev/null
   echo "$1: built" >&2
 }
 build "$prefix/nats:2.10-alpine" "$here/nats.Dockerfile"

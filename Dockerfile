@@ -1,11 +1,12 @@
 # The pricing service in a container: build the wheel with a compiler, run it without one.
 #
-#   docker build -t live-odds-pricing .
-#   docker run --rm -v pricing-data:/var/lib/pricing -v "$PWD/secrets:/secrets:ro" \
+#   make image                    # docker build -t live-odds-pricing .
+#   deploy/make-secrets.sh        # a demo CA, a server certificate, token files
+#   docker run --rm -v pricing-data:/var/lib/pricing -v "$PWD/deploy/secrets:/secrets:ro" \
 #     -e PRICING_TLS_CERT=/secrets/server.crt -e PRICING_TLS_KEY=/secrets/server.key \
 #     -e PRICING_DEALER_TOKENS_FILE=/secrets/dealers.txt \
 #     -e PRICING_READER_TOKENS_FILE=/secrets/readers.txt \
-#     -p 50051:50051 -p 9464:9464 live-odds-pricing
+#     -p 127.0.0.1:50051:50051 -p 127.0.0.1:9464:9464 live-odds-pricing
 #
 # The install steps are the README's "Install as a package": `pip wheel .`, then install the
 # wheel. The base is a build argument so that a machine without the public registries builds

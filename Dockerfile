@@ -1,17 +1,20 @@
 # The pricing service in a container: build the wheel with a compiler, run it without one.
 #
-#   docker build -t live-odds-pricing .
-#   docker run --rm -v pricing-data:/var/lib/pricing -v "$PWD/secrets:/secrets:ro" \
+#   make image                    # docker build -t live-odds-pricing .
+#   deploy/make-secrets.sh        # a demo CA, a server certificate, token files
+#   docker run --rm -v pricing-data:/var/lib/pricing -v "$PWD/deploy/secrets:/secrets:ro" \
 #     -e PRICING_TLS_CERT=/secrets/server.crt -e PRICING_TLS_KEY=/secrets/server.key \
 #     -e PRICING_DEALER_TOKENS_FILE=/secrets/dealers.txt \
 #     -e PRICING_READER_TOKENS_FILE=/secrets/readers.txt \
-#     -p 50051:50051 -p 9464:9464 live-odds-pricing
+#     -p 127.0.0.1:50051:50051 -p 127.0.0.1:9464:9464 live-odds-pricing
 #
 # The install steps are the README's "Install as a package": `pip wheel .`, then install the
-# wheel. (No docker engine runs on the development machines: this file is built by CI/ops.)
+# wheel. The base is a build argument so that a machine without the public registries builds
+# on an equivalent (`make standins`, then `make image PYTHON_IMAGE=local/python:3.11-slim`).
+ARG PYTHON_IMAGE=python:3.11-slim
 
 # ---- build: compile the Cython extension into a wheel ----------------------------------------
-FROM python:3.11-slim AS build
+FROM ${PYTHON_IMAGE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/*
@@ -22,7 +25,7 @@ COPY pricing pricing
 RUN python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 # ---- run: the wheel and its dependencies, no compiler, not root -------------------------------
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
 COPY --from=build /wheels /wheels
 # With the [nats] extra: the same image runs as a replica (PRICING_JOURNAL, deploy/compose.yaml).
 RUN python -m pip install --no-cache-dir "$(ls /wheels/*.whl)[nats]" \
@@ -44,8 +47,11 @@ ENV PRICING_HOST=0.0.0.0 \
     PRICING_DATA_DIR=/var/lib/pricing \
     PYTHONUNBUFFERED=1
 EXPOSE 50051 9464
-# The gRPC health service (grpc.health.v1): healthy only while it reports SERVING.
+# The gRPC health service (grpc.health.v1): healthy only while it reports SERVING. Served with
+# TLS, the check verifies the certificate (which must name 127.0.0.1) against PRICING_TLS_CA,
+# else against the certificate file itself, which then has to hold its chain up to the CA.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
-  CMD pricing health --server "127.0.0.1:${PRICING_PORT}" --timeout 3 || exit 1
+  CMD pricing health --server "127.0.0.1:${PRICING_PORT}" --timeout 3 \
+      ${PRICING_TLS_CERT:+--tls-ca "${PRICING_TLS_CA:-$PRICING_TLS_CERT}"} || exit 1
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["pricing", "serve"]

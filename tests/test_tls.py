@@ -62,6 +62,33 @@ def test_a_tls_server_serves_tls_only(tmp_path: Path) -> None:
         assert server.stop() == 0
 
 
+def test_a_target_listing_replicas_needs_the_tls_server_name(tmp_path: Path) -> None:
+    # gRPC checks the certificate against a target's host; a target listing replicas
+    # (ipv4:A:PORT,B:PORT) has no single host, so the client names the one to check.
+    ca = CA(tmp_path)
+    pair = ca.issue("server", server=True)  # for localhost and 127.0.0.1
+    server = start_server(f"--tls-cert={pair.cert}", f"--tls-key={pair.key}")
+    replicas = f"ipv4:{server.target},{server.target}"  # one server, listed twice
+    try:
+        with PricingClient(replicas, tls_ca=ca.path, timeout=5) as client:
+            with pytest.raises(grpc.RpcError) as refused:
+                client.health()
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+        with PricingClient(
+            replicas, tls_ca=ca.path, tls_server_name="localhost", timeout=5
+        ) as client:
+            assert client.health() == "SERVING"
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from pricing.launch import main; sys.exit(main())",
+             "health", "--server", replicas, "--tls-ca", str(ca.path),
+             "--tls-server-name", "127.0.0.1"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    finally:
+        assert server.stop() == 0
+
+
 def test_an_mtls_server_refuses_a_client_without_a_certificate(tmp_path: Path) -> None:
     ca = CA(tmp_path)
     pair = ca.issue("server", server=True)

@@ -94,6 +94,11 @@ def _add_connection(p: argparse.ArgumentParser) -> None:
     c.add_argument(
         "--tls-key", default=None, metavar="FILE", help="key of --tls-cert [PRICING_TLS_KEY]"
     )
+    c.add_argument(
+        "--tls-server-name", default=None, metavar="NAME",
+        help="check the server's certificate for NAME instead of the --server host (for a "
+        "--server listing several replicas, ipv4:A:PORT,B:PORT) [PRICING_TLS_SERVER_NAME]",
+    )  # fmt: skip
 
 
 def _add_json(p: argparse.ArgumentParser, what: str) -> None:

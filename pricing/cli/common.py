@@ -28,6 +28,7 @@ def connect(args: argparse.Namespace, timeout: float | None = 10.0) -> PricingCl
         tls_ca=args.tls_ca,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        tls_server_name=args.tls_server_name,
         timeout=timeout,
     )
 

@@ -57,13 +57,14 @@ class _Client(Generic[FeedT]):
         tls_ca: str | os.PathLike[str] | None = None,
         tls_cert: str | os.PathLike[str] | None = None,
         tls_key: str | os.PathLike[str] | None = None,
+        tls_server_name: str | None = None,
         timeout: float | None = 10.0,
     ) -> None:
         self.target = target or default_target()
         connection = Connection.resolve(
-            token if token is not None else dealer_token, tls_ca, tls_cert, tls_key
+            token if token is not None else dealer_token, tls_ca, tls_cert, tls_key, tls_server_name
         )
-        self._channel = self._io.channel(self.target, connection.credentials())
+        self._channel = self._io.channel(self.target, connection.credentials(), connection.options)
         self._dealer = pb_grpc.DealerServiceStub(self._channel)
         self._pricing = pb_grpc.PricingServiceStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
@@ -263,7 +264,9 @@ class _Client(Generic[FeedT]):
 class PricingClient(_Client[DealerFeed], Blocking):
     """Blocking client. ``token`` (``dealer_token`` is its older name; default
     ``$PRICING_TOKEN``, else ``$PRICING_DEALER_TOKEN``) is sent with every call; ``tls_ca``,
-    ``tls_cert`` and ``tls_key`` (default ``$PRICING_TLS_CA`` …) make the channel TLS."""
+    ``tls_cert`` and ``tls_key`` (default ``$PRICING_TLS_CA`` …) make the channel TLS, and
+    ``tls_server_name`` (``$PRICING_TLS_SERVER_NAME``) names the host the server's
+    certificate must be for when ``target`` lists several replicas."""
 
     _io = BLOCKING
     _feed = DealerFeed

@@ -45,7 +45,12 @@ class Transport(Protocol[Stream]):
     def error(self) -> type[grpc.RpcError]:
         """The error a failed call raises on this side."""
 
-    def channel(self, target: str, credentials: grpc.ChannelCredentials | None) -> Any: ...
+    def channel(
+        self,
+        target: str,
+        credentials: grpc.ChannelCredentials | None,
+        options: tuple[tuple[str, str], ...] = (),
+    ) -> Any: ...
     async def close(self, channel: Any) -> None: ...
     async def unary(
         self, call: Callable[..., Any], request: Any, timeout: float | None, metadata: Metadata
@@ -89,10 +94,15 @@ class _Awaiting(Generic[T]):
 class _Blocking:
     error = grpc.RpcError
 
-    def channel(self, target: str, credentials: grpc.ChannelCredentials | None) -> grpc.Channel:
+    def channel(
+        self,
+        target: str,
+        credentials: grpc.ChannelCredentials | None,
+        options: tuple[tuple[str, str], ...] = (),
+    ) -> grpc.Channel:
         if credentials is None:
-            return grpc.insecure_channel(target)
-        return grpc.secure_channel(target, credentials)
+            return grpc.insecure_channel(target, options)
+        return grpc.secure_channel(target, credentials, options)
 
     async def close(self, channel: grpc.Channel) -> None:
         channel.close()
@@ -140,10 +150,15 @@ class _Blocking:
 class _Asyncio:
     error = grpc.aio.AioRpcError
 
-    def channel(self, target: str, credentials: grpc.ChannelCredentials | None) -> grpc.aio.Channel:
+    def channel(
+        self,
+        target: str,
+        credentials: grpc.ChannelCredentials | None,
+        options: tuple[tuple[str, str], ...] = (),
+    ) -> grpc.aio.Channel:
         if credentials is None:
-            return grpc.aio.insecure_channel(target)
-        return grpc.aio.secure_channel(target, credentials)
+            return grpc.aio.insecure_channel(target, options)
+        return grpc.aio.secure_channel(target, credentials, options)
 
     async def close(self, channel: grpc.aio.Channel) -> None:
         await channel.close(None)

@@ -2,6 +2,8 @@
 
 from collections.abc import Iterable, Sequence
 
+TIE: float
+
 def hand_evs(
     hand_values: Iterable[int],
     up_value: int,

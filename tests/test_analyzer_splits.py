@@ -369,3 +369,72 @@ def test_an_exact_tie_is_broken_by_standing() -> None:
     expected = analyzer_ref.player_edge(counts, RoundRules(False, False, 2, False, False))
     assert expected == Fraction(1249, 4620)
     assert abs(player_edge(counts, _rules(False, False, 1, False)) - float(expected)) < TOLERANCE
+
+
+# 5. Ties and the run-out bound ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "pair", "up", "h17", "expected"),
+    [
+        ({9: 3, 2: 2, 10: 5}, 8, 2, True, Fraction(263, 630)),
+        ({9: 1, 3: 1, 5: 1, 10: 6}, 4, 9, True, Fraction(-10, 9)),
+        ({5: 3, 8: 3, 10: 4}, 8, 8, False, Fraction(-47, 210)),
+    ],
+)
+def test_a_split_hand_doubles_only_when_doubling_is_strictly_better(
+    values: dict[int, int], pair: int, up: int, h17: bool, expected: Fraction
+) -> None:
+    # Shoes where some split hand's double is worth exactly the better of standing and
+    # hitting (found by search): doubling on that tie instead gives another split EV
+    # (respectively 47/105, -47/42, -59/210).
+    rules = _rules(h17, True, 1)
+    hand = [_card(pair, 0), _card(pair, 1)]
+    dealer = _cards({up: 1})[0]
+    assert _split_reference(hand, dealer, values, rules)[0] == expected
+    got = decisions(hand, dealer, _counts(_cards(values)), rules).ev(Action.SPLIT)
+    assert abs(got - float(expected)) < TOLERANCE, (float(expected), got)
+
+
+@st.composite
+def short_shoes(draw: st.DrawFn) -> SplitCase:
+    """A pair, an up card and a short shoe of low and middle values, near the kernel's run-out
+    bound on either side (not topped up)."""
+    max_splits = draw(st.integers(1, 3))
+    present = draw(st.lists(st.integers(2, 10), min_size=2, max_size=4, unique=True))
+    values = {v: draw(st.integers(1, 3)) for v in present}
+    pair_value = draw(st.sampled_from(present))
+    pair = [_card(pair_value, 0), _card(pair_value, 1)]
+    up = _cards({draw(st.sampled_from(present)): 1})[0]
+    rules = _rules(draw(st.booleans()), draw(st.booleans()), max_splits)
+    return pair, up, values, rules
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(short_shoes())
+def test_a_shoe_the_kernel_accepts_never_runs_out(case: SplitCase) -> None:
+    # The bound may refuse a shoe that would not run out, never accept one that could: where
+    # the kernel prices a split, the card-by-card playout completes and agrees.
+    pair, up, values, rules = case
+    try:
+        got = decisions(pair, up, _counts(_cards(values)), rules).ev(Action.SPLIT)
+    except IllegalMove:
+        event("refused")
+        return
+    event("accepted")
+    expected, gap = _split_reference(pair, up, values, rules)  # ShoeRanOut would fail here
+    if abs(got - float(expected)) >= TOLERANCE and 0 < gap < TIE:
+        event("skipped: a near tie of CDZ- EVs decided the other way")
+        return
+    assert abs(got - float(expected)) < TOLERANCE, (float(expected), got)
+
+
+def test_a_shoe_that_could_run_out_is_refused() -> None:
+    # 3-3 against a 2 with one 2, three 5s and three tens left: some line of the split runs
+    # the shoe out (the reference says so), and the kernel refuses it.
+    values, rules = {2: 1, 5: 3, 10: 3}, _rules(False, True, 1)
+    pair, up = [_card(3, 0), _card(3, 1)], _cards({2: 1})[0]
+    with pytest.raises(analyzer_ref.ShoeRanOut):
+        _split_reference(pair, up, values, rules)
+    with pytest.raises(IllegalMove, match="reshuffled"):
+        decisions(pair, up, _counts(_cards(values)), rules)

@@ -84,7 +84,8 @@ cdef enum:
 # rule breaks an exact tie: on small shoes exact ties are common (both 0, say), and rounding
 # noise of 1e-17 must not pick the side. Rounding errors stay near 1e-15; EVs that truly
 # differ by less than 1e-12 would need shoes far beyond eight decks to be that close.
-cdef double TIE = 1e-12
+TIE = 1e-12
+cdef double _TIE = TIE
 
 
 cdef struct DLevel:
@@ -749,10 +750,10 @@ cdef int _decide(Ctx* c, int hard, bint ace, unsigned long long key, int spot,
         c.remaining += removed
         c.removed = 0
     best = _unsplit(c, hard, ace, key, &stand)
-    action = ACT_HIT if best > stand + TIE else ACT_STAND
+    action = ACT_HIT if best > stand + _TIE else ACT_STAND
     if spot == SPOT_SPLIT_TWO and c.das:
         dbl = _unsplit_double(c, hard, ace, key)
-        if dbl > best + TIE:
+        if dbl > best + _TIE:
             action = ACT_DOUBLE
     if removed:
         c.counts[p] -= removed
@@ -976,7 +977,9 @@ cdef int _up_card(Ctx* c, int up_value) except -1:
     """Point ``c`` at the up card's table of dealer hands."""
     cdef _Table table = _TABLES.get((up_value, bool(c.h17)))
     if table is None:
-        table = _TABLES[up_value, bool(c.h17)] = _Table(up_value, c.h17)
+        # setdefault: of two threads building the same table, both use the one kept (the
+        # other is freed; a table once kept never is, so the pointers below stay valid).
+        table = _TABLES.setdefault((up_value, bool(c.h17)), _Table(up_value, c.h17))
     c.up = up_value
     c.t_nodes = table.n_nodes
     c.t_terms = table.n_terms

@@ -240,7 +240,10 @@ def decisions(
     if double is not None and game.surrender and up.rank is not Rank.ACE:
         evs[Action.SURRENDER] = SURRENDER_EV
     legal = tuple(a for a in Action if a in evs)
-    best = max(legal, key=lambda a: evs[a])  # the first of equal EVs
+    # The first of equal EVs, equal as the kernel's split play takes them (within its TIE):
+    # rounding must not pick the side of an exact tie.
+    top = max(evs.values())
+    best = next(a for a in legal if evs[a] >= top - _analyzer.TIE)
     return HandDecisions(evs, legal, best, compositions)
 
 

@@ -22,8 +22,8 @@ import time
 
 import _harness  # noqa: F401  (the repository root on sys.path)
 
-from pricing.cards import DECK, parse_card
-from pricing.games.blackjack.live import hand_total
+from pricing.cards import DECK
+from pricing.games.blackjack.hands import hand_total
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server
 
@@ -52,10 +52,10 @@ def rounds(count: int) -> list[list[tuple[str, int, int]]]:
             hands[seat].append(shoe.pop())
             events.append((hands[seat][-1], pb.CARD_ROLE_PLAYER, seat))
         for seat in range(1, SEATS + 1):
-            while hand_total([parse_card(c) for c in hands[seat]]) < 17:
+            while hand_total(hands[seat])[0] < 17:
                 hands[seat].append(shoe.pop())
                 events.append((hands[seat][-1], pb.CARD_ROLE_PLAYER, seat))
-        while hand_total([parse_card(c) for c in dealer]) < 17:
+        while hand_total(dealer)[0] < 17:
             dealer.append(shoe.pop())
             events.append((dealer[-1], pb.CARD_ROLE_DEALER, 0))
         out.append(events)

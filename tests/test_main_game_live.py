@@ -9,6 +9,7 @@ figures it carries, if any, are exactly ``decisions`` and ``player_edge`` of its
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,15 +17,15 @@ from pathlib import Path
 import grpc
 import pytest
 
-from pricing.cards import Shoe, parse_card
-from pricing.errors import IllegalMove
+from pricing.cards import Shoe
+from pricing.errors import IllegalMove, InvalidInput
 from pricing.games.blackjack.decisions import (
     HandDecisions,
     MainGameRules,
     decisions,
     player_edge,
 )
-from pricing.games.blackjack.live import hand_total
+from pricing.games.blackjack.hands import hand_total
 from pricing.games.blackjack.rules import DealerRule
 from pricing.server.fanout import Published
 from pricing.server.service import PricingService
@@ -42,7 +43,7 @@ _EDGES: dict[tuple[tuple[int, ...], MainGameRules], float | None] = {}
 
 
 def edge_of(counts: tuple[int, ...], rules: MainGameRules) -> float | None:
-    """``player_edge``, None where the shoe could run out: once per shoe (up to half a second)."""
+    """``player_edge``, None where the shoe could run out: once per shoe (about 0.1 s)."""
     key = (counts, rules)
     if key not in _EDGES:
         try:
@@ -81,7 +82,7 @@ class Model:
         if len(self.dealer) == 1:
             counts = Shoe.without(self.exposed, decks=self.decks).counts()
             for seat, cards in self.hands.items():
-                if len(cards) >= 2 and hand_total([parse_card(c) for c in cards]) < 21:
+                if len(cards) >= 2 and hand_total(cards)[0] < 21:
                     try:
                         d = decisions(cards, self.dealer[0], counts, self.rules)
                     except IllegalMove:
@@ -270,11 +271,63 @@ def test_a_quote_prices_a_hand_and_the_shoe(server: ServerProcess) -> None:
     assert wire_decisions(answer) == expected(want)
     assert "SPLIT" in dict(wire_decisions(answer))
     assert enum_short_name(pb.Action, answer.best_action) == want.best.value
-    assert answer.player_edge == edge_of(tuple(counts), rules)
+    assert not answer.HasField("player_edge")  # not asked for: not computed
     assert answer.cards_remaining == 104 - 6
+    request.include_player_edge = True
+    with_edge = server.pricing().Quote(request)
+    assert with_edge.HasField("player_edge")
+    assert with_edge.player_edge == edge_of(tuple(counts), rules)
+    assert wire_decisions(with_edge) == expected(want)
     without_hand = server.pricing().Quote(pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=2))
     assert not without_hand.decisions and without_hand.best_action == pb.ACTION_UNSPECIFIED
-    assert without_hand.player_edge == edge_of(tuple(Shoe(decks=2).counts()), MainGameRules())
+    assert not without_hand.HasField("player_edge")
+    shoe_only = server.pricing().Quote(
+        pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=2, include_player_edge=True)
+    )
+    assert shoe_only.player_edge == edge_of(tuple(Shoe(decks=2).counts()), MainGameRules())
+
+
+def test_a_quote_computes_the_edge_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edge's kernel (a tenth of a second on a full 8-deck shoe) runs only for a Quote
+    that asks for it; the offline ``pricing quote --player-edge`` prints it."""
+    from pricing.games.blackjack import rounds  # noqa: PLC0415
+    from pricing.wire import answer_quote  # noqa: PLC0415
+
+    calls: list[int] = []
+    compute = rounds.edge
+
+    def counted(counts: tuple[int, ...], rules: MainGameRules) -> float | None:
+        calls.append(sum(counts))
+        return compute(counts, rules)
+
+    monkeypatch.setattr(rounds, "edge", counted)
+    request = pb.QuoteRequest(
+        game=pb.GAME_BLACKJACK,
+        decks=1,
+        exposed=["2S"],
+        player_hand=["8S", "3H"],
+        dealer_up_card="6D",
+    )
+    answer = answer_quote(request)
+    assert calls == [] and not answer.HasField("player_edge") and answer.decisions
+    request.include_player_edge = True
+    answer = answer_quote(request)
+    assert calls == [52 - 4]
+    counts = tuple(Shoe.without(["2S", "8S", "3H", "6D"], decks=1).counts())
+    assert answer.player_edge == edge_of(counts, MainGameRules())
+    with pytest.raises(InvalidInput, match="include_player_edge"):
+        answer_quote(pb.QuoteRequest(game=pb.GAME_HILO, include_player_edge=True))
+
+
+def test_the_quote_command_prints_the_edge_only_when_asked() -> None:
+    from pricing.cli import main  # noqa: PLC0415
+
+    plain, edged = io.StringIO(), io.StringIO()
+    assert main(["quote", "blackjack", "--decks", "1", "2S"], out=plain) == 0
+    assert main(["quote", "blackjack", "--decks", "1", "2S", "--player-edge"], out=edged) == 0
+    assert "PLAYER EDGE" not in plain.getvalue()
+    edge = edge_of(tuple(Shoe.without(["2S"], decks=1).counts()), MainGameRules())
+    assert edge is not None and f"PLAYER EDGE  {edge:+.6%}" in edged.getvalue()
 
 
 @pytest.mark.parametrize("max_splits", [0, 4])
@@ -449,3 +502,175 @@ def test_stale_work_is_not_started_dropped_between_seats_and_never_published(
     assert any(entry.decisions for entry in published[-1].seats) and published[-1].version == 8
     for state in published:
         model.check(state)
+
+
+class _Held:
+    """``live.edge`` counted (the cards in each shoe it is asked for) and held on the shoes
+    of ``hold`` sizes until released."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *hold: int) -> None:
+        from pricing.games.blackjack import live  # noqa: PLC0415
+
+        self.calls: list[int] = []
+        self.started = {n: threading.Event() for n in hold}
+        self.release = {n: threading.Event() for n in hold}
+        compute = live.edge
+
+        def held(counts: tuple[int, ...], rules: MainGameRules) -> float | None:
+            cards = sum(counts)
+            self.calls.append(cards)
+            if cards in self.started:
+                self.started[cards].set()
+                assert self.release[cards].wait(10)
+            return compute(counts, rules)
+
+        monkeypatch.setattr(live, "edge", held)
+
+    async def wait(self, cards: int) -> None:
+        assert await asyncio.to_thread(self.started[cards].wait, 10)
+
+
+class _InProcess:
+    """Tables fed in one process (``PricingService``), with every edge set on the gauge and
+    every state published recorded."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from pricing.server import publisher  # noqa: PLC0415
+        from pricing.server.metrics_tables import TableGauge  # noqa: PLC0415
+
+        self.service = PricingService()
+        self.context = FakeContext()
+        self.seq: dict[str, int] = {}
+        self.gauge_sets: list[tuple[str, float]] = []
+        self.published: list[pb.TableState] = []
+        set_line, serialise = TableGauge._set, publisher.published_state
+
+        def recorded_set(gauge: TableGauge, key: tuple[str, ...], value: float) -> None:
+            if gauge.name == "pricing_player_edge":
+                self.gauge_sets.append((key[0], value))
+            set_line(gauge, key, value)
+
+        def recorded(snapshot: Snapshot, figures: Figures | None = None) -> Published:
+            out = serialise(snapshot, figures)
+            self.published.append(pb.TableState.FromString(out.payload))
+            return out
+
+        monkeypatch.setattr(TableGauge, "_set", recorded_set)
+        monkeypatch.setattr(publisher, "published_state", recorded)
+
+    async def call(self, method: str, request: object) -> pb.TableState:
+        payload = await self.service.rpc(method)(request, self.context)
+        return pb.TableState.FromString(payload)
+
+    async def open(self, table_id: str, decks: int) -> None:
+        self.seq[table_id] = 0
+        rules = pb.BlackjackRules(seats=1)
+        request = pb.OpenTableRequest(
+            table_id=table_id, game=pb.GAME_BLACKJACK, decks=decks, blackjack=rules
+        )
+        await self.call("OpenTable", request)
+
+    def next_seq(self, table_id: str) -> int:
+        self.seq[table_id] += 1
+        return self.seq[table_id]
+
+    async def round(self, table_id: str, player: str, dealer: str) -> None:
+        for card, role in [(player, PLAYER), (dealer, DEALER)]:
+            seq = self.next_seq(table_id)
+            request = pb.ExposeCardRequest(table_id=table_id, seq=seq, card=card, role=role)
+            await self.call("ExposeCard", request)
+        ending = pb.EndRoundRequest(table_id=table_id, seq=self.next_seq(table_id))
+        await self.call("EndRound", ending)
+
+    def edges(self, table_id: str) -> list[float]:
+        return [value for table, value in self.gauge_sets if table == table_id]
+
+
+def test_an_edge_gone_stale_is_never_computed_nor_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One edge thread for every table: table a's edge held while b opens and ends two rounds,
+    so b's opening edge goes stale in the queue: the worker skips it (the kernel never runs
+    for it). Then b's newest edge held while b ends one more round: its result is stale when
+    it comes, and the gauge never shows it. The gauge shows b's current edge only."""
+    held = _Held(monkeypatch, 8 * 52, 6 * 52 - 4)
+    feed = _InProcess(monkeypatch)
+    rules = MainGameRules()
+
+    async def run() -> None:
+        await feed.open("a", decks=8)
+        await held.wait(8 * 52)  # a's fresh-shoe edge in the kernel: the edge thread is busy
+        await feed.open("b", decks=6)
+        await asyncio.sleep(0.01)  # b's edge task runs: its fresh-shoe edge queues behind a's
+        await feed.round("b", "9S", "6D")
+        await feed.round("b", "2C", "5H")  # b's queued edge is two shoes old
+        held.release[8 * 52].set()
+        await held.wait(6 * 52 - 4)  # b's newest shoe's edge in the kernel
+        await feed.round("b", "KD", "3S")  # ... stale before it is done
+        held.release[6 * 52 - 4].set()
+        await feed.service.publisher.analyst.settled()
+        gauge.append(feed.service.metrics.player_edge.value("b"))
+        feed.service.publisher.analyst.close()
+
+    gauge: list[float | None] = []
+    asyncio.run(run())
+    assert held.calls == [8 * 52, 6 * 52 - 4, 6 * 52 - 6]  # never b's fresh shoe (312)
+    current = edge_of(
+        tuple(Shoe.without(["9S", "6D", "2C", "5H", "KD", "3S"], decks=6).counts()), rules
+    )
+    assert current is not None
+    assert feed.edges("b") == [current]
+    assert gauge == [current]
+    published = [s for s in feed.published if s.table_id == "b" and s.HasField("player_edge")]
+    assert [s.player_edge for s in published] == [current]
+
+
+def test_a_table_closed_while_its_edge_is_computed_shows_and_publishes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    held = _Held(monkeypatch, 8 * 52)
+    feed = _InProcess(monkeypatch)
+
+    async def run() -> None:
+        await feed.open("t", decks=8)
+        await held.wait(8 * 52)
+        closing = pb.CloseTableRequest(table_id="t", seq=feed.next_seq("t"))
+        await feed.call("CloseTable", closing)
+        before = len(feed.published)
+        held.release[8 * 52].set()
+        await feed.service.publisher.analyst.settled()
+        await asyncio.sleep(0.05)  # the edge's task, were it still running, has its result
+        assert len(feed.published) == before  # nothing published after the close
+        feed.service.publisher.analyst.close()
+
+    asyncio.run(run())
+    assert held.calls == [8 * 52]
+    assert feed.edges("t") == []
+    assert 'table_id="t"' not in feed.service.metrics.player_edge.text()
+    assert not any(s.HasField("player_edge") for s in feed.published)
+
+
+def test_seat_decisions_never_wait_for_an_edge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seat's decisions (wanted within seconds) are computed while another table's edge, and
+    the table's own, are still under way: they have a thread of their own."""
+    held = _Held(monkeypatch, 8 * 52)
+    feed = _InProcess(monkeypatch)
+
+    async def run() -> bool:
+        await feed.open("a", decks=8)
+        await held.wait(8 * 52)  # the edge thread is busy with a's edge
+        await feed.open("b", decks=6)  # b's edge queues behind it
+        for card, role in [("9S", PLAYER), ("6D", DEALER), ("7H", PLAYER)]:
+            request = pb.ExposeCardRequest(
+                table_id="b", seq=feed.next_seq("b"), card=card, role=role
+            )
+            await feed.call("ExposeCard", request)
+        for _ in range(300):
+            if any(s.table_id == "b" and s.seats[0].decisions for s in feed.published):
+                break
+            await asyncio.sleep(0.01)
+        decided = any(s.table_id == "b" and s.seats[0].decisions for s in feed.published)
+        held.release[8 * 52].set()  # a's edge was held all along
+        await feed.service.publisher.analyst.settled()
+        feed.service.publisher.analyst.close()
+        return decided
+
+    assert asyncio.run(run())

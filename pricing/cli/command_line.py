@@ -152,6 +152,12 @@ def _add_quote(sub: Commands) -> None:
     q.add_argument(
         "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
     )
+    q.add_argument(
+        "--player-edge",
+        action="store_true",
+        help="blackjack: also the main bet's player edge of the next round (about 0.1 s on a "
+        "full 8-deck shoe)",
+    )
     _add_side_bets(q)
     q.add_argument(
         "--server",

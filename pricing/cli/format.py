@@ -199,6 +199,8 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
         d = response.dealer_outcomes
         cells = "  ".join(f"{o.name} {o.probability:.6f}" for o in d.outcomes)
         lines.append(f"DEALER {d.up_card} {enum_short_name(pb.DealerRule, d.rule)}  {cells}")
+    if isinstance(response, pb.QuoteResponse) and response.HasField("player_edge"):
+        lines.append(f"PLAYER EDGE  {response.player_edge:+.6%}  (the next round's main bet)")
     if response.side_bets:
         lines.append(f"{response.cards_remaining} cards left in the shoe")
     return "\n".join(lines)

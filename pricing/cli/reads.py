@@ -40,7 +40,7 @@ __all__ = [
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _QUOTE_OPTIONS: Final = {
-    dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown", "side_bets")
+    dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown", "side_bets", "player_edge")
 }
 
 
@@ -51,6 +51,7 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
     request = pb.QuoteRequest(game=game, decks=args.decks, exposed=args.cards)
     if game == pb.GAME_BLACKJACK:
         request.dealer_up_card = args.up or ""
+        request.include_player_edge = args.player_edge
         rules = request.blackjack
         rules.dealer_rule = enum_number(pb.DealerRule, args.rule or "S17")  # type: ignore[assignment]
         offer_side_bets(rules, args.side_bets)
@@ -76,6 +77,7 @@ def run_quote(args: argparse.Namespace, out: TextIO) -> int:
                 decks=request.decks,
                 rules=rules,
                 dealer_up_card=request.dealer_up_card,
+                include_player_edge=request.include_player_edge,
             )
     else:
         response = answer_quote(request)

@@ -268,8 +268,9 @@ class Hub:
         """The latest version again, with more in it (a blackjack table's main-game figures,
         computed after it was published): it becomes the latest state (and the held one, if
         it ended a round), and every watcher is handed it, one that sent the version already
-        too (the same version comes twice, the second time with the figures). A watcher that
-        had not sent it yet sends it once, as refreshed: nothing is skipped."""
+        too (the same version comes again, more than once: with the edge, with the seats'
+        decisions). A watcher that had not sent it yet sends it once, as refreshed: nothing is
+        skipped."""
         if published.version != self.latest.version:
             raise ValueError(
                 f"refresh of version {published.version}: the latest is {self.latest.version}"

@@ -156,8 +156,9 @@ class Metrics:
         self.player_edge = TableGauge(
             "pricing_player_edge",
             "The next round's player edge at each blackjack table, per unit of the original "
-            "wager on the main bet (composition-dependent play; above 0: the shoe favours the "
-            "player). Set when computed, after the round that leaves the shoe ends.",
+            "wager on the main bet (composition-dependent play; above 0: the shoe favours a "
+            "perfect player; the alert fires above 0.01). Set when computed, after the round "
+            "that leaves the shoe ends.",
             ("table_id",),
             enabled=table_series,
         )

@@ -61,8 +61,9 @@ class Figures:
 
 class LiveWork(Protocol):
     """The figures a state calls for, as a game describes them (pure: every server holding the
-    table asks for the same). Computing them is slow (milliseconds a seat, up to half a second
-    for the edge), so the server does it off the feed's path, a piece at a time."""
+    table asks for the same). Computing them is slow (milliseconds a seat, about 0.1 s for the
+    edge on a full 6–8 deck shoe), so the server does it off the feed's path, a piece at a
+    time."""
 
     @property
     def seats(self) -> tuple[int, ...]:

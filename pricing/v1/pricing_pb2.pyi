@@ -898,7 +898,9 @@ class Decision(_message.Message):
     """The expected value of taking it and then playing on at best, per unit of the original
     wager (−0.5 for ACTION_SURRENDER; 1.5 for a blackjack's ACTION_STAND less the chance of the
     dealer's blackjack). Unconditional: with no hole card, the chance that the dealer's second
-    card makes a blackjack (which takes only the original wager) is part of it.
+    card makes a blackjack (which takes only the original wager) is part of it. ACTION_SPLIT's
+    plays each split hand by the best action for its own cards as if it were not split
+    (composition-dependent, CDZ-), not by a strategy that knows the other hands.
     """
     def __init__(
         self,
@@ -1053,10 +1055,11 @@ class TableState(_message.Message):
     game: Global___Game.ValueType
     """the game the table was opened for"""
     version: _builtins.int
-    """+1 with every accepted change; 1 when opened. A blackjack table's state may be sent twice
-    at one version, the second time with the main game's figures (SeatCards.decisions,
-    player_edge) computed after the event: handle a state by its version (a round's result
-    once), and take the later one's figures. Versions never go back.
+    """+1 with every accepted change; 1 when opened. A blackjack table's state may be sent again
+    (more than once) at one version, each time with more of the main game's figures
+    (SeatCards.decisions, player_edge) computed after the event: first as committed, then with
+    the edge, then with the seats' decisions, say. Handle a state by its version (a round's
+    result once), and take the latest one's figures. Versions never go back.
     """
     shoe: _builtins.int
     """1 for the first shoe, +1 per NewShoe"""
@@ -1477,6 +1480,7 @@ class QuoteRequest(_message.Message):
     GOA_GAE_FIELD_NUMBER: _builtins.int
     DEALER_UP_CARD_FIELD_NUMBER: _builtins.int
     PLAYER_HAND_FIELD_NUMBER: _builtins.int
+    INCLUDE_PLAYER_EDGE_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required"""
     decks: _builtins.int
@@ -1484,6 +1488,12 @@ class QuoteRequest(_message.Message):
     dealer_up_card: _builtins.str
     """Blackjack: the dealer's card, for insurance (an Ace) and dealer outcomes. It is not one of
     `exposed`: the quote is for the shoe without `exposed` and this card.
+    """
+    include_player_edge: _builtins.bool
+    """Blackjack: also compute QuoteResponse.player_edge, the next round's edge over every deal of
+    the shoe: about 0.1 s on a full 8-deck shoe (where the rest of a quote takes well under a
+    millisecond, a player_hand's decisions a few), so it is computed only when asked. False:
+    QuoteResponse.player_edge is not set. For any other game: INVALID_ARGUMENT.
     """
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -1520,10 +1530,11 @@ class QuoteRequest(_message.Message):
         goa_gae: Global___GoaGaeRules | None = ...,
         dealer_up_card: _builtins.str = ...,
         player_hand: _abc.Iterable[_builtins.str] | None = ...,
+        include_player_edge: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "include_player_edge", b"include_player_edge", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
@@ -1553,8 +1564,10 @@ class QuoteResponse(_message.Message):
     best_action: Global___Action.ValueType
     """the action of highest EV among decisions; ACTION_UNSPECIFIED when it is empty"""
     player_edge: _builtins.float
-    """Blackjack: the player edge of a round dealt from the shoe without every card sent, as
-    TableState.player_edge; not set when the shoe could run out during a round.
+    """Blackjack, only with QuoteRequest.include_player_edge: the player edge of a round dealt
+    from the shoe without every card sent (exposed, player_hand and dealer_up_card), as
+    TableState.player_edge; not set when it was not asked for, and when the shoe could run out
+    during a round.
     """
     @_builtins.property
     def prices(self) -> _containers.RepeatedCompositeFieldContainer[Global___BetPrice]:

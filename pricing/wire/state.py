@@ -58,6 +58,7 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
             list(request.exposed),
             request.dealer_up_card or None,
             list(request.player_hand),
+            include_player_edge=request.include_player_edge,
         )
     except IllegalMove as exc:
         # The request alone is contradictory (a card twice in a one-deck quote): whatever the

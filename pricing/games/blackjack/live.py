@@ -29,24 +29,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pricing import _blackjack
-from pricing.cards import CARD_INDEX, Card, Rank, card_index
+from pricing.cards import CARD_INDEX, Card, card_index
 from pricing.errors import IllegalMove
 from pricing.games.blackjack.decisions import HandDecisions, MainGameRules, decisions, player_edge
+from pricing.games.blackjack.hands import hand_total
 from pricing.games.blackjack.shoe import BlackjackShoe
 
-__all__ = ["HandInPlay", "LiveWork", "edge", "hand_decisions", "hand_total", "live_work"]
-
-
-def hand_total(cards: Sequence[Card]) -> int:
-    """The hand's best total: an Ace counts 11 when that does not bust it.
-
-    >>> hand_total([Card.parse("AS"), Card.parse("6H")]), hand_total([Card.parse("KS")] * 3)
-    (17, 30)
-    """
-    total = sum(min(int(c.rank), 10) for c in cards)
-    if total <= 11 and any(c.rank is Rank.ACE for c in cards):
-        total += 10
-    return total
+__all__ = ["HandInPlay", "LiveWork", "edge", "hand_decisions", "live_work"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +82,8 @@ def hand_decisions(
 def edge(counts: tuple[int, ...], rules: MainGameRules) -> float | None:
     """``player_edge`` with the composition-dependent strategy, or None where the shoe could
     run out. Remembered: every fresh shoe of a size and rules has the same edge (a new table,
-    a new shoe, each round of a continuous shuffle), and the kernel takes up to half a
-    second on a full one."""
+    a new shoe, each round of a continuous shuffle), and the kernel takes about 0.1 s on a
+    full 6–8 deck shoe."""
     try:
         return player_edge(counts, rules)
     except IllegalMove:
@@ -113,7 +102,7 @@ def live_work(
         in_play = tuple(
             HandInPlay(seat, cards)
             for seat, cards in enumerate(hands, start=1)
-            if len(cards) >= 2 and hand_total(cards) < 21
+            if len(cards) >= 2 and hand_total(cards)[0] < 21
         )
     # The shoe the round was dealt from: the cards seen before it (every card of the round is
     # the last ones of ``exposed``); after EndRound, the shoe the next round is dealt from.

@@ -199,10 +199,13 @@ class BlackjackAdapter:
         exposed: Sequence[str],
         up_card: str | None = None,
         player_hand: Sequence[str] = (),
+        *,
+        include_player_edge: bool = False,
     ) -> GameView:
         """The engine's ``quote`` of a shoe without ``exposed``, ``player_hand`` and
         ``up_card``, as a round open for betting, with the main game's figures: the hand's
-        decisions against the up card, the player edge of a round dealt from the shoe."""
+        decisions against the up card and, with ``include_player_edge`` (a tenth of a second
+        on a full shoe), the player edge of a round dealt from the shoe."""
         options = config.rules
         assert isinstance(options, BlackjackOptions)
         seen = [parse_card(c) for c in exposed]
@@ -218,7 +221,9 @@ class BlackjackAdapter:
                 f"player_hand needs two cards or more, got {len(hand)}", field="player_hand"
             )
         try:
-            odds = quote(options, config.decks, seen, up, hand)
+            odds = quote(
+                options, config.decks, seen, up, hand, include_player_edge=include_player_edge
+            )
         except InvalidInput as exc:  # a busted hand: the engine names it
             if hand and exc.field is None:
                 exc.field = "player_hand"

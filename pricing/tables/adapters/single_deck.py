@@ -69,7 +69,14 @@ class SingleDeckAdapter(Generic[P]):
         exposed: Sequence[str],
         up_card: str | None = None,
         player_hand: Sequence[str] = (),
+        *,
+        include_player_edge: bool = False,
     ) -> GameView:
+        if include_player_edge:
+            raise InvalidInput(
+                f"include_player_edge is a blackjack field: {self.title} has no main bet to price",
+                field="include_player_edge",
+            )
         if up_card:
             raise InvalidInput(
                 f"dealer_up_card is a blackjack field: {self.title} has no dealer card",

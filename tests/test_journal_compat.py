@@ -23,6 +23,7 @@ from pricing.wire import snapshot_to_proto
 from tests.conftest import start_server
 from tests.natsserver import NatsServer
 from tests.test_cli_paths import pricing
+from tests.wire import without_figures
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal_before_enum_prefixes"
 TABLES = ("hilo-1", "bj-1", "bj-2", "goa-1")
@@ -53,11 +54,7 @@ def as_then(state: pb.TableState) -> bytes:
         odds.ClearField("rtp_exact")
         for outcome in odds.outcomes:
             outcome.ClearField("probability_exact")
-    state.ClearField("player_edge")
-    for seat in state.seats:
-        seat.ClearField("decisions")
-        seat.ClearField("best_action")
-    return state.SerializeToString()
+    return without_figures(state).SerializeToString()
 
 
 def _states(dealer_args: tuple[str, ...], data_dir: Path | None) -> dict[str, bytes]:

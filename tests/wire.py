@@ -162,3 +162,14 @@ def event(table_id: str, seq: int, kind: str, card: str = "", role: int = 0) -> 
     if kind == "expose_card":
         inner.card, inner.role = card, role
     return request
+
+
+def without_figures(state: pb.TableState) -> pb.TableState:
+    """``state`` without the main game's figures (``player_edge``, each seat's decisions),
+    which a blackjack state carries whenever they happen to be ready: two tables fed alike
+    answer alike apart from them."""
+    state.ClearField("player_edge")
+    for seat in state.seats:
+        seat.ClearField("decisions")
+        seat.ClearField("best_action")
+    return state

@@ -194,6 +194,18 @@ class Watcher:
         self.received.append(item)
         return item
 
+    def next_version(self, timeout: float = 10.0) -> pb.TableState:
+        """The next state of a newer version than the last one read: a blackjack table may
+        publish a version again once its main-game figures are computed (a game server acts
+        on each version once), and a first publication is the bytes the write was answered
+        with."""
+        last = self.received[-1].version if self.received else 0
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self.next(max(0.01, deadline - time.monotonic()))
+            if state.version > last:
+                return state
+
     def until(self, version: int, timeout: float = 10.0) -> pb.TableState:
         """Read until ``version`` has arrived; return that state."""
         deadline = time.monotonic() + timeout

@@ -217,11 +217,11 @@ def test_a_three_seat_round_through_the_server_settles_each_seat_on_its_own_card
     opened = feed.open(game=pb.GAME_BLACKJACK, decks=2, blackjack=pb.BlackjackRules(seats=3))
     assert [(s.seat, list(s.cards)) for s in opened.seats] == [(1, []), (2, []), (3, [])]
     watcher = Watcher(server.pricing(), table_id)
-    assert watcher.next() == opened
+    assert watcher.next_version() == opened
     roles = {PLAYER: pb.CARD_ROLE_PLAYER, DEALER: pb.CARD_ROLE_DEALER}
     for card, role, seat in THREE_SEATS:
         state = feed.expose(card, roles[role], seat)
-        assert watcher.next() == state
+        assert watcher.next_version() == state
     assert [(s.seat, list(s.cards)) for s in state.seats] == [
         (1, ["5H", "9H"]),
         (2, ["8D", "8D"]),

@@ -89,7 +89,7 @@ def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
     )
     assert wire_prices(opened) == goagae_prices([], betting=True)
     watcher = Watcher(server.pricing(), table_id)
-    assert watcher.next() == opened
+    assert watcher.next_version() == opened
 
     cards = [str(c) for c in DECK]
     random.Random(77).shuffle(cards)
@@ -111,7 +111,7 @@ def test_goagae_rounds_stream_every_version_at_engine_prices_and_settle(
             assert wire_prices(streamed) == goagae_prices(exposed, betting=False)
         ended = feed.end_round()
         version += 1
-        assert watcher.next() == ended and ended.version == version
+        assert watcher.next_version() == ended and ended.version == version
         assert (ended.phase, ended.round_id, ended.result_index) == (
             pb.PHASE_BETTING,
             round_id + 1,
@@ -241,14 +241,14 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     assert [sb.open for sb in opened.side_bets] == [True, True] and not opened.prices
     assert wire_insurance(opened) is None and wire_dealer(opened) is None
     watcher = Watcher(server.pricing(), table_id)
-    assert watcher.next() == opened
+    assert watcher.next_version() == opened
 
     deal = [("KH", PLAYER), ("AS", DEALER), ("KH", PLAYER)]
     exposed: list[str] = []
     for card, role in deal:
         response = feed.expose(card, role)
         exposed.append(card)
-        streamed = watcher.next()  # lock-step: every version, in order
+        streamed = watcher.next_version()  # lock-step: every version, in order
         assert streamed == response and streamed.version == len(exposed) + 1
         assert streamed.phase == pb.PHASE_DEALING and streamed.cards_remaining == 312 - len(exposed)
         assert wire_side_bets(streamed) == engine_side_bets(exposed, 6)
@@ -266,7 +266,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
         response = feed.expose(card, DEALER)
         exposed.append(card)
         hand.append(card)
-        assert watcher.next() == response
+        assert watcher.next_version() == response
         others = ["KH", "KH"]  # the PLAYER cards
         assert wire_insurance(response) is None
         dealer = wire_dealer(response)
@@ -275,7 +275,7 @@ def test_blackjack_depleting_shoe_streams_engine_odds_and_settles_side_bets(
     bust = dict.fromkeys(blackjack.DEALER_OUTCOMES, 0.0) | {"BUST": 1.0}
     assert dealer is not None and dealer[2] == bust
     ended = feed.end_round()
-    assert watcher.next() == ended
+    assert watcher.next_version() == ended
     assert (ended.phase, ended.round_id, ended.cards_remaining) == (pb.PHASE_BETTING, 2, 306)
     assert list(ended.ended_round.result_cards) == ["KH", "KH", "AS", "5D"]
     assert wire_side_bets(ended) == engine_side_bets(exposed, 6)

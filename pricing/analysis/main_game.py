@@ -26,7 +26,14 @@ from typing import Any, Final
 
 from pricing.cards import DECK, MAX_DECKS, Card
 from pricing.errors import IllegalMove, InvalidOption
-from pricing.games.blackjack.decisions import MainGameRules, Strategy, decisions, player_edge
+from pricing.games.blackjack.decisions import (
+    MainGameRules,
+    Strategy,
+    card_value,
+    decisions,
+    player_edge,
+    value_counts,
+)
 from pricing.games.blackjack.rules import DealerRule
 
 __all__ = [
@@ -253,7 +260,7 @@ def _take(counts: list[int], value: int) -> Card:
     """A card of ``value`` (1–10) out of ``counts``: the first index left (the analyzer reads
     only values, so which ten or which suit does not change any EV)."""
     for index, count in enumerate(counts):
-        if count and min(index // 4, 9) + 1 == value:
+        if count and card_value(DECK[index]) == value:
             counts[index] -= 1
             return DECK[index]
     raise AssertionError(f"no card of value {value} left")  # the caller checks the chance
@@ -267,9 +274,7 @@ def up_card_edges(counts: Sequence[int], rules: MainGameRules = DEFAULT_RULES) -
     kernel (C doubles); ``IllegalMove`` if the shoe could run out in a round."""
     counts = list(counts)
     edge = player_edge(counts, rules)  # checks the counts and the shoe's length first
-    values = [0] * 11
-    for index, count in enumerate(counts):
-        values[min(index // 4, 9) + 1] += count
+    values = [0, *value_counts(counts)]  # by value 1 … 10
     n = sum(values)
     rows = []
     for up in range(1, 11):

@@ -34,7 +34,7 @@ from enum import StrEnum
 from typing import Final
 
 from pricing import _analyzer
-from pricing.cards import CARDS_PER_DECK, MAX_DECKS, Card, Rank, parse_card
+from pricing.cards import CARDS_PER_DECK, DECK, MAX_DECKS, Card, Rank, parse_card
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.games.blackjack import basic_strategy
 from pricing.games.blackjack.basic_strategy import Spot
@@ -47,8 +47,10 @@ __all__ = [
     "HandDecisions",
     "MainGameRules",
     "Strategy",
+    "card_value",
     "decisions",
     "player_edge",
+    "value_counts",
 ]
 
 #: Surrendering gives up half the wager before the dealer's second card: a later dealer
@@ -138,18 +140,21 @@ class HandDecisions:
         return self.evs[action]
 
 
-def _value(card: Card) -> int:
+def card_value(card: Card) -> int:
+    """The value the analyzer reads a card by: 1 (an ace) … 9, 10 for 10 J Q K."""
     return min(int(card.rank), 10)
 
 
-def _value_counts(counts: Sequence[int]) -> list[int]:
+def value_counts(counts: Sequence[int]) -> list[int]:
+    """The shoe ``counts`` (52 counts by ``Card.index``) as the analyzer reads it: the cards
+    of each value 1 … 10 (index ``value - 1``). ``InvalidInput`` for bad counts."""
     if len(counts) != CARDS_PER_DECK:
         raise InvalidInput(f"need {CARDS_PER_DECK} card counts, got {len(counts)}")
     values = [0] * 10
     for index, count in enumerate(counts):
         if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_DECKS:
             raise InvalidInput(f"card count must be 0-{MAX_DECKS}, got {count!r} at {index}")
-        values[min(index // 4, 9)] += count
+        values[card_value(DECK[index]) - 1] += count
     return values
 
 
@@ -215,16 +220,16 @@ def decisions(
     game = MainGameRules.of(rules)
     if len(cards) < 2:
         raise InvalidInput(f"a hand has at least two cards, got {len(cards)}")
-    value_counts = _value_counts(counts)
-    values = [_value(c) for c in cards]
+    shoe = value_counts(counts)
+    values = [card_value(c) for c in cards]
     if sum(values) > 21:
         shown = " ".join(str(c) for c in cards)
         raise InvalidInput(f"the hand {shown} is busted ({sum(values)})")
     first_two = len(cards) == 2
     stand, hit, double, split, compositions = _analyzer.hand_evs(
         values,
-        _value(up),
-        value_counts,
+        card_value(up),
+        shoe,
         game.h17,
         first_two,
         game.double_after_split,
@@ -263,10 +268,10 @@ def player_edge(
     >>> -0.0045 < basic < player_edge(full, MainGameRules(surrender=False)) < 0
     True
     """
-    value_counts = _value_counts(counts)
+    shoe = value_counts(counts)
     chart = _chart(rules) if strategy is Strategy.BASIC else None
     return _analyzer.edge(
-        value_counts,
+        shoe,
         rules.h17,
         rules.double_after_split,
         rules.max_splits + 1,

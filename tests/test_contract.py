@@ -53,6 +53,7 @@ def test_services_and_methods() -> None:
         "Settle": ("SettleRequest", "SettleResponse", False),
         "ListTables": ("ListTablesRequest", "ListTablesResponse", False),
         "Analyze": ("AnalyzeRequest", "AnalyzeResponse", False),
+        "SettlePosition": ("SettlePositionRequest", "SettlePositionResponse", False),
     }
 
 
@@ -64,6 +65,7 @@ def test_enums() -> None:
     # took their enum's prefix in one deliberate change (buf's STANDARD style).
     assert values("Game") == {
         "GAME_UNSPECIFIED": 0, "GAME_HILO": 1, "GAME_BLACKJACK": 2, "GAME_GOA_GAE": 3,
+        "GAME_HIGHER_LOWER": 4,
     }  # fmt: skip
     assert values("CardRole") == {
         "CARD_ROLE_UNSPECIFIED": 0, "CARD_ROLE_BURN": 1, "CARD_ROLE_RESULT": 2,

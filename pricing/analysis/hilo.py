@@ -16,9 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pricing import _hilo, _hilo_rtp
+from pricing import _hilo_rtp
 from pricing.analysis.report import BetReport, PositionTally, bet_report
+from pricing.cards import Rank
 from pricing.errors import InvalidOption
+from pricing.games import hilo
 from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
 
 __all__ = ["CLASSES", "FULL_DECK_CLASSES", "HiLoReport", "class_sizes", "hilo_rtp"]
@@ -34,7 +36,7 @@ def class_sizes(rank_counts: Sequence[int]) -> tuple[int, ...]:
     >>> class_sizes([4] * 13)
     (12, 12, 4, 12, 12)
     """
-    if len(rank_counts) != len(_hilo.RANK_SYMBOLS):
+    if len(rank_counts) != len(Rank):
         raise InvalidOption(f"need 13 rank counts, got {len(rank_counts)}")
     sizes = dict.fromkeys(CLASSES, 0)
     for rank, count in enumerate(rank_counts, start=1):
@@ -43,8 +45,8 @@ def class_sizes(rank_counts: Sequence[int]) -> tuple[int, ...]:
 
 
 def _rank_class(rank: int) -> str:
-    wins = {bet for bet in _hilo.BETS if rank in _hilo.winning_ranks(bet)}
-    (cls,) = [c for c in CLASSES if wins == {b for b in _hilo.BETS if c in _bet_classes(b)}]
+    wins = {bet for bet in hilo.BETS if rank in hilo.winning_ranks(bet)}
+    (cls,) = [c for c in CLASSES if wins == {b for b in hilo.BETS if c in _bet_classes(b)}]
     return cls
 
 
@@ -109,8 +111,8 @@ def hilo_rtp(
 
 
 def _check_bet_order() -> None:
-    if _hilo_rtp.BETS != _hilo.BETS:
-        raise AssertionError(f"kernel bet orders differ: {_hilo_rtp.BETS} {_hilo.BETS}")
+    if _hilo_rtp.BETS != hilo.BETS:
+        raise AssertionError(f"kernel bet orders differ: {_hilo_rtp.BETS} {hilo.BETS}")
 
 
 _check_bet_order()

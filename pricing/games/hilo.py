@@ -1,8 +1,9 @@
 """Live Hi-Lo (docs/rules.md §1): bets on the next result card, priced from the rest of the deck.
 
-One 52-card deck per shoe. The first 5 cards are the opening burn; then each round is decided
-by one result card, 10 results per deck. Every card seen face up, whatever its role, leaves the
-deck and moves every price.
+A configuration of the next-card game (``pricing.games.next_card``): one 52-card deck, ace
+low, five bets on fixed sets of ranks. One 52-card deck per shoe. The first 5 cards are the
+opening burn; then each round is decided by one result card, 10 results per deck. Every card
+seen face up, whatever its role, leaves the deck and moves every price.
 
 >>> prices = quote(["7H", "KS", "2D", "9C", "QH"])
 >>> prices["LOW"].wins, prices["LOW"].remaining, prices["LOW"].payout_hundredths
@@ -19,9 +20,8 @@ from enum import Enum
 from functools import cached_property
 from typing import ClassVar, Final
 
-from pricing import _hilo
 from pricing._payout import BetPrice
-from pricing.cards import CARD_INDEX, CARDS_PER_DECK, Card, card_index, parse_card
+from pricing.cards import CARDS_PER_DECK, Card, Rank, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.games.events import (
     CardRole,
@@ -31,11 +31,13 @@ from pricing.games.events import (
     NewShoe,
     VoidRound,
 )
+from pricing.games.next_card import NextCardBet, NextCardDeck, NextCardGame
 from pricing.payout import PayRule, Paytable, closed
 
 __all__ = [
     "BETS",
     "DEFAULT_PAYTABLE",
+    "HILO_GAME",
     "OPENING_BURNS",
     "RESULTS_PER_DECK",
     "BetPrice",
@@ -46,12 +48,41 @@ __all__ = [
     "bet_wins",
     "next_card_quotes",
     "quote",
+    "quote_rank_counts",
+    "winning_ranks",
 ]
 
-#: The five bets, in the order every price list uses.
-BETS: Final[tuple[str, ...]] = _hilo.BETS
 OPENING_BURNS: Final = 5
 RESULTS_PER_DECK: Final = 10
+
+
+def _ranks(*numbers: int) -> frozenset[Rank]:
+    return frozenset(Rank(n) for n in numbers)
+
+
+#: Hi-Lo as a next-card game: one deck of 52, ace low; a 7 loses every bet but SEVEN.
+HILO_GAME: Final = NextCardGame(
+    deck=NextCardDeck(decks=1, ranks=tuple(Rank)),
+    bets=(
+        NextCardBet("LOW", ranks=_ranks(1, 2, 3, 4, 5, 6)),
+        NextCardBet("HIGH", ranks=_ranks(8, 9, 10, 11, 12, 13)),
+        NextCardBet("ODD", ranks=_ranks(1, 3, 5, 9, 11, 13)),
+        NextCardBet("EVEN", ranks=_ranks(2, 4, 6, 8, 10, 12)),
+        NextCardBet("SEVEN", ranks=_ranks(7)),
+    ),
+)
+
+#: The five bets, in the order every price list uses.
+BETS: Final[tuple[str, ...]] = HILO_GAME.names
+
+
+def winning_ranks(bet: str) -> tuple[int, ...]:
+    """The ranks (1–13) on which ``bet`` wins.
+
+    >>> winning_ranks("ODD")
+    (1, 3, 5, 9, 11, 13)
+    """
+    return tuple(sorted(int(r) for r in HILO_GAME.by_name[bet].ranks))
 
 
 def bet_wins(bet: str, card: Card) -> bool:
@@ -62,12 +93,7 @@ def bet_wins(bet: str, card: Card) -> bool:
     """
     if bet not in BETS:
         raise InvalidInput(f"unknown Hi-Lo bet {bet!r}: expected one of {', '.join(BETS)}")
-    return int(card.rank) in _WINNING_RANKS[bet]
-
-
-_WINNING_RANKS: Final[dict[str, frozenset[int]]] = {
-    bet: frozenset(_hilo.winning_ranks(bet)) for bet in BETS
-}
+    return HILO_GAME.wins(bet, card, None)
 
 
 #: The published rules (docs/rules.md §1): with these RTPs the extremes over every reachable deck
@@ -85,7 +111,7 @@ class HiLoPaytable(Paytable):
     9000
     """
 
-    BETS: ClassVar[tuple[str, ...]] = _hilo.BETS
+    BETS: ClassVar[tuple[str, ...]] = BETS
     GAME: ClassVar[str] = "Hi-Lo"
 
     low: PayRule = EVEN_CHANCE_RULE
@@ -108,7 +134,7 @@ def quote(
     >>> quote([])["HIGH"].payout_hundredths  # 0.96 × 52/24 − 1 = 1.08
     108
     """
-    return _hilo.quote_cards(exposed, CARD_INDEX, card_index, paytable.kernel_rules)
+    return HILO_GAME.quote(exposed, None, paytable)
 
 
 def next_card_quotes(
@@ -120,14 +146,34 @@ def next_card_quotes(
     >>> sorted(next_card_quotes(["7S", "7H", "7D", "7C"]))[:3], "7" in next_card_quotes(["7S"])
     (['10', '2', '3'], True)
     """
-    return _hilo.next_card_quotes(exposed, CARD_INDEX, card_index, paytable.kernel_rules)
+    quote(exposed, paytable)  # every card read and checked, as a quote reads them
+    counts = HILO_GAME.deck.counts(parse_card(c) for c in exposed)
+    out = {}
+    for rank in Rank:
+        suits = [i for i in range(4 * rank - 4, 4 * rank) if counts[i]]
+        if suits:  # one card of the rank out (the bets do not read suits)
+            counts[suits[0]] -= 1
+            out[rank.symbol] = HILO_GAME.price_counts(counts, None, paytable)
+            counts[suits[0]] += 1
+    return out
 
 
 def quote_rank_counts(
     counts: Sequence[int], paytable: HiLoPaytable = DEFAULT_PAYTABLE
 ) -> dict[str, BetPrice]:
-    """Prices for a deck holding ``counts[r]`` cards of rank ``r + 1`` (13 entries)."""
-    return _hilo.quote_rank_counts(counts, paytable.kernel_rules)
+    """Prices for a deck holding ``counts[r]`` cards of rank ``r + 1`` (13 entries).
+
+    >>> quote_rank_counts([4] * 13)["SEVEN"].wins
+    4
+    """
+    if len(counts) != len(Rank):
+        raise ValueError(f"need 13 rank counts, got {len(counts)}")
+    cards = [0] * CARDS_PER_DECK
+    for r, count in enumerate(counts):
+        if count < 0:
+            raise ValueError(f"rank count must be >= 0, got {count} for rank {r + 1}")
+        cards[4 * r] = count  # the bets do not read suits: the whole rank on one
+    return HILO_GAME.price_counts(cards, None, paytable)
 
 
 class Phase(Enum):

@@ -46,6 +46,7 @@ class Game(IntEnum):
     HILO = 1
     BLACKJACK = 2
     GOA_GAE = 3
+    HIGHER_LOWER = 4
 
 
 class TablePhase(IntEnum):

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pricing.tables.adapter import GameAdapter
 from pricing.tables.adapters.blackjack import BlackjackAdapter
 from pricing.tables.adapters.goagae import GoaGaeAdapter
+from pricing.tables.adapters.higher_lower import HigherLowerAdapter
 from pricing.tables.adapters.hilo import HiLoAdapter
 from pricing.tables.errors import GameUnavailable
 from pricing.tables.events import Game, TableConfig
@@ -20,7 +21,12 @@ __all__ = [
     "register_adapter",
 ]
 
-_BUILT_IN: tuple[GameAdapter, ...] = (HiLoAdapter(), GoaGaeAdapter(), BlackjackAdapter())
+_BUILT_IN: tuple[GameAdapter, ...] = (
+    HiLoAdapter(),
+    GoaGaeAdapter(),
+    BlackjackAdapter(),
+    HigherLowerAdapter(),
+)
 _ADAPTERS: dict[Game, GameAdapter] = {adapter.game: adapter for adapter in _BUILT_IN}
 
 

@@ -159,6 +159,8 @@ class GameView:
     work: LiveWork | None = None
     #: A Quote's main-game figures, computed with it (a table's state never has them here).
     figures: Figures | None = None
+    #: Higher/Lower: the card the next result is compared with (None before the first result).
+    base_card: Card | None = None
 
 
 class RoundOutcome(Protocol):

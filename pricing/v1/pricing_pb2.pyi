@@ -54,6 +54,8 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     """blackjack side bets, insurance, dealer outcomes, §2 and §3"""
     GAME_GOA_GAE: _Game.ValueType  # 3
     """Goa Gae / 9K, §4"""
+    GAME_HIGHER_LOWER: _Game.ValueType  # 4
+    """the provider Hi-Lo: card after card, higher or lower than the base card, §6"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
     """---------------------------------------------------------------------------------------------
@@ -70,6 +72,8 @@ GAME_BLACKJACK: Game.ValueType  # 2
 """blackjack side bets, insurance, dealer outcomes, §2 and §3"""
 GAME_GOA_GAE: Game.ValueType  # 3
 """Goa Gae / 9K, §4"""
+GAME_HIGHER_LOWER: Game.ValueType  # 4
+"""the provider Hi-Lo: card after card, higher or lower than the base card, §6"""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _CardRole:
@@ -81,9 +85,13 @@ class _CardRoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CardRole.Val
     CARD_ROLE_UNSPECIFIED: _CardRole.ValueType  # 0
     """refused"""
     CARD_ROLE_BURN: _CardRole.ValueType  # 1
-    """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
+    """burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round; in
+    Higher/Lower, the first burn of a round closes its betting
+    """
     CARD_ROLE_RESULT: _CardRole.ValueType  # 2
-    """Hi-Lo: the result card of the open round"""
+    """Hi-Lo and Higher/Lower: the result card of the open round (Higher/Lower: also the shoe's
+    first base card, which decides no round)
+    """
     CARD_ROLE_PLAYER: _CardRole.ValueType  # 3
     """blackjack / Goa Gae: dealt to a player"""
     CARD_ROLE_DEALER: _CardRole.ValueType  # 4
@@ -95,9 +103,13 @@ class CardRole(_CardRole, metaclass=_CardRoleEnumTypeWrapper):
 CARD_ROLE_UNSPECIFIED: CardRole.ValueType  # 0
 """refused"""
 CARD_ROLE_BURN: CardRole.ValueType  # 1
-"""burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round"""
+"""burnt, or exposed by mistake: in Hi-Lo, a burn while betting voids the round; in
+Higher/Lower, the first burn of a round closes its betting
+"""
 CARD_ROLE_RESULT: CardRole.ValueType  # 2
-"""Hi-Lo: the result card of the open round"""
+"""Hi-Lo and Higher/Lower: the result card of the open round (Higher/Lower: also the shoe's
+first base card, which decides no round)
+"""
 CARD_ROLE_PLAYER: CardRole.ValueType  # 3
 """blackjack / Goa Gae: dealt to a player"""
 CARD_ROLE_DEALER: CardRole.ValueType  # 4
@@ -342,6 +354,84 @@ class HiLoRules(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HiLoRules: _TypeAlias = HiLoRules  # noqa: Y015
+
+@_typing.final
+class HigherLowerRules(_message.Message):
+    """Higher/Lower (docs/rules.md §6), the provider Hi-Lo: 48-card decks (no tens, ace high), a
+    base card, burns, then the result, which becomes the next base. Every field left out keeps
+    its default: a continuous shuffler, 3 burns, every bet at 96.70 % paying 0.05 – 100 : 1, no
+    position cap.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class BetsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___PayRule: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___PayRule | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SHUFFLE_MODE_FIELD_NUMBER: _builtins.int
+    BURNS_FIELD_NUMBER: _builtins.int
+    MAX_POSITION_PAYOUT_CENTS_FIELD_NUMBER: _builtins.int
+    RTP_BP_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    shuffle_mode: Global___ShuffleMode.ValueType
+    """SHUFFLE_MODE_CONTINUOUS (the default here, unlike blackjack's): every round is priced on
+    the full shoe without the base card; SHUFFLE_MODE_DEPLETING: on the cards left in the shoe
+    """
+    burns: _builtins.int
+    """The burns before each result, 0 to 10. Not sent: 3."""
+    max_position_payout_cents: _builtins.int
+    """The most a position (SettlePosition) can be worth, in cents: its value after a leg is cut
+    to this. 0: no cap.
+    """
+    rtp_bp: _builtins.int
+    """The RTP of every bet that `bets` does not name, in basis points, (0, 10000]. Not sent: 9670."""
+    @_builtins.property
+    def bets(self) -> _containers.MessageMap[_builtins.str, Global___PayRule]:
+        """Bet name (HIGHER, LOWER, SNAP, RANGE_2_5, RANGE_6_9, RANGE_J_A, RED, BLACK, KING_OR_ACE,
+        ACE) → its rule, replacing the default as a whole; an unknown name is INVALID_ARGUMENT.
+        """
+
+    def __init__(
+        self,
+        *,
+        shuffle_mode: Global___ShuffleMode.ValueType = ...,
+        burns: _builtins.int | None = ...,
+        max_position_payout_cents: _builtins.int = ...,
+        rtp_bp: _builtins.int | None = ...,
+        bets: _abc.Mapping[_builtins.str, Global___PayRule] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_burns", b"_burns", "_rtp_bp", b"_rtp_bp", "burns", b"burns", "rtp_bp", b"rtp_bp"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_burns", b"_burns", "_rtp_bp", b"_rtp_bp", "bets", b"bets", "burns", b"burns", "max_position_payout_cents", b"max_position_payout_cents", "rtp_bp", b"rtp_bp", "shuffle_mode", b"shuffle_mode"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__burns: _TypeAlias = _typing.Literal["burns"]  # noqa: Y015
+    _WhichOneofArgType__burns: _TypeAlias = _typing.Literal["_burns", b"_burns"]  # noqa: Y015
+    _WhichOneofReturnType__rtp_bp: _TypeAlias = _typing.Literal["rtp_bp"]  # noqa: Y015
+    _WhichOneofArgType__rtp_bp: _TypeAlias = _typing.Literal["_rtp_bp", b"_rtp_bp"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__burns) -> _WhichOneofReturnType__burns | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rtp_bp) -> _WhichOneofReturnType__rtp_bp | None: ...
+
+Global___HigherLowerRules: _TypeAlias = HigherLowerRules  # noqa: Y015
 
 @_typing.final
 class RoyalMatchPaytable(_message.Message):
@@ -1050,6 +1140,7 @@ class TableState(_message.Message):
     ENDED_ROUND_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     PLAYER_EDGE_FIELD_NUMBER: _builtins.int
+    BASE_CARD_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """the table's id"""
     game: Global___Game.ValueType
@@ -1087,6 +1178,10 @@ class TableState(_message.Message):
     later publication: of the same version or a later one of the same round), when the shoe
     could run out during a round, on a server run with --no-main-game-analysis, and for other
     games.
+    """
+    base_card: _builtins.str
+    """Higher/Lower: the card the next result is compared with (the last result); empty before
+    the shoe's first result, and for other games.
     """
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -1140,10 +1235,11 @@ class TableState(_message.Message):
         ended_round: Global___RoundResult | None = ...,
         seats: _abc.Iterable[Global___SeatCards] | None = ...,
         player_edge: _builtins.float | None = ...,
+        base_card: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "dealer_outcomes", b"dealer_outcomes", "ended_round", b"ended_round", "insurance", b"insurance", "player_edge", b"player_edge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "player_edge", b"player_edge", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "base_card", b"base_card", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "player_edge", b"player_edge", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__player_edge: _TypeAlias = _typing.Literal["player_edge"]  # noqa: Y015
     _WhichOneofArgType__player_edge: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge"]  # noqa: Y015
@@ -1168,6 +1264,7 @@ class OpenTableRequest(_message.Message):
     HILO_FIELD_NUMBER: _builtins.int
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
+    HIGHER_LOWER_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """chosen by the feed: 1-64 characters of A-Z a-z 0-9 . _ - :"""
     game: Global___Game.ValueType
@@ -1186,6 +1283,10 @@ class OpenTableRequest(_message.Message):
     def goa_gae(self) -> Global___GoaGaeRules:
         """only with game GAME_GOA_GAE"""
 
+    @_builtins.property
+    def higher_lower(self) -> Global___HigherLowerRules:
+        """only with game GAME_HIGHER_LOWER"""
+
     def __init__(
         self,
         *,
@@ -1195,12 +1296,13 @@ class OpenTableRequest(_message.Message):
         hilo: Global___HiLoRules | None = ...,
         blackjack: Global___BlackjackRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
+        higher_lower: Global___HigherLowerRules | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "decks", b"decks", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "decks", b"decks", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae"]  # noqa: Y015
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae", "higher_lower"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 
@@ -1224,7 +1326,7 @@ class ExposeCardRequest(_message.Message):
     card: _builtins.str
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
-    """Hi-Lo: CARD_ROLE_BURN or CARD_ROLE_RESULT; blackjack and Goa Gae: CARD_ROLE_PLAYER,
+    """Hi-Lo and Higher/Lower: CARD_ROLE_BURN or CARD_ROLE_RESULT; blackjack and Goa Gae: CARD_ROLE_PLAYER,
     CARD_ROLE_DEALER or CARD_ROLE_BURN
     """
     seat: _builtins.int
@@ -1478,9 +1580,11 @@ class QuoteRequest(_message.Message):
     HILO_FIELD_NUMBER: _builtins.int
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
+    HIGHER_LOWER_FIELD_NUMBER: _builtins.int
     DEALER_UP_CARD_FIELD_NUMBER: _builtins.int
     PLAYER_HAND_FIELD_NUMBER: _builtins.int
     INCLUDE_PLAYER_EDGE_FIELD_NUMBER: _builtins.int
+    BASE_CARD_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required"""
     decks: _builtins.int
@@ -1494,6 +1598,12 @@ class QuoteRequest(_message.Message):
     the shoe: about 0.1 s on a full 8-deck shoe (where the rest of a quote takes well under a
     millisecond, a player_hand's decisions a few), so it is computed only when asked. False:
     QuoteResponse.player_edge is not set. For any other game: INVALID_ARGUMENT.
+    """
+    base_card: _builtins.str
+    """Higher/Lower: the base card the next card is compared with. It is not one of `exposed`:
+    the quote is for the shoe without `exposed` and this card (a continuous shuffler's price
+    needs only this card). Not sent: HIGHER, LOWER and SNAP are closed. Any other game:
+    INVALID_ARGUMENT.
     """
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -1512,6 +1622,10 @@ class QuoteRequest(_message.Message):
         """only with game GAME_GOA_GAE"""
 
     @_builtins.property
+    def higher_lower(self) -> Global___HigherLowerRules:
+        """only with game GAME_HIGHER_LOWER"""
+
+    @_builtins.property
     def player_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Blackjack: a player's hand, two cards or more, not busted, for QuoteResponse.decisions; needs
         dealer_up_card (INVALID_ARGUMENT otherwise, and for any other game). Its cards are not in
@@ -1528,15 +1642,17 @@ class QuoteRequest(_message.Message):
         hilo: Global___HiLoRules | None = ...,
         blackjack: Global___BlackjackRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
+        higher_lower: Global___HigherLowerRules | None = ...,
         dealer_up_card: _builtins.str = ...,
         player_hand: _abc.Iterable[_builtins.str] | None = ...,
         include_player_edge: _builtins.bool = ...,
+        base_card: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "include_player_edge", b"include_player_edge", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_card", b"base_card", "blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "include_player_edge", b"include_player_edge", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae"]  # noqa: Y015
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae", "higher_lower"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 
@@ -1762,6 +1878,177 @@ class SettleResponse(_message.Message):
 Global___SettleResponse: _TypeAlias = SettleResponse  # noqa: Y015
 
 @_typing.final
+class PositionLeg(_message.Message):
+    """One leg of a position: a bet on one round at the version it was accepted on, as a
+    SettleRequest names it, and what the player takes out of the position after it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    BET_FIELD_NUMBER: _builtins.int
+    COLLECT_CENTS_FIELD_NUMBER: _builtins.int
+    round_id: _builtins.int
+    """the round the leg is on; each leg's round is after the one before"""
+    version: _builtins.int
+    """the table version whose price the leg was accepted on"""
+    bet: _builtins.str
+    """a BetPrice.bet of the table's game (dynamic bets only)"""
+    collect_cents: _builtins.int
+    """Collected after the leg is decided, from its value: at most that value. What is left rides
+    on the next leg; collecting it all after the last leg cashes the position out.
+    """
+    def __init__(
+        self,
+        *,
+        round_id: _builtins.int = ...,
+        version: _builtins.int = ...,
+        bet: _builtins.str = ...,
+        collect_cents: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "collect_cents", b"collect_cents", "round_id", b"round_id", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PositionLeg: _TypeAlias = PositionLeg  # noqa: Y015
+
+@_typing.final
+class SettlePositionRequest(_message.Message):
+    """Settles a position (docs/rules.md §6.3): one stake carried through consecutive rounds, each
+    leg a bet at the price of the version it was accepted on. A leg won: value + floor(value ×
+    payout / 100), cut to the table's max_position_payout_cents; lost: 0 and the position ends;
+    void: the value rides on unchanged. Nothing can be added: the stake is the only money in. It
+    changes nothing, so it can be asked again.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    STAKE_CENTS_FIELD_NUMBER: _builtins.int
+    LEGS_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """open or closed"""
+    stake_cents: _builtins.int
+    """1 to 10^12"""
+    @_builtins.property
+    def legs(self) -> _containers.RepeatedCompositeFieldContainer[Global___PositionLeg]:
+        """1 to 1000 legs, in order"""
+
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        stake_cents: _builtins.int = ...,
+        legs: _abc.Iterable[Global___PositionLeg] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["legs", b"legs", "stake_cents", b"stake_cents", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SettlePositionRequest: _TypeAlias = SettlePositionRequest  # noqa: Y015
+
+@_typing.final
+class PositionLegResult(_message.Message):
+    """One leg of a settled position."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    STAKE_CENTS_FIELD_NUMBER: _builtins.int
+    VALUE_CENTS_FIELD_NUMBER: _builtins.int
+    CAPPED_FIELD_NUMBER: _builtins.int
+    COLLECTED_CENTS_FIELD_NUMBER: _builtins.int
+    RIDING_CENTS_FIELD_NUMBER: _builtins.int
+    RESULT_CARDS_FIELD_NUMBER: _builtins.int
+    status: Global___SettleResponse.Status.ValueType
+    """as a Settle of this leg alone would say"""
+    payout_hundredths: _builtins.int
+    """the leg's price at its version"""
+    stake_cents: _builtins.int
+    """what rode on this leg"""
+    value_cents: _builtins.int
+    """the position's value once the leg is decided (after the cap, before the collect); 0 when
+    the leg lost, the stake while it is pending
+    """
+    capped: _builtins.bool
+    """the cap cut the value"""
+    collected_cents: _builtins.int
+    """what was collected after the leg"""
+    riding_cents: _builtins.int
+    """what rides on to the next leg: value_cents - collected_cents"""
+    @_builtins.property
+    def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the cards the leg settled on"""
+
+    def __init__(
+        self,
+        *,
+        status: Global___SettleResponse.Status.ValueType = ...,
+        payout_hundredths: _builtins.int = ...,
+        stake_cents: _builtins.int = ...,
+        value_cents: _builtins.int = ...,
+        capped: _builtins.bool = ...,
+        collected_cents: _builtins.int = ...,
+        riding_cents: _builtins.int = ...,
+        result_cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capped", b"capped", "collected_cents", b"collected_cents", "payout_hundredths", b"payout_hundredths", "result_cards", b"result_cards", "riding_cents", b"riding_cents", "stake_cents", b"stake_cents", "status", b"status", "value_cents", b"value_cents"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PositionLegResult: _TypeAlias = PositionLegResult  # noqa: Y015
+
+@_typing.final
+class SettlePositionResponse(_message.Message):
+    """The answer to a SettlePosition."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    LEGS_FIELD_NUMBER: _builtins.int
+    COLLECTED_CENTS_FIELD_NUMBER: _builtins.int
+    RIDING_CENTS_FIELD_NUMBER: _builtins.int
+    STAKE_CENTS_FIELD_NUMBER: _builtins.int
+    status: Global___SettleResponse.Status.ValueType
+    """STATUS_PENDING while a leg is not decided (the legs after it are not read); STATUS_LOSE
+    when a leg lost; STATUS_VOID when every leg was void; else STATUS_WIN
+    """
+    collected_cents: _builtins.int
+    """collected over every leg decided"""
+    riding_cents: _builtins.int
+    """what still rides after the last leg decided (0 after a loss)"""
+    stake_cents: _builtins.int
+    """the request's, echoed"""
+    @_builtins.property
+    def legs(self) -> _containers.RepeatedCompositeFieldContainer[Global___PositionLegResult]:
+        """one per leg read, in order"""
+
+    def __init__(
+        self,
+        *,
+        status: Global___SettleResponse.Status.ValueType = ...,
+        legs: _abc.Iterable[Global___PositionLegResult] | None = ...,
+        collected_cents: _builtins.int = ...,
+        riding_cents: _builtins.int = ...,
+        stake_cents: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collected_cents", b"collected_cents", "legs", b"legs", "riding_cents", b"riding_cents", "stake_cents", b"stake_cents", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SettlePositionResponse: _TypeAlias = SettlePositionResponse  # noqa: Y015
+
+@_typing.final
 class ListTablesRequest(_message.Message):
     """The lobby's question: which tables the server holds."""
 
@@ -1874,6 +2161,7 @@ class AnalyzeRequest(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     HILO_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
+    HIGHER_LOWER_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
     CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
     SHOES_FIELD_NUMBER: _builtins.int
@@ -1917,6 +2205,10 @@ class AnalyzeRequest(_message.Message):
         """as hilo, for Goa Gae"""
 
     @_builtins.property
+    def higher_lower(self) -> Global___HigherLowerRules:
+        """as hilo, for Higher/Lower (its shuffle mode and burns too)"""
+
+    @_builtins.property
     def since(self) -> _timestamp_pb2.Timestamp:
         """live: rounds ended at or after this time; unset: no bound"""
 
@@ -1930,6 +2222,7 @@ class AnalyzeRequest(_message.Message):
         game: Global___Game.ValueType = ...,
         hilo: Global___HiLoRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
+        higher_lower: Global___HigherLowerRules | None = ...,
         rounds: _builtins.int = ...,
         cards_per_round: _builtins.int = ...,
         shoes: _builtins.int = ...,
@@ -1941,11 +2234,11 @@ class AnalyzeRequest(_message.Message):
         preset: _builtins.str = ...,
         dealer_rule: Global___DealerRule.ValueType = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "dealer_rule", b"dealer_rule", "game", b"game", "goa_gae", b"goa_gae", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "dealer_rule", b"dealer_rule", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae"]  # noqa: Y015
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae", "higher_lower"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 

@@ -419,6 +419,11 @@ class PricingServiceStub:
                 request_serializer=pricing_dot_v1_dot_pricing__pb2.SettleRequest.SerializeToString,
                 response_deserializer=pricing_dot_v1_dot_pricing__pb2.SettleResponse.FromString,
                 _registered_method=True)
+        self.SettlePosition = channel.unary_unary(
+                '/pricing.v1.PricingService/SettlePosition',
+                request_serializer=pricing_dot_v1_dot_pricing__pb2.SettlePositionRequest.SerializeToString,
+                response_deserializer=pricing_dot_v1_dot_pricing__pb2.SettlePositionResponse.FromString,
+                _registered_method=True)
         self.ListTables = channel.unary_unary(
                 '/pricing.v1.PricingService/ListTables',
                 request_serializer=pricing_dot_v1_dot_pricing__pb2.ListTablesRequest.SerializeToString,
@@ -467,6 +472,14 @@ class PricingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SettlePosition(self, request, context):
+        """A stake carried through consecutive rounds: each leg's value, what was collected, what
+        still rides (SettlePositionRequest).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListTables(self, request, context):
         """The lobby: every table the server holds, open or closed, optionally of one game.
         """
@@ -506,6 +519,11 @@ def add_PricingServiceServicer_to_server(servicer, server):
                     servicer.Settle,
                     request_deserializer=pricing_dot_v1_dot_pricing__pb2.SettleRequest.FromString,
                     response_serializer=pricing_dot_v1_dot_pricing__pb2.SettleResponse.SerializeToString,
+            ),
+            'SettlePosition': grpc.unary_unary_rpc_method_handler(
+                    servicer.SettlePosition,
+                    request_deserializer=pricing_dot_v1_dot_pricing__pb2.SettlePositionRequest.FromString,
+                    response_serializer=pricing_dot_v1_dot_pricing__pb2.SettlePositionResponse.SerializeToString,
             ),
             'ListTables': grpc.unary_unary_rpc_method_handler(
                     servicer.ListTables,
@@ -627,6 +645,33 @@ class PricingService:
             '/pricing.v1.PricingService/Settle',
             pricing_dot_v1_dot_pricing__pb2.SettleRequest.SerializeToString,
             pricing_dot_v1_dot_pricing__pb2.SettleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SettlePosition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pricing.v1.PricingService/SettlePosition',
+            pricing_dot_v1_dot_pricing__pb2.SettlePositionRequest.SerializeToString,
+            pricing_dot_v1_dot_pricing__pb2.SettlePositionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,7 +12,7 @@ from typing import Final
 from google.protobuf.message import Message
 
 from pricing.errors import InvalidOption
-from pricing.games import blackjack, goagae, hilo
+from pricing.games import blackjack, goagae, higher_lower, hilo
 from pricing.games.blackjack import library
 from pricing.games.blackjack.decisions import MAX_SPLITS
 from pricing.games.blackjack.library import Paytable
@@ -41,7 +41,8 @@ __all__ = [
 def game_from_proto(value: int) -> Game:
     if value == pb.GAME_UNSPECIFIED:
         raise InvalidOption(
-            "game is required: GAME_HILO, GAME_BLACKJACK or GAME_GOA_GAE", field="game"
+            "game is required: GAME_HILO, GAME_BLACKJACK, GAME_GOA_GAE or GAME_HIGHER_LOWER",
+            field="game",
         )
     try:
         return Game(value)
@@ -71,6 +72,45 @@ def _goagae_rules(rules: Message) -> goagae.GoaGaePaytable:
     names = distinct_names("Goa Gae bet", rules.bets)
     given = {names[name]: _pay_rule(names[name], rule) for name, rule in rules.bets.items()}
     return goagae.GoaGaePaytable.from_rules(given)
+
+
+_HIGHER_LOWER_SHUFFLES: Final[dict[int, str]] = {
+    pb.SHUFFLE_MODE_DEPLETING: "DEPLETING",
+    pb.SHUFFLE_MODE_CONTINUOUS: "CONTINUOUS",
+}
+
+
+def _higher_lower_rules(rules: Message) -> higher_lower.HigherLowerRules:
+    """The rules message: one RTP for the bets ``bets`` leaves out (``rtp_bp``, 9670 when not
+    sent, with the default clamp), the named bets' own rules, the shuffle, burns and cap."""
+    assert isinstance(rules, pb.HigherLowerRules)
+    base = higher_lower.DEFAULT_RULE
+    if rules.HasField("rtp_bp"):
+        try:
+            base = PayRule(rules.rtp_bp, base.min_hundredths, base.max_hundredths)
+        except InvalidOption as exc:
+            raise InvalidOption(
+                f"higher_lower.rtp_bp: {exc}", field="higher_lower.rtp_bp"
+            ) from None
+    names = distinct_names("Higher/Lower bet", rules.bets)
+    given = {bet: base for bet in higher_lower.BETS}
+    for name, rule in rules.bets.items():
+        if names[name] not in given:
+            raise InvalidOption(
+                f"unknown Higher/Lower bet {quoted(name)} in bets: expected one of "
+                f"{', '.join(higher_lower.BETS)}",
+                field=f'higher_lower.bets["{name}"]',
+            )
+        given[names[name]] = _pay_rule(names[name], rule)
+    shuffle = _enum_option(
+        "shuffle_mode", pb.ShuffleMode, rules.shuffle_mode, _HIGHER_LOWER_SHUFFLES, "CONTINUOUS"
+    )
+    return higher_lower.HigherLowerRules(
+        paytable=higher_lower.HigherLowerPaytable.from_rules(given),
+        shuffle=higher_lower.ShuffleMode(shuffle),
+        burns=rules.burns if rules.HasField("burns") else higher_lower.DEFAULT_BURNS,
+        max_position_payout_cents=rules.max_position_payout_cents,
+    )
 
 
 def _enum_option(
@@ -248,6 +288,7 @@ RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
     Game.HILO: ("hilo", _hilo_rules),
     Game.GOA_GAE: ("goa_gae", _goagae_rules),
     Game.BLACKJACK: ("blackjack", _blackjack_rules),
+    Game.HIGHER_LOWER: ("higher_lower", _higher_lower_rules),
 }
 
 
@@ -271,6 +312,16 @@ def _hilo_proto(rules: object) -> Message:
 def _goagae_proto(rules: object) -> Message:
     assert isinstance(rules, goagae.GoaGaePaytable)
     return pb.GoaGaeRules(bets={bet: _pay_rule_proto(r) for bet, r in rules.rules().items()})
+
+
+def _higher_lower_proto(rules: object) -> Message:
+    assert isinstance(rules, higher_lower.HigherLowerRules)
+    return pb.HigherLowerRules(
+        shuffle_mode=enum_number(pb.ShuffleMode, rules.shuffle.value),  # type: ignore[arg-type]
+        burns=rules.burns,
+        max_position_payout_cents=rules.max_position_payout_cents,
+        bets={bet: _pay_rule_proto(r) for bet, r in rules.paytable.rules().items()},
+    )
 
 
 def _blackjack_proto(rules: object) -> Message:
@@ -327,6 +378,7 @@ RULES_TO_PROTO: Final[dict[Game, Callable[[object], Message]]] = {
     Game.HILO: _hilo_proto,
     Game.GOA_GAE: _goagae_proto,
     Game.BLACKJACK: _blackjack_proto,
+    Game.HIGHER_LOWER: _higher_lower_proto,
 }
 
 

@@ -44,7 +44,12 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     adapter = adapter_for(config.game)
     config = adapter.configure(config)
     shoe = CARDS_PER_DECK * config.decks
-    seen = len(request.exposed) + len(request.player_hand) + bool(request.dealer_up_card)
+    seen = (
+        len(request.exposed)
+        + len(request.player_hand)
+        + bool(request.dealer_up_card)
+        + bool(request.base_card)
+    )
     if seen > shoe:
         # Checked before any card is read: the work a quote costs is bounded by its shoe.
         raise InvalidInput(
@@ -59,6 +64,7 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
             request.dealer_up_card or None,
             list(request.player_hand),
             include_player_edge=request.include_player_edge,
+            base_card=request.base_card or None,
         )
     except IllegalMove as exc:
         # The request alone is contradictory (a card twice in a one-deck quote): whatever the
@@ -188,6 +194,8 @@ def snapshot_to_proto(snap: Snapshot, figures: Figures | None = None) -> pb.Tabl
         decks=snap.decks,
         seats=_seats(view.seats),
     )
+    if view.base_card is not None:
+        state.base_card = str(view.base_card)
     if view.ended is not None:
         e = view.ended
         state.ended_round.CopyFrom(
@@ -227,6 +235,8 @@ def _check_cards(request: pb.QuoteRequest) -> None:
     places = [(f"exposed[{i}]", text) for i, text in enumerate(request.exposed)]
     if request.dealer_up_card:
         places.append(("dealer_up_card", request.dealer_up_card))
+    if request.base_card:
+        places.append(("base_card", request.base_card))
     for place, text in places:
         try:
             parse_card(text)

@@ -201,11 +201,17 @@ class BlackjackAdapter:
         player_hand: Sequence[str] = (),
         *,
         include_player_edge: bool = False,
+        base_card: str | None = None,
     ) -> GameView:
         """The engine's ``quote`` of a shoe without ``exposed``, ``player_hand`` and
         ``up_card``, as a round open for betting, with the main game's figures: the hand's
         decisions against the up card and, with ``include_player_edge`` (a tenth of a second
         on a full shoe), the player edge of a round dealt from the shoe."""
+        if base_card:
+            raise InvalidInput(
+                "base_card is a Higher/Lower field: blackjack compares no card with a base",
+                field="base_card",
+            )
         options = config.rules
         assert isinstance(options, BlackjackOptions)
         seen = [parse_card(c) for c in exposed]

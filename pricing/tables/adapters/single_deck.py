@@ -71,7 +71,13 @@ class SingleDeckAdapter(Generic[P]):
         player_hand: Sequence[str] = (),
         *,
         include_player_edge: bool = False,
+        base_card: str | None = None,
     ) -> GameView:
+        if base_card:
+            raise InvalidInput(
+                f"base_card is a Higher/Lower field: {self.title} compares no card with a base",
+                field="base_card",
+            )
         if include_player_edge:
             raise InvalidInput(
                 f"include_player_edge is a blackjack field: {self.title} has no main bet to price",

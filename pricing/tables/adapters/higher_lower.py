@@ -1,0 +1,125 @@
+"""Higher/Lower tables (docs/rules.md §6) over ``pricing.games.higher_lower.HigherLowerShoe``:
+1 to 8 decks of 48 cards (6 by default), ten dynamic bets on the next result against the base
+card, each round decided by one card after its burns.
+
+A round's result, for settlement, is the pair (base card, result card): ``RoundResult``'s
+``result_cards`` lists both, the base first.
+
+>>> from pricing.tables import TableConfig, Game
+>>> adapter = HigherLowerAdapter()
+>>> config = adapter.configure(TableConfig(Game.HIGHER_LOWER))
+>>> view = adapter.quote(config, [], base_card="KD")
+>>> config.decks, view.cards_remaining, view.prices["HIGHER"].payout_hundredths  # 11.56 for one
+(6, 287, 1056)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from pricing.cards import Card
+from pricing.errors import InvalidInput, InvalidOption
+from pricing.games import higher_lower as hl
+from pricing.tables.events import Game, TableConfig, TablePhase
+from pricing.tables.views import EndedRound, GameState, GameView, SideBetResult, standard_view
+
+__all__ = ["HigherLowerAdapter"]
+
+
+class HigherLowerAdapter:
+    game = Game.HIGHER_LOWER
+    title = "Higher/Lower"
+
+    def configure(self, config: TableConfig) -> TableConfig:
+        decks = config.decks or hl.DEFAULT_DECKS
+        if not 1 <= decks <= 8:
+            raise InvalidOption(
+                f"decks {config.decks} is not allowed for Higher/Lower: send 1 to 8 (0: "
+                f"{hl.DEFAULT_DECKS})",
+                field="decks",
+            )
+        rules = hl.DEFAULT_RULES if config.rules is None else config.rules
+        if not isinstance(rules, hl.HigherLowerRules):
+            raise InvalidOption(f"Higher/Lower rules must be a HigherLowerRules, got {rules!r}")
+        return TableConfig(self.game, decks, rules)
+
+    def rules(self, config: TableConfig) -> hl.HigherLowerRules:
+        rules = config.rules
+        assert isinstance(rules, hl.HigherLowerRules)  # ``configure`` checked it
+        return rules
+
+    def check_offer(self, config: TableConfig) -> None:
+        """Any configured table may be opened: a bet that would pay over par is closed."""
+
+    def new_state(self, config: TableConfig) -> GameState:
+        return hl.HigherLowerShoe(rules=self.rules(config), decks=config.decks)
+
+    def view(self, state: GameState) -> GameView:
+        assert isinstance(state, hl.HigherLowerShoe)
+        return replace(standard_view(state), base_card=state.base)
+
+    def quote(
+        self,
+        config: TableConfig,
+        exposed: Sequence[str],
+        up_card: str | None = None,
+        player_hand: Sequence[str] = (),
+        *,
+        include_player_edge: bool = False,
+        base_card: str | None = None,
+    ) -> GameView:
+        """The prices of a round open for betting on ``base_card`` with ``exposed`` out of the
+        shoe (a continuous shuffler's prices read only the base card)."""
+        for name, sent in (
+            ("dealer_up_card", up_card),
+            ("player_hand", player_hand),
+            ("include_player_edge", include_player_edge),
+        ):
+            if sent:
+                raise InvalidInput(
+                    f"{name} is a blackjack field: Higher/Lower has no dealer or player hand",
+                    field=name,
+                )
+        rules = self.rules(config)
+        game = hl.game(config.decks)
+        if rules.shuffle is hl.ShuffleMode.CONTINUOUS:
+            game.quote_checked(exposed, base_card, rules.paytable)  # every card checked
+            exposed = ()
+        prices = game.quote_checked(exposed, base_card, rules.paytable)
+        out = len(exposed) + bool(base_card)
+        return GameView(
+            phase=TablePhase.BETTING,
+            shoe=1,
+            round_id=0,
+            result_index=0,
+            exposed=(),
+            cards_remaining=game.deck.size - out,
+            prices=prices,
+        )
+
+    def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
+        base, card = result  # a round is decided by its base card and its result
+        return hl.game(config.decks).wins(bet, card, base)
+
+    def seats(self, config: TableConfig) -> int:
+        return 0
+
+    def side_bet_outcome(
+        self, config: TableConfig, bet: str, ended: EndedRound, seat: int
+    ) -> SideBetResult | None:
+        raise InvalidInput(f"Higher/Lower has no side bet {bet!r}")
+
+    def describe(self, config: TableConfig) -> dict[str, str]:
+        rules = self.rules(config)
+        options = {
+            "higher_lower.shuffle_mode": rules.shuffle.value,
+            "higher_lower.burns": str(rules.burns),
+            "higher_lower.max_position_payout_cents": str(rules.max_position_payout_cents),
+        }
+        for bet, rule in rules.paytable.rules().items():
+            options[f"higher_lower.bets[{bet}]"] = (
+                f"{{rtp_bp: {rule.rtp_bp} min_hundredths: {rule.min_hundredths} "
+                f"max_hundredths: {rule.max_hundredths}}}"
+            )
+        return options

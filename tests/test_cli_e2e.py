@@ -120,8 +120,19 @@ def test_watch_tells_a_server_shutdown_from_a_table_closing(
             ("--game", "blackjack", "--decks", "1", "--mode", "continuous"),
             ("DEALING", "   52 |"),
         ),
+        (("--game", "higher-lower"), ("DEALING", "RESULT", "HIGH", "K/A", "  287 |")),
+        (
+            ("--game", "higher-lower", "--decks", "1", "--mode", "depleting"),
+            ("DEALING", "RESULT", "COMPLETE", "J-A"),
+        ),
     ],
-    ids=["goagae", "blackjack", "blackjack-continuous"],
+    ids=[
+        "goagae",
+        "blackjack",
+        "blackjack-continuous",
+        "higher-lower",
+        "higher-lower-depleting",
+    ],
 )
 def test_simulate_deals_goagae_and_blackjack_shoes(
     server: ServerProcess, table_id: str, argv: tuple[str, ...], seen: tuple[str, ...]
@@ -152,8 +163,16 @@ def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> No
         ("goagae", "2S", "3S"),
         ("blackjack", "--decks", "6", "--up", "AS", "KH", "QS"),
         ("blackjack", "KH", "--decks", "1", "--rule", "h17", "--pairs", "any-pair", "--no-crown"),
+        ("higher-lower", "--base", "9D"),
+        ("higher-lower", "2S", "AD", "--base", "KS", "--mode", "depleting", "--decks", "1"),
     ],
-    ids=["goagae", "blackjack-ace", "blackjack-options"],
+    ids=[
+        "goagae",
+        "blackjack-ace",
+        "blackjack-options",
+        "higher-lower",
+        "higher-lower-depleting",
+    ],
 )
 def test_quote_of_goagae_and_blackjack_offline_and_online_agree(
     server: ServerProcess, argv: tuple[str, ...]

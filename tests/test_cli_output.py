@@ -61,17 +61,25 @@ def _dealt_states(game: Game, seed: int) -> list[pb.TableState]:
     feed = _LocalFeed(game)
     rng = random.Random(seed)
     dealer = cli._DemoDealer(feed, rng, 0.1, lambda *_: None, seats=3)  # type: ignore[arg-type]
-    play = {Game.HILO: dealer.hilo, Game.GOA_GAE: dealer.goagae, Game.BLACKJACK: dealer.blackjack}
+    play = {
+        Game.HILO: dealer.hilo,
+        Game.GOA_GAE: dealer.goagae,
+        Game.BLACKJACK: dealer.blackjack,
+        Game.HIGHER_LOWER: dealer.higher_lower,
+    }
+    in_deck = [c for c in DECK if game != Game.HIGHER_LOWER or c.rank.symbol != "10"]
     for shoe in range(2):
         state = feed.new_shoe() if shoe else feed.states[-1]
-        cards = [str(c) for c in DECK] * max(1, state.decks)
+        cards = [str(c) for c in in_deck] * max(1, state.decks)
         rng.shuffle(cards)
         play[game](state, cards)
     return feed.states
 
 
 @pytest.mark.parametrize(
-    "game", [Game.HILO, Game.GOA_GAE, Game.BLACKJACK], ids=lambda game: str(game.name)
+    "game",
+    [Game.HILO, Game.GOA_GAE, Game.BLACKJACK, Game.HIGHER_LOWER],
+    ids=lambda game: str(game.name),
 )
 def test_watch_lines_fit_100_columns_under_their_legend_and_header(game: Game) -> None:
     states = _dealt_states(game, seed=5)

@@ -125,10 +125,10 @@ def _add_side_bets(p: argparse.ArgumentParser) -> None:
 def _add_quote(sub: Commands) -> None:
     q = sub.add_parser(
         "quote",
-        help="price the next round from the cards seen (Hi-Lo, Goa Gae, blackjack)",
-        description="Prices and odds for a shoe with CARDS seen: Hi-Lo's and Goa Gae's "
-        "dynamic bets; blackjack's side bets for the next round and, with --up, the dealer's "
-        "outcomes and insurance (an Ace).",
+        help="price the next round from the cards seen (Hi-Lo, Goa Gae, blackjack, Higher/Lower)",
+        description="Prices and odds for a shoe with CARDS seen: Hi-Lo's, Goa Gae's and "
+        "Higher/Lower's dynamic bets (Higher/Lower: against --base); blackjack's side bets for "
+        "the next round and, with --up, the dealer's outcomes and insurance (an Ace).",
     )
     q.add_argument("game", choices=list(GAMES), type=str.lower)
     q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
@@ -139,6 +139,20 @@ def _add_quote(sub: Commands) -> None:
         help=f"decks in the shoe, 0 to {MAX_DECKS} ({_DECKS_NOTE})",
     )
     q.add_argument("--up", default=None, help="blackjack: the dealer's up card (not in CARDS)")
+    q.add_argument(
+        "--base",
+        default=None,
+        help="higher-lower: the base card the next card is compared with (not in CARDS; "
+        "without it HIGHER, LOWER and SNAP are closed)",
+    )
+    q.add_argument(
+        "--mode",
+        choices=["depleting", "continuous"],
+        type=str.lower,
+        default=None,
+        help="higher-lower: a continuous shuffler (default: priced on the full shoe without "
+        "the base card, CARDS ignored) or a depleting shoe (without CARDS and the base)",
+    )
     q.add_argument(
         "--rule", choices=["S17", "H17"], type=str.upper, default=None, help="blackjack: S17/H17"
     )
@@ -215,14 +229,15 @@ def _add_simulate(sub: Commands) -> None:
         "--decks",
         type=integer(0, MAX_DECKS, _DECKS_NOTE),
         default=0,
-        help=f"decks, 0 to {MAX_DECKS} ({_DECKS_NOTE}: blackjack 6, the others 1)",
+        help=f"decks, 0 to {MAX_DECKS} ({_DECKS_NOTE}: blackjack and higher-lower 6, the others 1)",
     )
     m.add_argument(
         "--mode",
         choices=["depleting", "continuous"],
         type=str.lower,
         default=None,
-        help="blackjack: a depleting shoe (default) or a continuous shuffle",
+        help="blackjack: a depleting shoe (default) or a continuous shuffle; higher-lower: a "
+        "continuous shuffler (default) or a depleting shoe",
     )
     m.add_argument(
         "--seats",
@@ -248,7 +263,8 @@ def _add_simulate(sub: Commands) -> None:
         "--void-rate",
         type=fraction,
         default=0.05,
-        help="chance a round is voided, 0 to 1 (Hi-Lo: a burn during betting; default 0.05)",
+        help="chance a round is voided, 0 to 1 (Hi-Lo: a burn during betting; Higher/Lower: "
+        "a VoidRound; default 0.05)",
     )
     m.add_argument("--close", action="store_true", help="close the table at the end")
     m.add_argument(

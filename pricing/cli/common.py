@@ -16,7 +16,12 @@ from pricing.v1 import pricing_pb2 as pb
 __all__ = ["GAMES", "connect", "emit_json", "offer_side_bets", "show_message"]
 
 #: The games as the command line names them.
-GAMES: Final = {"hilo": pb.GAME_HILO, "goagae": pb.GAME_GOA_GAE, "blackjack": pb.GAME_BLACKJACK}
+GAMES: Final = {
+    "hilo": pb.GAME_HILO,
+    "goagae": pb.GAME_GOA_GAE,
+    "blackjack": pb.GAME_BLACKJACK,
+    "higher-lower": pb.GAME_HIGHER_LOWER,
+}
 
 
 def connect(args: argparse.Namespace, timeout: float | None = 10.0) -> PricingClient:

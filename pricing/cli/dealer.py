@@ -1,5 +1,6 @@
-"""The demo dealer ``pricing simulate`` deals with: one shuffled shoe of Hi-Lo, Goa Gae or
-blackjack into a table's dealer feed, as a card reader would, voiding a round now and then."""
+"""The demo dealer ``pricing simulate`` deals with: one shuffled shoe of Hi-Lo, Goa Gae,
+blackjack or Higher/Lower into a table's dealer feed, as a card reader would, voiding a round
+now and then."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class DemoDealer:
     rng: random.Random
     void_rate: float
     show: Show
-    continuous: bool = False  # blackjack: the round's cards go back at its end
+    continuous: bool = False  # blackjack, Higher/Lower: the round's cards go back at its end
     seats: int = 1  # blackjack: the seats dealt to
     rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
     patient: Callable[[Callable[[], pb.TableState]], pb.TableState] = lambda call: call()
@@ -54,6 +55,31 @@ class DemoDealer:
             if state.phase == pb.PHASE_OPENING or self.rng.random() < self.void_rate:
                 role = "BURN"
             state = self.deal(cards.pop(), role)
+
+    def higher_lower(self, state: pb.TableState, cards: list[str]) -> None:
+        """The base card, then rounds of 3 burns and a result (now and then a round is voided
+        before its result). A depleting shoe is dealt until it is complete; a continuous
+        shuffler deals 50 rounds, every card but the base going back after each."""
+        state = self.deal(cards.pop(), "RESULT")
+        rounds = 0
+        while state.phase == pb.PHASE_BETTING and len(cards) > 3:
+            if self.continuous and rounds == 50:
+                break
+            dealt = [cards.pop() for _ in range(3)]
+            for card in dealt:
+                state = self.deal(card, "BURN")
+            if self.rng.random() < self.void_rate:
+                state = self.patient(self.feed.void)
+                self.show("VOID", "", state)
+            else:
+                base = state.base_card
+                dealt.append(cards.pop())
+                state = self.deal(dealt[-1], "RESULT")
+                dealt[-1] = base  # the old base goes back; the result is the new one
+            rounds += 1
+            if self.continuous:
+                cards.extend(dealt)
+                self.rng.shuffle(cards)
 
     def goagae(self, state: pb.TableState, cards: list[str]) -> None:
         """Rounds of three PLAYER and three DEALER cards, dealt in turn, until the deck is out."""

@@ -38,7 +38,16 @@ WATCH_WIDTH: Final = 100
 DEALER_RESULTS: Final = ("17", "18", "19", "20", "21", "BJ", "BUST")
 
 #: Header labels of bets whose names are wider than a column.
-_LABELS: Final = {"STRAIGHT_FLUSH": "ST.FL", "ROYAL_MATCH": "ROYAL"}
+_LABELS: Final = {
+    "STRAIGHT_FLUSH": "ST.FL",
+    "ROYAL_MATCH": "ROYAL",
+    "HIGHER": "HIGH",
+    "LOWER": "LOW",
+    "RANGE_2_5": "2-5",
+    "RANGE_6_9": "6-9",
+    "RANGE_J_A": "J-A",
+    "KING_OR_ACE": "K/A",
+}
 
 _ROUND_LINE: Final = "; a round's result is shown on a line of its own"
 
@@ -57,7 +66,11 @@ def _legend(game: int, round_lines: bool) -> list[str]:
 
 
 #: Blackjack's phases are BETTING and DEALING: its columns take the room of SHOE_COMPLETE.
-_PHASE_WIDTH: Final[dict[int, int]] = {pb.GAME_BLACKJACK: 8}
+#: Higher/Lower's ten bets need the room too: its SHOE_COMPLETE is shown as COMPLETE.
+_PHASE_WIDTH: Final[dict[int, int]] = {pb.GAME_BLACKJACK: 8, pb.GAME_HIGHER_LOWER: 9}
+#: The narrowest payout column (a payout to 1 up to 99.99 and a space); Higher/Lower's ten
+#: bets, whose pays stay under 100 : 1, take one column less each.
+_MIN_WIDTH: Final[dict[int, int]] = {pb.GAME_HIGHER_LOWER: 5}
 
 
 def _odds(hundredths: int) -> str:
@@ -85,7 +98,8 @@ def _columns(state: pb.TableState) -> list[tuple[str, int]]:
     blackjack's side bets, the dealer's results and insurance."""
     bets = [p.bet for p in state.prices] + [sb.bet for sb in state.side_bets]
     labels = [_LABELS.get(bet, bet) for bet in bets]
-    columns = [(label, max(6, len(label)) + 1) for label in labels]
+    narrowest = _MIN_WIDTH.get(state.game, 6)
+    columns = [(label, max(narrowest, len(label)) + 1) for label in labels]
     if state.game == pb.GAME_BLACKJACK:  # a percentage is at most 100.0, its column narrower
         columns += [(name, 6) for name in DEALER_RESULTS] + [("INS", 6)]
     return columns
@@ -122,12 +136,15 @@ def format_state(state: pb.TableState) -> str:
     shoe, round (``#``: which round of the deck), phase, last card, cards left, then the
     prices (Hi-Lo, Goa Gae) or the side bets, dealer results and insurance (blackjack)."""
     index = f"#{state.result_index}" if state.result_index else ""
+    phase = enum_short_name(pb.Phase, state.phase)
+    if len(phase) >= _PHASE_WIDTH.get(state.game, 14):
+        phase = phase.removeprefix("SHOE_")
     head = _head(
         state.game,
         (
             f"v{state.version}",
             f"s{state.shoe} r{state.round_id}{index}",
-            enum_short_name(pb.Phase, state.phase),
+            phase,
             state.exposed[-1] if state.exposed else "--",
             str(state.cards_remaining),
         ),
@@ -218,6 +235,8 @@ def format_table(state: pb.TableState) -> str:
         f"round {state.round_id}{index}, {state.cards_remaining} cards left",
         f"seen ({len(state.exposed)}): {' '.join(state.exposed) if state.exposed else '-'}",
     ]
+    if state.base_card:
+        lines.append(f"base card {state.base_card}: the next result is compared with it")
     if state.HasField("ended_round"):
         e = state.ended_round
         lines.append(f"round {e.round_id} ended: {'VOID' if e.void else e.result_card}")

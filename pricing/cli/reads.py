@@ -40,7 +40,12 @@ __all__ = [
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _QUOTE_OPTIONS: Final = {
-    dest: ("blackjack",) for dest in ("up", "rule", "pairs", "no_crown", "side_bets", "player_edge")
+    **{
+        dest: ("blackjack",)
+        for dest in ("up", "rule", "pairs", "no_crown", "side_bets", "player_edge")
+    },
+    "base": ("higher-lower",),
+    "mode": ("higher-lower",),
 }
 
 
@@ -49,6 +54,11 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
     check_game_options(args, args.game, _QUOTE_OPTIONS)
     game = GAMES[args.game]
     request = pb.QuoteRequest(game=game, decks=args.decks, exposed=args.cards)
+    if game == pb.GAME_HIGHER_LOWER:
+        request.base_card = args.base or ""
+        request.higher_lower.shuffle_mode = enum_number(
+            pb.ShuffleMode, (args.mode or "continuous").upper()
+        )  # type: ignore[assignment]
     if game == pb.GAME_BLACKJACK:
         request.dealer_up_card = args.up or ""
         request.include_player_edge = args.player_edge
@@ -69,7 +79,8 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
 def run_quote(args: argparse.Namespace, out: TextIO) -> int:
     request = _quote_request(args)
     if args.server:
-        rules = request.blackjack if request.HasField("blackjack") else None
+        chosen = request.WhichOneof("rules")
+        rules = getattr(request, chosen) if chosen else None
         with connect(args) as client:
             response = client.quote(
                 request.game,
@@ -78,6 +89,7 @@ def run_quote(args: argparse.Namespace, out: TextIO) -> int:
                 rules=rules,
                 dealer_up_card=request.dealer_up_card,
                 include_player_edge=request.include_player_edge,
+                base_card=request.base_card,
             )
     else:
         response = answer_quote(request)

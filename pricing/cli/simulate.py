@@ -13,7 +13,7 @@ from typing import Final, TextIO, TypeVar
 
 import grpc
 
-from pricing.cards import DECK
+from pricing.cards import DECK, Rank
 from pricing.cli.args import check_game_options
 from pricing.cli.common import GAMES, connect, offer_side_bets
 from pricing.cli.dealer import DemoDealer
@@ -28,7 +28,7 @@ __all__ = ["SIMULATED_SEATS", "run_simulate"]
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _SIMULATE_OPTIONS: Final = {
-    "mode": ("blackjack",),
+    "mode": ("blackjack", "higher-lower"),
     "seats": ("blackjack",),
     "side_bets": ("blackjack",),
 }
@@ -50,6 +50,10 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
         )  # type: ignore[assignment]
         request.blackjack.seats = args.seats or SIMULATED_SEATS
         offer_side_bets(request.blackjack, args.side_bets)
+    if request.game == pb.GAME_HIGHER_LOWER:
+        request.higher_lower.shuffle_mode = enum_number(
+            pb.ShuffleMode, (args.mode or "continuous").upper()
+        )  # type: ignore[assignment]
     config = config_from_proto(request.game, request.decks, request)
     adapter_for(config.game).configure(config)
     return request
@@ -93,9 +97,10 @@ class _Patient:
 
 
 def run_simulate(args: argparse.Namespace, out: TextIO) -> int:
-    """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae or
-    blackjack; now and then a round is voided. Each state is shown, the opening one first,
-    and each is held ``--pace`` seconds (the opening state's pause is round 1's betting)."""
+    """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae,
+    blackjack or Higher/Lower; now and then a round is voided. Each state is shown, the opening
+    one first, and each is held ``--pace`` seconds (the opening state's pause is round 1's
+    betting)."""
     request = _open_request(args)
     rng = random.Random(args.seed)
     with connect(args) as client:
@@ -115,7 +120,8 @@ def _deal(
 ) -> int:
     """``run_simulate``'s dealing, on ``feed``."""
     game = request.game
-    rules = request.blackjack if request.HasField("blackjack") else None
+    chosen = request.WhichOneof("rules")
+    rules = getattr(request, chosen) if chosen else None
     state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
     print(f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out)
     printer = WatchPrinter()
@@ -134,7 +140,11 @@ def _deal(
         rng,
         args.void_rate,
         show,
-        continuous=args.mode == "continuous",
+        continuous=(
+            request.higher_lower.shuffle_mode == pb.SHUFFLE_MODE_CONTINUOUS
+            if game == pb.GAME_HIGHER_LOWER
+            else args.mode == "continuous"
+        ),
         seats=request.blackjack.seats or 1,
         patient=patient,
     )
@@ -142,13 +152,15 @@ def _deal(
         pb.GAME_HILO: dealer.hilo,
         pb.GAME_GOA_GAE: dealer.goagae,
         pb.GAME_BLACKJACK: dealer.blackjack,
+        pb.GAME_HIGHER_LOWER: dealer.higher_lower,
     }
     shoes = 0
     while args.shoes == 0 or shoes < args.shoes:
         if state.exposed or state.phase not in (pb.PHASE_OPENING, pb.PHASE_BETTING) or shoes:
             state = patient(feed.new_shoe)
             show("SHOE", "", state)
-        cards = [str(c) for c in DECK] * max(1, state.decks)
+        in_deck = [c for c in DECK if game != pb.GAME_HIGHER_LOWER or c.rank != Rank.TEN]
+        cards = [str(c) for c in in_deck] * max(1, state.decks)
         rng.shuffle(cards)
         play[game](state, cards)
         shoes += 1

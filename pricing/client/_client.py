@@ -223,13 +223,16 @@ class _Client(Generic[FeedT]):
         dealer_up_card: str = "",
         rules: Rules | None = None,
         include_player_edge: bool = False,
+        base_card: str = "",
     ) -> pb.QuoteResponse:
         """``include_player_edge`` (blackjack): also the next round's player edge, about 0.1 s
-        on a full 8-deck shoe (QuoteRequest.include_player_edge)."""
+        on a full 8-deck shoe (QuoteRequest.include_player_edge); ``base_card`` (Higher/Lower):
+        the card the next one is compared with."""
         request = quote_request(
             game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
         request.include_player_edge = include_player_edge
+        request.base_card = base_card
         response: pb.QuoteResponse = await self._call(self._pricing.Quote, request)
         return response
 

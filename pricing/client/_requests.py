@@ -13,13 +13,14 @@ from google.protobuf.message_factory import GetMessageClass
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import parse_enum
 
-Rules = pb.HiLoRules | pb.BlackjackRules | pb.GoaGaeRules
+Rules = pb.HiLoRules | pb.BlackjackRules | pb.GoaGaeRules | pb.HigherLowerRules
 """A game's rules message: it goes into the request's ``rules`` oneof by its type."""
 
 _RULES_FIELD: Final = {
     pb.HiLoRules: "hilo",
     pb.BlackjackRules: "blackjack",
     pb.GoaGaeRules: "goa_gae",
+    pb.HigherLowerRules: "higher_lower",
 }
 
 

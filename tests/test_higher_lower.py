@@ -1,0 +1,268 @@
+"""Higher/Lower (docs/rules.md §6): the provider's printed pays from one RTP, the engine against a
+pure-Python reference over random feeds in both shuffle modes, and its refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pricing import _next_card
+from pricing.cards import DECK, parse_card
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
+from pricing.games import higher_lower as hl
+from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.payout import PayRule
+from tests.reference import higher_lower_ref as ref
+
+ORDER = ref.ORDER
+
+#: The provider's printed pays "for one" (stake included) by base rank: HIGHER and LOWER
+#: (None: not offered), as the published Higher/Lower table gives them.
+PRINTED_HIGHER_LOWER: dict[str, tuple[str | None, str | None]] = {
+    "2": ("1.05", None),
+    "3": ("1.15", "11.56"),
+    "4": ("1.28", "5.78"),
+    "5": ("1.44", "3.85"),
+    "6": ("1.65", "2.89"),
+    "7": ("1.92", "2.31"),
+    "8": ("2.31", "1.92"),
+    "9": ("2.89", "1.65"),
+    "J": ("3.85", "1.44"),
+    "Q": ("5.78", "1.28"),
+    "K": ("11.56", "1.15"),
+    "A": (None, "1.05"),
+}
+
+
+def for_one(shoe: hl.HigherLowerShoe, bet: str) -> str | None:
+    """A bet's pay as the provider prints it: for one, stake included (None: not offered)."""
+    price = shoe.prices[bet]
+    return f"{(100 + price.payout_hundredths) / 100:.2f}" if price.open else None
+
+
+def on_base(card: str, **kwargs: Any) -> hl.HigherLowerShoe:
+    return hl.HigherLowerShoe(**kwargs).expose(parse_card(card), CardRole.RESULT)
+
+
+def printed_pays(base: str) -> dict[str, str | None]:
+    """Every bet's printed pay on ``base``: the exact rule pays a little more where the base
+    card is inside the bet's own set (docs/rules.md §6.2)."""
+    r, red = base[:-1], base[-1] in "DH"
+    higher, lower = PRINTED_HIGHER_LOWER[r]
+    return {
+        "HIGHER": higher,
+        "LOWER": lower,
+        "SNAP": "12.06",
+        "RANGE_2_5": "2.92" if r in "2345" else "2.89",
+        "RANGE_6_9": "2.92" if r in "6789" else "2.89",
+        "RANGE_J_A": "2.92" if r in ("J", "Q", "K", "A") else "2.89",
+        "RED": "1.94" if red else "1.92",
+        "BLACK": "1.92" if red else "1.94",
+        "KING_OR_ACE": "5.90" if r in "KA" else "5.78",
+        "ACE": "12.06" if r == "A" else "11.56",
+    }
+
+
+@pytest.mark.parametrize("base", [r + s for r in ORDER for s in "SH"])
+def test_one_rtp_gives_the_printed_pays_on_every_base_card(base: str) -> None:
+    shoe = on_base(base)
+    assert shoe.phase is hl.Phase.BETTING
+    assert {bet: for_one(shoe, bet) for bet in hl.BETS} == printed_pays(base)
+    # the whole shoe but the base card: 6 × 48 − 1
+    assert {p.remaining for p in shoe.prices.values()} == {287}
+
+
+def test_the_printed_pays_pin_the_rtp_to_96_67_to_96_72_percent() -> None:
+    """Every RTP from 96.67 % to 96.72 % gives the printed table, and no other: 96.70 % is one
+    of them, and one basis point outside the band moves a printed pay."""
+
+    def reproduces(rtp: int) -> bool:
+        rule = PayRule(rtp, 5, 10_000)
+        table = hl.HigherLowerPaytable.from_rules(dict.fromkeys(hl.BETS, rule))
+        rules = hl.HigherLowerRules(paytable=table)
+        shoes = [on_base(r + s, rules=rules) for r in ORDER for s in "SH"]
+        return all(
+            {bet: for_one(shoe, bet) for bet in hl.BETS} == printed_pays(str(shoe.base))
+            for shoe in shoes
+        )
+
+    assert [rtp for rtp in range(9660, 9680) if reproduces(rtp)] == list(range(9667, 9673))
+    assert hl.DEFAULT_RULE.rtp_bp == 9670
+
+
+def test_the_clamp_minimum_lets_higher_on_a_2_pay_its_five_hundredths() -> None:
+    price = on_base("2C").prices["HIGHER"]
+    assert (price.wins, price.remaining, price.payout_hundredths, price.clamped) == (
+        264,
+        287,
+        5,
+        False,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine against the reference, over random feeds
+
+
+def as_rules(rules: hl.HigherLowerRules) -> dict[str, tuple[int, int, int]]:
+    return {bet: rule.as_tuple() for bet, rule in rules.paytable.rules().items()}
+
+
+def assert_same(shoe: hl.HigherLowerShoe, table: ref.RefTable) -> None:
+    phase = {"COMPLETE": "SHOE_COMPLETE"}.get(table.phase, table.phase)
+    assert shoe.phase.name == phase
+    assert (None if shoe.base is None else str(shoe.base)) == table.base
+    assert sorted(map(str, shoe.exposed)) == sorted(table.seen)
+    assert shoe.cards_remaining == len(table.left())
+    assert shoe.round_id == table.round_id
+    want = table.prices()
+    for bet, got in shoe.prices.items():
+        w = want[bet]
+        betting = shoe.phase is hl.Phase.BETTING
+        assert (got.wins, got.remaining) == (w.wins, w.remaining), bet
+        assert (got.open, got.payout_hundredths) == (
+            (w.open, w.payout_hundredths) if betting else (False, 0)
+        ), (bet, str(shoe.base), shoe.cards_remaining)
+
+
+paytables = st.builds(
+    lambda rtp, low, span: PayRule(rtp, low, low + span),
+    st.integers(1, 10_000),
+    st.integers(0, 300),
+    st.integers(0, 20_000),
+)
+
+
+@st.composite
+def feeds(draw: st.DrawFn) -> tuple[hl.HigherLowerRules, int, list[tuple[str, str]]]:
+    decks = draw(st.integers(1, 8))
+    burns = draw(st.integers(0, 4))
+    mode = draw(st.sampled_from(hl.ShuffleMode))
+    rule = draw(paytables)
+    table = hl.HigherLowerPaytable.from_rules(
+        {bet: draw(st.one_of(st.just(rule), paytables)) for bet in hl.BETS}
+    )
+    rules = hl.HigherLowerRules(paytable=table, shuffle=mode, burns=burns)
+    # Few distinct cards, so that cards run out and depleting shoes complete.
+    cards = draw(st.lists(st.sampled_from(ref.full_shoe(1)), min_size=1, max_size=6))
+    kinds = st.sampled_from(["BURN", "RESULT", "RESULT", "VOID", "NEW_SHOE", "TEN"])
+    steps = draw(st.lists(st.tuples(kinds, st.sampled_from(cards)), max_size=80))
+    return rules, decks, steps
+
+
+@settings(max_examples=300, deadline=None)
+@given(feeds())
+def test_every_state_of_a_random_feed_is_the_references(
+    feed: tuple[hl.HigherLowerRules, int, list[tuple[str, str]]],
+) -> None:
+    rules, decks, steps = feed
+    shoe = hl.HigherLowerShoe(rules=rules, decks=decks)
+    table = ref.RefTable(
+        decks=decks,
+        burns=rules.burns,
+        continuous=rules.shuffle is hl.ShuffleMode.CONTINUOUS,
+        rules=as_rules(rules),
+    )
+    for kind, card in steps:
+        event = {
+            "BURN": ExposeCard(parse_card(card), CardRole.BURN),
+            "RESULT": ExposeCard(parse_card(card), CardRole.RESULT),
+            "TEN": ExposeCard(parse_card("10" + card[-1]), CardRole.BURN),
+            "VOID": VoidRound(),
+            "NEW_SHOE": NewShoe(),
+        }[kind]
+        accepted = kind != "TEN" and table.step(kind, card)
+        try:
+            after = shoe.apply(event)
+        except (IllegalMove, CardNotInShoe):
+            assert not accepted, (kind, card)
+            continue
+        assert accepted, (kind, card)
+        if after.outcome is not None and after.outcome.result is not None:
+            base, result = after.outcome.result
+            assert table.results[-1] == (after.outcome.round_id, str(base), str(result))
+        shoe = after
+        assert_same(shoe, table)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(hl.BETS), st.sampled_from(DECK), st.sampled_from(DECK))
+def test_bets_are_decided_as_the_reference_decides_them(bet: str, base: Any, card: Any) -> None:
+    if "10" in (base.rank.symbol, card.rank.symbol):
+        return
+    assert hl.bet_wins(bet, base, card) == ref.wins(bet, str(base), str(card))
+
+
+# ---------------------------------------------------------------------------------------------
+# Closing a bet over par, and the refusals
+
+
+def test_a_bet_that_would_pay_over_par_is_closed() -> None:
+    """Near a depleting shoe's end HIGHER on a 2 can win on every card left; at 0.05 : 1 it
+    would return more than the stake, so it is not offered."""
+    assert _next_card.offer("HIGHER", 100, 101, (9670, 5, 10_000), True).open is False
+    assert _next_card.offer("HIGHER", 100, 101, (9670, 5, 10_000), False).open is True
+    # 264 of 287 at 1.05: 0.9659, under par, offered
+    assert _next_card.offer("HIGHER", 264, 287, (9670, 5, 10_000), True).open is True
+    # exactly at par (1.05 × 20/21 = 1) is still offered
+    assert _next_card.offer("HIGHER", 20, 21, (9670, 5, 10_000), True).payout_hundredths == 5
+    assert _next_card.offer("HIGHER", 20, 21, (9670, 5, 10_000), True).open is True
+
+
+def test_a_depleting_shoe_completes_when_a_round_cannot_be_dealt() -> None:
+    rules = hl.HigherLowerRules(shuffle=hl.ShuffleMode.DEPLETING, burns=3)
+    shoe = hl.HigherLowerShoe(rules=rules, decks=1)
+    cards = [c for c in DECK if c.rank.symbol != "10"]
+    shoe = shoe.expose(cards[0], CardRole.RESULT)
+    rest = cards[1:]
+    while shoe.phase is hl.Phase.BETTING:
+        for card in rest[:3]:
+            shoe = shoe.expose(card, CardRole.BURN)
+        shoe = shoe.expose(rest[3], CardRole.RESULT)
+        rest = rest[4:]
+    # 48 = 1 + 11 × 4 + 3: after 11 rounds 3 cards are left, fewer than a round takes
+    assert (shoe.phase, shoe.cards_remaining, shoe.round_id) == (hl.Phase.SHOE_COMPLETE, 3, 12)
+    with pytest.raises(IllegalMove, match="shoe is complete"):
+        shoe.expose(rest[0], CardRole.BURN)
+    assert shoe.new_shoe().phase is hl.Phase.OPENING
+
+
+@pytest.mark.parametrize(
+    ("steps", "error", "message"),
+    [
+        ([("10S", CardRole.BURN)], CardNotInShoe, "card 10S is not in this game's deck"),
+        ([("2S", CardRole.RESULT), ("3S", CardRole.RESULT)], IllegalMove, "3 burns come"),
+        ([("2S", CardRole.PLAYER)], InvalidInput, "CARD_ROLE_PLAYER is not used"),
+        (
+            [("2S", CardRole.RESULT)] + [("2S", CardRole.BURN)] * 5 + [("2S", CardRole.BURN)],
+            CardNotInShoe,
+            "card 2S is not in the shoe: it holds 6 of each",
+        ),
+    ],
+)
+def test_refusals_name_the_card_and_change_nothing(
+    steps: list[tuple[str, CardRole]], error: type[Exception], message: str
+) -> None:
+    shoe = hl.HigherLowerShoe()
+    *before, (card, role) = steps
+    for text, r in before:
+        shoe = shoe.expose(parse_card(text), r)
+    with pytest.raises(error, match=message):
+        shoe.expose(parse_card(card), role)
+
+
+def test_no_end_round_and_no_void_before_the_base_card() -> None:
+    with pytest.raises(IllegalMove, match="no EndRound"):
+        on_base("5S").apply(EndRound())
+    with pytest.raises(IllegalMove, match="no round to void"):
+        hl.HigherLowerShoe().apply(VoidRound())
+
+
+def test_rules_name_a_bad_option() -> None:
+    with pytest.raises(InvalidOption, match="burns must be a whole number from 0 to 10, got 11"):
+        hl.HigherLowerRules(burns=11)
+    with pytest.raises(InvalidOption, match=r"max_position_payout_cents .* got -1"):
+        hl.HigherLowerRules(max_position_payout_cents=-1)

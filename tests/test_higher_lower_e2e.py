@@ -1,0 +1,183 @@
+"""End to end, Higher/Lower tables (docs/rules.md §6): the real server process, driven only
+through gRPC. The default table prints the provider's pays on every base card; rounds settle on
+their base and result cards; a table's own rules, a Quote, a restart and the refusals."""
+
+from __future__ import annotations
+
+import random
+
+import grpc
+import pytest
+
+from pricing.cards import parse_card
+from pricing.games import higher_lower as hl
+from pricing.games.events import CardRole
+from pricing.payout import PayRule
+from pricing.v1 import pricing_pb2 as pb
+from tests.conftest import ServerProcess, start_server
+from tests.reference import higher_lower_ref as ref
+from tests.test_higher_lower import printed_pays
+from tests.wire import Feed, engine_prices, expect_error, wire_prices
+
+pytestmark = pytest.mark.timeout(120)
+
+BURN, RESULT = pb.CARD_ROLE_BURN, pb.CARD_ROLE_RESULT
+STAKE = 1000
+
+
+def wire_for_one(state: pb.TableState | pb.QuoteResponse) -> dict[str, str | None]:
+    return {
+        p.bet: f"{(100 + p.payout_hundredths) / 100:.2f}" if p.open else None for p in state.prices
+    }
+
+
+def test_every_base_card_prints_the_published_pays_and_rounds_settle_on_it(
+    server: ServerProcess, table_id: str
+) -> None:
+    feed = Feed(server, table_id)
+    opened = feed.open(game=pb.GAME_HIGHER_LOWER)
+    assert (opened.decks, opened.cards_remaining, opened.phase) == (6, 288, pb.PHASE_OPENING)
+    # every rank in both colours is a base card once, each round dealt by the rules
+    bases = [r + s for r in ref.ORDER for s in "SH"]
+    random.Random(7).shuffle(bases)
+    state = feed.expose(bases[0], RESULT)
+    pricing = server.pricing()
+    for base, result in zip(bases, [*bases[1:], "2D"], strict=True):
+        assert (state.base_card, state.phase, state.cards_remaining) == (
+            base,
+            pb.PHASE_BETTING,
+            287,
+        )
+        assert wire_for_one(state) == printed_pays(base)
+        betting = state
+        for burn in ("4C", "JD", "9S"):
+            state = feed.expose(burn, BURN)
+        assert state.phase == pb.PHASE_DEALING
+        assert not any(p.open for p in state.prices)
+        state = feed.expose(result, RESULT)
+        ended = state.ended_round
+        assert (ended.round_id, list(ended.result_cards)) == (betting.round_id, [base, result])
+        for price in betting.prices:
+            if not price.open:
+                continue
+            answer = pricing.Settle(
+                pb.SettleRequest(
+                    table_id=table_id,
+                    round_id=betting.round_id,
+                    version=betting.version,
+                    bet=price.bet,
+                    stake_cents=STAKE,
+                )
+            )
+            if ref.wins(price.bet, base, result):
+                assert answer.status == pb.SettleResponse.STATUS_WIN, price.bet
+                assert answer.returned_cents == STAKE + STAKE * price.payout_hundredths // 100
+            else:
+                assert answer.status == pb.SettleResponse.STATUS_LOSE, (price.bet, base, result)
+            assert list(answer.result_cards) == [base, result]
+
+
+def test_a_quote_on_a_base_card_prints_the_same_pays(server: ServerProcess) -> None:
+    pricing = server.pricing()
+    for rank in ref.ORDER:
+        base = rank + "D"
+        answer = pricing.Quote(pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER, base_card=base))
+        assert (answer.cards_remaining, wire_for_one(answer)) == (287, printed_pays(base))
+    # no base card: the relative bets are closed, the others priced on the full shoe
+    answer = pricing.Quote(pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER))
+    closed = {p.bet for p in answer.prices if not p.open}
+    assert (closed, answer.cards_remaining) == ({"HIGHER", "LOWER", "SNAP"}, 288)
+
+
+def test_a_depleting_table_prices_the_cards_left_by_its_own_rules(
+    server: ServerProcess, table_id: str
+) -> None:
+    rules = pb.HigherLowerRules(
+        shuffle_mode=pb.SHUFFLE_MODE_DEPLETING,
+        burns=1,
+        rtp_bp=9500,
+        bets={"ACE": pb.PayRule(rtp_bp=9000, min_hundredths=0, max_hundredths=5000)},
+    )
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_HIGHER_LOWER, decks=2, higher_lower=rules)
+    paytable = hl.HigherLowerPaytable.from_rules(
+        {**dict.fromkeys(hl.BETS, PayRule(9500, 5, 10_000)), "ACE": PayRule(9000, 0, 5000)}
+    )
+    shoe = hl.HigherLowerShoe(
+        rules=hl.HigherLowerRules(paytable=paytable, shuffle=hl.ShuffleMode.DEPLETING, burns=1),
+        decks=2,
+    )
+    cards = [r + s for r in ref.ORDER for s in "CDHS"] * 2
+    random.Random(3).shuffle(cards)
+    for i, card in enumerate(cards[:41]):
+        role = RESULT if i % 2 == 0 else BURN
+        state = feed.expose(card, role)
+        shoe = shoe.expose(parse_card(card), CardRole.RESULT if role == RESULT else CardRole.BURN)
+        assert wire_prices(state) == engine_prices(shoe.prices, shoe.betting)
+        assert state.cards_remaining == 96 - (i + 1)
+        assert state.base_card == str(shoe.base)
+
+
+def test_refusals_name_the_bad_value(server: ServerProcess, table_id: str) -> None:
+    dealer, pricing = server.dealer(), server.pricing()
+    bad = pb.HigherLowerRules(bets={"HIGH": pb.PayRule(rtp_bp=9000, max_hundredths=100)})
+    expect_error(
+        lambda: dealer.OpenTable(
+            pb.OpenTableRequest(table_id=table_id, game=pb.GAME_HIGHER_LOWER, higher_lower=bad)
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "unknown Higher/Lower bet 'HIGH'",
+    )
+    expect_error(
+        lambda: dealer.OpenTable(
+            pb.OpenTableRequest(
+                table_id=table_id,
+                game=pb.GAME_HIGHER_LOWER,
+                higher_lower=pb.HigherLowerRules(burns=11),
+            )
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "burns must be a whole number from 0 to 10, got 11",
+    )
+    expect_error(
+        lambda: pricing.Quote(pb.QuoteRequest(game=pb.GAME_HILO, base_card="2S")),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "base_card is a Higher/Lower field",
+    )
+    expect_error(
+        lambda: pricing.Quote(pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER, base_card="10S")),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "card 10S is not in this game's deck",
+    )
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_HIGHER_LOWER)
+    feed.expose("QS", RESULT)
+    expect_error(
+        lambda: feed.expose("KS", RESULT),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "result card KS rejected: 3 burns come before the result of round 1, 0 dealt",
+    )
+
+
+def test_a_table_comes_back_the_same_after_a_restart(table_id: str) -> None:
+    server = start_server()
+    rules = pb.HigherLowerRules(shuffle_mode=pb.SHUFFLE_MODE_DEPLETING, burns=2)
+    try:
+        feed = Feed(server, table_id)
+        feed.open(game=pb.GAME_HIGHER_LOWER, decks=1, higher_lower=rules)
+        for card, role in [("7S", RESULT), ("2C", BURN), ("3C", BURN), ("AH", RESULT)]:
+            before = feed.expose(card, role)
+    finally:
+        assert server.stop() == 0
+    again = start_server(data_dir=server.data_dir)
+    try:
+        after = again.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
+        assert after == before
+        reopened = again.dealer().OpenTable(
+            pb.OpenTableRequest(
+                table_id=table_id, game=pb.GAME_HIGHER_LOWER, decks=1, higher_lower=rules
+            )
+        )
+        assert reopened.version == before.version
+    finally:
+        assert again.stop() == 0

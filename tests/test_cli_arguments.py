@@ -47,7 +47,7 @@ def _table_exists(server: ServerProcess, table_id: str) -> bool:
         (("--shoes", "-1"), "argument --shoes: -1 is out of range: use 0 or more"),
         (("--decks", "9", "--game", "blackjack"), "argument --decks: 9 is out of range"),
         (("--mode", "continuous"), "--mode is a blackjack or higher-lower option: not for hilo"),
-        (("--game", "goagae", "--mode", "depleting"), "--mode is a blackjack or higher-lower option"),
+        (("--game", "goagae", "--mode", "depleting"), "--mode is a blackjack or higher-lower"),
         (("--seats", "2"), "--seats is a blackjack option: not for hilo"),
         (("--game", "blackjack", "--seats", "8"), "argument --seats: 8 is out of range: use 1"),
         (("--decks", "3"), "decks 3 is not allowed for Hi-Lo"),

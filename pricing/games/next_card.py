@@ -153,8 +153,11 @@ class NextCardGame:
     deck: NextCardDeck
     bets: tuple[NextCardBet, ...]
     close_over_par: bool = False
-    _kernels: dict[tuple[tuple[int, int, int], ...], _next_card.BetSet] = field(
-        default_factory=dict, init=False, repr=False, compare=False
+    _last: tuple[Paytable, _next_card.BetSet] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _kernels: dict[tuple[type[Paytable], tuple[tuple[int, int, int], ...]], _next_card.BetSet] = (
+        field(default_factory=dict, init=False, repr=False, compare=False)
     )
 
     @cached_property
@@ -165,16 +168,27 @@ class NextCardGame:
     def by_name(self) -> dict[str, NextCardBet]:
         return {bet.name: bet for bet in self.bets}
 
+    @cached_property
+    def absent_mask(self) -> int:
+        """``deck.absent_mask``, computed once: every quote hands it to the kernel."""
+        return self.deck.absent_mask
+
     def kernel(self, paytable: Paytable) -> _next_card.BetSet:
-        """The bets compiled with ``paytable``'s rules (one per paytable, kept)."""
-        if self.names != paytable.BETS:
-            raise InvalidOption(f"paytable bets {paytable.BETS} are not {self.names}")
-        rules = paytable.kernel_rules
-        kernel = self._kernels.get(rules)
+        """The bets compiled with ``paytable``'s rules (one per paytable, kept: a quote is on
+        every card's path, so this look-up is all it costs: the last paytable asked is checked
+        by identity first, as a table asks with the same object every time)."""
+        last = self._last
+        if last is not None and last[0] is paytable:
+            return last[1]
+        key = (type(paytable), paytable.kernel_rules)
+        kernel = self._kernels.get(key)
         if kernel is None:
+            if self.names != paytable.BETS:
+                raise InvalidOption(f"paytable bets {paytable.BETS} are not {self.names}")
             spec = tuple((b.name, int(b.relation), b.mask) for b in self.bets)
-            kernel = _next_card.BetSet(spec, self.deck.order, rules, self.close_over_par)
-            self._kernels[rules] = kernel
+            kernel = _next_card.BetSet(spec, self.deck.order, key[1], self.close_over_par)
+            self._kernels[key] = kernel
+        object.__setattr__(self, "_last", (paytable, kernel))  # a cache, not a field
         return kernel
 
     def price_counts(
@@ -194,7 +208,7 @@ class NextCardGame:
             self.deck.decks,
             CARD_INDEX,
             card_index,
-            self.deck.absent_mask,
+            self.absent_mask,
             -1 if base is None else base.index,
         )
 

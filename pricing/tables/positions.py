@@ -125,7 +125,8 @@ def _collect(i: int, leg: PositionLeg, value: int, status: SettleStatus, last: b
     field = f"legs[{i}].collect_cents"
     if status in (SettleStatus.PENDING, SettleStatus.LOSE) and collect:
         raise InvalidInput(
-            f"{field} {collect} must be 0: leg {i} is {status.name.lower()}, nothing can be "
+            f"{field} {collect} must be 0: leg {i} "
+            f"{'lost' if status is SettleStatus.LOSE else 'is pending'}, nothing can be "
             "collected from it",
             field=field,
         )

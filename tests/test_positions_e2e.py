@@ -112,10 +112,10 @@ def test_a_position_rides_leg_by_leg_with_a_collect_a_void_and_a_pending_leg(
     legs.append((4, "HIGHER", "WIN", 0))
     legs.append((5, "HIGHER", "PENDING", 0))
     wire = [leg(uncapped, r, bet, collect) for r, bet, _, collect in legs]
-    answer = position(server, uncapped, 1000, *wire)
-    ref = expected(uncapped, 1000, 0, legs)
+    answer = position(server, uncapped, 1001, *wire)
+    ref = expected(uncapped, 1001, 0, legs)
     assert_same(answer, ref)
-    assert answer.status == S.STATUS_PENDING and answer.stake_cents == 1000
+    assert answer.status == S.STATUS_PENDING and answer.stake_cents == 1001
     assert [leg.payout_hundredths for leg in answer.legs] == [
         uncapped.prices[r][bet] for r, bet, _, _ in legs
     ]
@@ -126,12 +126,12 @@ def test_a_position_rides_leg_by_leg_with_a_collect_a_void_and_a_pending_leg(
     alone = server.pricing().Settle(
         pb.SettleRequest(
             table_id=uncapped.table_id, round_id=1, version=wire[0].version, bet="higher",
-            stake_cents=1000,
+            stake_cents=1001,
         )
     )  # fmt: skip
-    assert answer.legs[0].value_cents == alone.returned_cents > 1000
+    assert answer.legs[0].value_cents == alone.returned_cents > 1001
     # Legs after a pending one are not read: one more on a later round changes nothing.
-    later = position(server, uncapped, 1000, *wire, pb.PositionLeg(round_id=9, version=1, bet="X"))
+    later = position(server, uncapped, 1001, *wire, pb.PositionLeg(round_id=9, version=1, bet="X"))
     assert later == answer
 
 

@@ -280,12 +280,7 @@ def _add_settle(sub: Commands) -> None:
         help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
         "NINE; blackjack ROYAL_MATCH PAIRS",
     )
-    t.add_argument(
-        "--stake-cents",
-        type=integer(1, MAX_STAKE_CENTS),
-        required=True,
-        help=f"the stake, 1 to {MAX_STAKE_CENTS} cents",
-    )
+    _add_stake(t, "the stake")
     t.add_argument(
         "--seat",
         type=integer(0, MAX_SEATS, "0: a one-seat table"),
@@ -296,6 +291,15 @@ def _add_settle(sub: Commands) -> None:
     _add_json(t, "the SettleResponse")
     _add_server(t)
     t.set_defaults(run=run_settle)
+
+
+def _add_stake(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--stake-cents",
+        type=integer(1, MAX_STAKE_CENTS),
+        required=True,
+        help=f"{what}, 1 to {MAX_STAKE_CENTS} cents",
+    )
 
 
 def _add_settle_position(sub: Commands) -> None:
@@ -309,12 +313,7 @@ def _add_settle_position(sub: Commands) -> None:
         "Nothing can be added to a riding stake (docs/rules.md §6.3).",
     )
     t.add_argument("table", help="table id")
-    t.add_argument(
-        "--stake-cents",
-        type=integer(1, MAX_STAKE_CENTS),
-        required=True,
-        help=f"the stake put in at the first leg, 1 to {MAX_STAKE_CENTS} cents",
-    )
+    _add_stake(t, "the stake put in at the first leg")
     t.add_argument(
         "--leg",
         type=position_leg,

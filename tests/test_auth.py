@@ -97,6 +97,11 @@ def rpcs(channel: grpc.Channel, md: tuple[tuple[str, str], ...]) -> dict[str, Ca
             pb.SettleRequest(table_id=t, round_id=1, version=1, bet="HIGH", stake_cents=1),
             metadata=md,
         ),
+        "SettlePosition": lambda: p.SettlePosition(
+            pb.SettlePositionRequest(table_id=t, stake_cents=1, legs=[
+                pb.PositionLeg(round_id=1, version=1, bet="HIGH")]),
+            metadata=md,
+        ),
         "ListTables": lambda: p.ListTables(pb.ListTablesRequest(), metadata=md),
         "Analyze": lambda: p.Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO), metadata=md),
     }  # fmt: skip
@@ -116,6 +121,7 @@ PAST_THE_GUARD = {
     "WatchTable": OK,
     "Quote": OK,
     "Settle": grpc.StatusCode.FAILED_PRECONDITION,
+    "SettlePosition": grpc.StatusCode.FAILED_PRECONDITION,
     "ListTables": OK,
     "Analyze": OK,
 }

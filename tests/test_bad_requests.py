@@ -65,6 +65,13 @@ def settle(**kwargs: Any) -> pb.SettleRequest:
     return pb.SettleRequest(**(fields | kwargs))
 
 
+def position(*legs: pb.PositionLeg, **kwargs: Any) -> pb.SettlePositionRequest:
+    """A position on table "hilo" of ``legs`` (by default one leg, the bet ``settle`` makes)."""
+    fields: dict[str, Any] = {"table_id": "hilo", "stake_cents": 100}
+    legs = legs or (pb.PositionLeg(round_id=1, version=6, bet="HIGH"),)
+    return pb.SettlePositionRequest(legs=legs, **(fields | kwargs))
+
+
 def quote(**kwargs: Any) -> pb.QuoteRequest:
     kwargs.setdefault("game", pb.GAME_HILO)
     return pb.QuoteRequest(**kwargs)
@@ -179,6 +186,18 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
      pb.ExposeCardRequest(table_id="bj", seq=1, card="AS", role=pb.CARD_ROLE_PLAYER, seat=99), BAD),
     ("Settle a side bet on seat 99", P, "Settle",
      settle(table_id="bj", bet="ROYAL_MATCH", version=1, seat=99), BAD),
+    ("SettlePosition stake 0", P, "SettlePosition", position(stake_cents=0), BAD),
+    ("SettlePosition stake 2**64-1", P, "SettlePosition", position(stake_cents=U64), BAD),
+    ("SettlePosition no legs", P, "SettlePosition", pb.SettlePositionRequest(
+        table_id="hilo", stake_cents=1), BAD),
+    ("SettlePosition leg bet with a dotless i", P, "SettlePosition",
+     position(pb.PositionLeg(round_id=1, version=6, bet="h\u0131gh")), BAD),
+    ("SettlePosition leg version 2**64-1", P, "SettlePosition",
+     position(pb.PositionLeg(round_id=1, version=U64, bet="HIGH")), PRE),
+    ("SettlePosition collect over the value", P, "SettlePosition",
+     position(pb.PositionLeg(round_id=1, version=6, bet="HIGH", collect_cents=U64)), BAD),
+    ("SettlePosition unknown table", P, "SettlePosition", position(table_id="ghost"), NOT),
+    ("undecodable SettlePosition", P, "SettlePosition", b"\x1a\xff", BAD),
     ("ListTables unknown game", P, "ListTables", pb.ListTablesRequest(game=99), BAD),  # type: ignore[arg-type]
     ("Analyze no game", P, "Analyze", pb.AnalyzeRequest(), BAD),
     ("Analyze unknown game", P, "Analyze", pb.AnalyzeRequest(game=77), BAD),  # type: ignore[arg-type]
@@ -263,7 +282,7 @@ def test_there_are_at_least_60_rows_and_every_rpc_has_some() -> None:
     methods = {method for _, _, method, _, _ in ROWS}
     assert methods == {"OpenTable", "ExposeCard", "VoidRound", "EndRound", "NewShoe",
                        "CloseTable", "GetTable", "WatchTable", "Quote", "Settle",
-                       "ListTables", "Analyze", "Feed"}  # fmt: skip
+                       "SettlePosition", "ListTables", "Analyze", "Feed"}  # fmt: skip
     assert len(FEED_ROWS) >= 25
 
 

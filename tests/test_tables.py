@@ -386,6 +386,9 @@ class _ToyAdapter:
         red = ended.result[0].suit.is_red
         return SideBetResult("RED", 100, ended.result) if red else SideBetResult("LOSE", -100, ())
 
+    def position_cap_cents(self, config: TableConfig) -> int:
+        return 0
+
     def describe(self, config: TableConfig) -> dict[str, str]:
         return {"toy.rules": str(config.rules)}
 

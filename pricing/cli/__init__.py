@@ -7,6 +7,7 @@
     pricing quote goagae 2S 3S         # Goa Gae category bets on the next hand
     pricing quote blackjack --decks 6 --up AS KH QS   # side bets, insurance, dealer outcomes
     pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
+    pricing settle-position hl --stake-cents 1000 --leg 1:2:HIGHER --leg 2:7:LOWER:500
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)
     pricing journal export demo > demo.jsonl   # a table's journaled events (audit)
     pricing journal replay demo.jsonl          # fold them again: each round, the final state
@@ -22,8 +23,8 @@ works); ``--tls-ca`` (``$PRICING_TLS_CA``) connects with TLS, ``--tls-cert``/``-
 a client certificate for mutual TLS.
 
 Here: ``main``, which hands ``serve`` to the server and runs every other command. The
-parser is ``command_line``'s; the commands are ``reads``'s (quote, watch, settle, table,
-tables, health), ``simulate``'s (its demo dealer ``dealer``'s), ``journal``'s and
+parser is ``command_line``'s; the commands are ``reads``'s (quote, watch, settle, settle-position,
+table, tables, health), ``simulate``'s (its demo dealer ``dealer``'s), ``journal``'s and
 ``analyze``'s, on what they share in ``common``; ``args`` checks arguments, ``format``
 turns messages into text.
 """

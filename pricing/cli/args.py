@@ -10,8 +10,17 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
-__all__ = ["UINT64_MAX", "check_game_options", "fraction", "integer", "seconds"]
+__all__ = [
+    "UINT64_MAX",
+    "Leg",
+    "check_game_options",
+    "fraction",
+    "integer",
+    "position_leg",
+    "seconds",
+]
 
 #: The largest version, round or stake the wire can carry (uint64).
 UINT64_MAX = 2**64 - 1
@@ -42,6 +51,33 @@ def integer(low: int, high: int | None = None, note: str = "") -> Callable[[str]
 
     parse.__name__ = "whole number"  # argparse names the type in its own messages
     return parse
+
+
+class Leg(NamedTuple):
+    """One ``--leg`` of ``pricing settle-position``."""
+
+    round_id: int
+    version: int
+    bet: str
+    collect_cents: int
+
+
+def position_leg(text: str) -> Leg:
+    """An argparse ``type``: a position's leg as ``ROUND:VERSION:BET[:COLLECT_CENTS]``.
+
+    >>> position_leg("3:12:HIGHER:500")
+    Leg(round_id=3, version=12, bet='HIGHER', collect_cents=500)
+    >>> position_leg("3:HIGHER")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '3:HIGHER' is not ROUND:VERSION:BET[:COLLECT_CENTS]
+    """
+    parts = text.split(":")
+    if len(parts) not in (3, 4) or not parts[2]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not ROUND:VERSION:BET[:COLLECT_CENTS]")
+    whole = integer(1, UINT64_MAX)
+    collect = integer(0, UINT64_MAX)(parts[3]) if len(parts) == 4 else 0
+    return Leg(whole(parts[0]), whole(parts[1]), parts[2], collect)
 
 
 def _number(text: str, what: str = "a number") -> float:

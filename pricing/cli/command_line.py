@@ -12,7 +12,7 @@ from typing import Final, TypeAlias
 from pricing import __version__
 from pricing.cards import MAX_DECKS
 from pricing.cli.analyze import run_analyze
-from pricing.cli.args import UINT64_MAX, fraction, integer, seconds
+from pricing.cli.args import UINT64_MAX, fraction, integer, position_leg, seconds
 from pricing.cli.common import GAMES
 from pricing.cli.journal import run_backup, run_check, run_export, run_replay, run_salvage
 from pricing.cli.reads import (
@@ -21,6 +21,7 @@ from pricing.cli.reads import (
     run_health,
     run_quote,
     run_settle,
+    run_settle_position,
     run_table,
     run_tables,
     run_watch,
@@ -57,6 +58,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     _add_watch(sub)
     _add_simulate(sub)
     _add_settle(sub)
+    _add_settle_position(sub)
     _add_table(sub)
     _add_tables(sub)
     _add_journal(sub)
@@ -294,12 +296,7 @@ def _add_settle(sub: Commands) -> None:
         help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
         "NINE; blackjack ROYAL_MATCH PAIRS",
     )
-    t.add_argument(
-        "--stake-cents",
-        type=integer(1, MAX_STAKE_CENTS),
-        required=True,
-        help=f"the stake, 1 to {MAX_STAKE_CENTS} cents",
-    )
+    _add_stake(t, "the stake")
     t.add_argument(
         "--seat",
         type=integer(0, MAX_SEATS, "0: a one-seat table"),
@@ -310,6 +307,42 @@ def _add_settle(sub: Commands) -> None:
     _add_json(t, "the SettleResponse")
     _add_server(t)
     t.set_defaults(run=run_settle)
+
+
+def _add_stake(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--stake-cents",
+        type=integer(1, MAX_STAKE_CENTS),
+        required=True,
+        help=f"{what}, 1 to {MAX_STAKE_CENTS} cents",
+    )
+
+
+def _add_settle_position(sub: Commands) -> None:
+    t = sub.add_parser(
+        "settle-position",
+        help="settle a position: one stake ridden through consecutive rounds' bets",
+        description="A stake carried through legs, each a dynamic bet on a later round at the "
+        "price of the version it was accepted on: a win adds floor(value x payout / 100), cut "
+        "to the table's max_position_payout_cents; a loss ends it at 0; a void changes nothing. "
+        "After a decided leg, COLLECT_CENTS (at most its value) is taken out; the rest rides on. "
+        "Nothing can be added to a riding stake (docs/rules.md §6.3).",
+    )
+    t.add_argument("table", help="table id")
+    _add_stake(t, "the stake put in at the first leg")
+    t.add_argument(
+        "--leg",
+        type=position_leg,
+        action="append",
+        dest="legs",
+        required=True,
+        metavar="ROUND:VERSION:BET[:COLLECT_CENTS]",
+        help="a leg, in order (repeat, 1 to 1000): the round, the table version of the price, "
+        "the bet (e.g. HIGHER) and what is collected after it (default 0)",
+    )
+    _add_json(t, "the SettlePositionResponse")
+    _add_server(t)
+    t.set_defaults(run=run_settle_position)
 
 
 def _add_table(sub: Commands) -> None:

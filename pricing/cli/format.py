@@ -21,6 +21,7 @@ __all__ = [
     "WATCH_WIDTH",
     "WatchPrinter",
     "format_ended",
+    "format_position",
     "format_quote",
     "format_settlement",
     "format_state",
@@ -256,6 +257,33 @@ def format_settlement(s: pb.SettleResponse) -> str:
         + (f" ({s.outcome})" if s.outcome else "")
         + (f" (result {s.result_card})" if s.result_card else "")
     )
+
+
+def format_position(p: pb.SettlePositionResponse) -> str:
+    """A settled position: a line for it, then one per leg read (``pricing settle-position``).
+
+    >>> print(format_position(pb.SettlePositionResponse(status=pb.SettleResponse.STATUS_WIN,
+    ...     stake_cents=100, collected_cents=50, riding_cents=200, legs=[pb.PositionLegResult(
+    ...     status=pb.SettleResponse.STATUS_WIN, payout_hundredths=150, stake_cents=100,
+    ...     value_cents=250, collected_cents=50, riding_cents=200, result_cards=["2S", "9H"])])))
+    WIN: stake 100 cents -> collected 50 cents, riding 200 cents
+      leg 0: WIN at 1.50 : 1, 100 -> 250 cents, collected 50, riding 200 (result 2S 9H)
+    """
+    status = enum_short_name(pb.SettleResponse.Status, p.status)
+    lines = [
+        f"{status}: stake {p.stake_cents} cents -> collected {p.collected_cents} cents, "
+        f"riding {p.riding_cents} cents"
+    ]
+    for i, leg in enumerate(p.legs):
+        leg_status = enum_short_name(pb.SettleResponse.Status, leg.status)
+        lines.append(
+            f"  leg {i}: {leg_status} at {_odds(leg.payout_hundredths)} : 1, {leg.stake_cents} "
+            f"-> {leg.value_cents} cents"
+            + (" (capped)" if leg.capped else "")
+            + f", collected {leg.collected_cents}, riding {leg.riding_cents}"
+            + (f" (result {' '.join(leg.result_cards)})" if leg.result_cards else "")
+        )
+    return "\n".join(lines)
 
 
 def message_dict(message: Message) -> dict[str, object]:

@@ -1,5 +1,6 @@
 """The commands on a server's tables, and ``quote``: ``pricing quote`` (offline, or asking a
-server), ``watch``, ``settle``, ``table``, ``tables`` (the lobby) and ``health``."""
+server), ``watch``, ``settle``, ``settle-position``, ``table``, ``tables`` (the lobby) and
+``health``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pricing.cli.args import check_game_options
 from pricing.cli.common import GAMES, connect, emit_json, offer_side_bets, show_message
 from pricing.cli.format import (
     WatchPrinter,
+    format_position,
     format_quote,
     format_settlement,
     format_table,
@@ -33,6 +35,7 @@ __all__ = [
     "run_health",
     "run_quote",
     "run_settle",
+    "run_settle_position",
     "run_table",
     "run_tables",
     "run_watch",
@@ -170,6 +173,14 @@ def run_settle(args: argparse.Namespace, out: TextIO) -> int:
             args.table, args.round, args.version, args.bet, args.stake_cents, seat=args.seat
         )
     show_message(args, s, lambda: format_settlement(s), out)
+    return 0
+
+
+def run_settle_position(args: argparse.Namespace, out: TextIO) -> int:
+    legs = [pb.PositionLeg(**leg._asdict()) for leg in args.legs]
+    with connect(args) as client:
+        position = client.settle_position(args.table, args.stake_cents, legs)
+    show_message(args, position, lambda: format_position(position), out)
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
@@ -21,6 +21,7 @@ from pricing.client._requests import (
     expose_request,
     list_request,
     open_request,
+    position_request,
     quote_request,
     settle_request,
 )
@@ -251,6 +252,19 @@ class _Client(Generic[FeedT]):
         request = settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
         settlement: pb.SettleResponse = await self._call(self._pricing.Settle, request)
         return settlement
+
+    @shared
+    async def settle_position(
+        self, table_id: str, stake_cents: int, legs: Iterable[pb.PositionLeg]
+    ) -> pb.SettlePositionResponse:
+        """A stake carried through ``legs`` (each a bet at its version, and what is collected
+        after it): each leg's value, what was collected and what still rides
+        (SettlePositionRequest)."""
+        request = position_request(table_id, stake_cents, legs)
+        position: pb.SettlePositionResponse = await self._call(
+            self._pricing.SettlePosition, request
+        )
+        return position
 
     @shared
     async def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:

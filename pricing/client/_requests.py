@@ -3,7 +3,7 @@ dealer-feed events, read from ``FeedRequest``'s ``event`` oneof rather than list
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -70,6 +70,12 @@ def settle_request(
         stake_cents=stake_cents,
         seat=seat,
     )
+
+
+def position_request(
+    table_id: str, stake_cents: int, legs: Iterable[pb.PositionLeg]
+) -> pb.SettlePositionRequest:
+    return pb.SettlePositionRequest(table_id=table_id, stake_cents=stake_cents, legs=legs)
 
 
 def list_request(game_: str | int) -> pb.ListTablesRequest:

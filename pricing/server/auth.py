@@ -3,7 +3,8 @@
 
 Two roles. A **dealer** token lets a caller use DealerService (the feed: open tables, expose
 cards, close tables) and everything a reader may. A **reader** token lets a caller use
-PricingService (GetTable, WatchTable, Quote, Settle). Health and reflection are open to all.
+PricingService (GetTable, WatchTable, Quote, Settle, SettlePosition, ListTables, Analyze).
+Health and reflection are open to all.
 
 - DealerService needs a dealer token once any dealer token is configured.
 - PricingService needs a reader or a dealer token once any reader token is configured.

@@ -1,5 +1,5 @@
 """The PricingService servicer: the read side, where game servers watch tables, quote and
-settle bets. No call changes a table."""
+settle bets and positions. No call changes a table."""
 
 from __future__ import annotations
 
@@ -30,7 +30,13 @@ from pricing.server.store import TableStore
 from pricing.tables import TableNotFound
 from pricing.text import ascii_name, check_table_id
 from pricing.v1 import pricing_pb2 as pb
-from pricing.wire import game_from_proto, settlement_to_proto, summary_to_proto
+from pricing.wire import (
+    game_from_proto,
+    position_legs,
+    position_to_proto,
+    settlement_to_proto,
+    summary_to_proto,
+)
 
 __all__ = ["PricingServicer"]
 
@@ -68,6 +74,7 @@ class PricingServicer:
             "GetTable": (self.get_table, pb.GetTableRequest),
             "Quote": (self.quote, pb.QuoteRequest),
             "Settle": (self.settle, pb.SettleRequest),
+            "SettlePosition": (self.settle_position, pb.SettlePositionRequest),
             "ListTables": (self.list_tables, pb.ListTablesRequest),
             "Analyze": (self.analyze, pb.AnalyzeRequest),
         }
@@ -222,3 +229,13 @@ class PricingServicer:
         response = settlement_to_proto(settlement, request)
         response.bet = bet
         return response
+
+    async def settle_position(
+        self, request: pb.SettlePositionRequest, context: Context
+    ) -> pb.SettlePositionResponse:
+        """A position's legs, each settled as its bet would be (docs/rules.md §6.3)."""
+        self.gate.check_ready()
+        position = await self.store.settle_position(
+            check_table_id(request.table_id), request.stake_cents, position_legs(request)
+        )
+        return position_to_proto(position)

@@ -59,6 +59,7 @@ _raw: Final = None
 #: The read side's answers that are messages, not pre-serialised bytes.
 _SERIALIZERS: Final[dict[str, Callable[[Any], bytes]]] = {
     "Settle": pb.SettleResponse.SerializeToString,
+    "SettlePosition": pb.SettlePositionResponse.SerializeToString,
     "ListTables": pb.ListTablesResponse.SerializeToString,
     "Analyze": pb.AnalyzeResponse.SerializeToString,
 }

@@ -38,10 +38,10 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from pricing.errors import IllegalMove
 from pricing.journal import (
@@ -59,6 +59,8 @@ from pricing.tables import (
     FeedEvent,
     HistoryNotLoaded,
     OpenTable,
+    PositionLeg,
+    PositionSettlement,
     Settlement,
     Snapshot,
     Table,
@@ -78,6 +80,8 @@ __all__ = [
 ]
 
 log = logging.getLogger("pricing.store")
+
+T = TypeVar("T")
 
 #: Events between two images of a table: a restart after a crash folds fewer than this many
 #: per table (~140 µs each for Hi-Lo), so 1,000 tables start in well under 2 s; an image is
@@ -462,11 +466,23 @@ class TableStore:
         *,
         seat: int = 0,
     ) -> Settlement:
+        return await self._settled(
+            table_id, lambda table: table.settle(round_id, version, bet, stake_cents, seat)
+        )
+
+    async def settle_position(
+        self, table_id: str, stake_cents: int, legs: Sequence[PositionLeg]
+    ) -> PositionSettlement:
+        return await self._settled(table_id, lambda table: table.settle_position(stake_cents, legs))
+
+    async def _settled(self, table_id: str, settle: Callable[[Table], T]) -> T:
+        """``settle`` on the table, its whole history folded first if a leg or bet is older
+        than the image it was rebuilt from."""
         try:
-            return self.tables.get(table_id).settle(round_id, version, bet, stake_cents, seat)
+            return settle(self.tables.get(table_id))
         except HistoryNotLoaded:
             await self._hydrate(table_id)  # a bet older than the image
-        return self.tables.get(table_id).settle(round_id, version, bet, stake_cents, seat)
+        return settle(self.tables.get(table_id))
 
     # ---- shutdown and retention ------------------------------------------------------------
 

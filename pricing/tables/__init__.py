@@ -63,6 +63,14 @@ from pricing.tables.events import (
 from pricing.tables.fold import FoldError, fold, fold_entry, replay
 from pricing.tables.games import adapter_for, describe_config, plugged_in, register_adapter
 from pricing.tables.history import MAX_STAKE_CENTS, Settlement, SettleStatus, Snapshot
+from pricing.tables.positions import (
+    MAX_LEGS,
+    LegOutcome,
+    LegResult,
+    PositionLeg,
+    PositionSettlement,
+    settle_position,
+)
 from pricing.tables.table import Table, TableChange, TableImage
 from pricing.tables.views import (
     DealerOutcomesView,
@@ -82,6 +90,7 @@ from pricing.tables.views import (
 )
 
 __all__ = [
+    "MAX_LEGS",
     "MAX_STAKE_CENTS",
     "CardRole",
     "CloseTable",
@@ -101,9 +110,13 @@ __all__ = [
     "HistoryNotLoaded",
     "InsuranceView",
     "JournalEntry",
+    "LegOutcome",
+    "LegResult",
     "LiveWork",
     "NewShoe",
     "OpenTable",
+    "PositionLeg",
+    "PositionSettlement",
     "RoundOutcome",
     "SeatDecisionsView",
     "SeatView",
@@ -137,5 +150,6 @@ __all__ = [
     "plugged_in",
     "register_adapter",
     "replay",
+    "settle_position",
     "standard_view",
 ]

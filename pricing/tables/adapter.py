@@ -34,6 +34,8 @@ class GameAdapter(Protocol):
       round for one seat (0 in a game without seats): a ``SideBetResult``, or ``None`` when
       that seat was not dealt enough cards to settle it (the stake is returned). A game
       without side bets is never asked;
+    - ``position_cap_cents`` is the most a position (``pricing.tables.positions``) may be
+      worth at a table of this config, in cents (0: no cap of the game's own);
     - ``describe`` names a configured table's options as a request writes them: each field's
       path in the game's rules message (``blackjack.dealer_rule``) and its value (``H17``),
       so a message about a config speaks the caller's notation.
@@ -61,6 +63,7 @@ class GameAdapter(Protocol):
     def side_bet_outcome(
         self, config: TableConfig, bet: str, ended: EndedRound, seat: int
     ) -> SideBetResult | None: ...
+    def position_cap_cents(self, config: TableConfig) -> int: ...
     def describe(self, config: TableConfig) -> dict[str, str]: ...
 
 

@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Final, Generic, TypeVar
 
 from pricing.cards import Card
+from pricing.errors import InvalidInput
 from pricing.payout import MAX_HUNDREDTHS
 from pricing.tables.events import Game, TablePhase
 from pricing.tables.views import GameView
@@ -24,6 +25,7 @@ __all__ = [
     "SettleStatus",
     "Settlement",
     "Snapshot",
+    "check_stake",
     "price_point",
 ]
 
@@ -127,6 +129,17 @@ class Bounded(Generic[K, V]):
 #: 2**64: ``returned_cents`` is a uint64 on the wire.
 MAX_STAKE_CENTS: Final = 10**12
 assert MAX_STAKE_CENTS + MAX_STAKE_CENTS * MAX_HUNDREDTHS // 100 < 2**64
+
+
+def check_stake(stake_cents: int) -> None:
+    """A stake a bet or a position may have: 1 to ``MAX_STAKE_CENTS``; ``InvalidInput``
+    naming ``stake_cents`` otherwise."""
+    if not 1 <= stake_cents <= MAX_STAKE_CENTS:
+        raise InvalidInput(
+            f"stake_cents must be from 1 to {MAX_STAKE_CENTS}, got {stake_cents}",
+            field="stake_cents",
+        )
+
 
 #: Defaults of the bounded histories: enough for any retry, and for settling any bet of the last
 #: ~250 Hi-Lo decks (16 versions each); a few MB per table at most.

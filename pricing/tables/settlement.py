@@ -6,20 +6,22 @@ takes these methods from ``SettlesBets``; the histories they read are the table'
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
-from pricing.errors import InvalidInput
+from pricing.errors import IllegalMove, InvalidInput
 from pricing.tables.adapter import GameAdapter, check_seat
 from pricing.tables.errors import HistoryNotLoaded, StaleBet, VersionNotReached
 from pricing.tables.events import TableConfig
 from pricing.tables.history import (
-    MAX_STAKE_CENTS,
     Bounded,
     PricePoint,
     Settlement,
     SettleStatus,
     Snapshot,
+    check_stake,
 )
+from pricing.tables.positions import LegOutcome, PositionLeg, PositionSettlement, settle_position
 from pricing.tables.views import EndedRound
 
 __all__ = ["SettlesBets"]
@@ -75,11 +77,7 @@ class SettlesBets:
         (``IllegalMove``): a version the table has not reached yet, one no longer held, a bet
         that was not open at that version.
         """
-        if not 1 <= stake_cents <= MAX_STAKE_CENTS:
-            raise InvalidInput(
-                f"stake_cents must be from 1 to {MAX_STAKE_CENTS}, got {stake_cents}",
-                field="stake_cents",
-            )
+        check_stake(stake_cents)
         if round_id < 1:
             raise InvalidInput(
                 f"round_id must be 1 or more (rounds count from 1), got {round_id}",
@@ -148,6 +146,35 @@ class SettlesBets:
             profit = stake_cents * payout // 100
             return Settlement(SettleStatus.WIN, payout, stake_cents + profit, ended.result)
         return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
+
+    def settle_position(self, stake_cents: int, legs: Sequence[PositionLeg]) -> PositionSettlement:
+        """Ride ``stake_cents`` through ``legs`` (``pricing.tables.positions``) under the
+        table's cap (``GameAdapter.position_cap_cents``). Each leg is settled as a bet of its
+        own (``settle``, stake 1: only its status, price and cards are read), so it is refused
+        exactly when that bet would be, the refusal naming the leg; a fixed-paytable side bet
+        cannot be a leg (its pay is not a price at a version)."""
+        cap = self.adapter.position_cap_cents(self.config)
+        return settle_position(stake_cents, legs, cap, self._leg_outcome)
+
+    def _leg_outcome(self, i: int, leg: PositionLeg) -> LegOutcome:
+        view = self.snapshot.view
+        if leg.bet in {side_bet.bet for side_bet in view.side_bets}:
+            raise InvalidInput(
+                f"legs[{i}].bet {leg.bet!r} is a side bet: a position's legs are dynamic bets "
+                f"({', '.join(view.prices) or f'{self.config.game.name} has none'})",
+                field=f"legs[{i}].bet",
+            )
+        try:
+            # Dynamic bets are on no seat: a table with seats is asked for seat 1, so the
+            # seat check passes and the bet's own checks speak.
+            settled = self.settle(leg.round_id, leg.version, leg.bet, 1, min(self.seats, 1))
+        except InvalidInput as exc:
+            field = f"legs[{i}].{exc.field}" if exc.field else None
+            raise InvalidInput(f"legs[{i}]: {exc}", field=field) from None
+        except IllegalMove as exc:  # keeps its kind and values (a StaleBet's why, …)
+            exc.args = (f"legs[{i}]: {exc}",)
+            raise
+        return LegOutcome(settled.status, settled.payout_hundredths, settled.result)
 
     def _settle_side_bet(
         self,

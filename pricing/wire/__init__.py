@@ -3,7 +3,7 @@
 It sits below both the journal (which stores events as their requests) and the servicers.
 Each direction is one small function: a table's configuration (``config``), the dealer feed's
 events (``feed``, mapped generically from their classes and the proto), what the tables answer
-(``state``) and times (``times``).
+(``state``, ``positions``) and times (``times``).
 """
 
 from pricing.wire.config import (
@@ -14,6 +14,7 @@ from pricing.wire.config import (
     game_from_proto,
 )
 from pricing.wire.feed import FEED_FIELDS, FEED_KINDS, FeedKind, feed_kind
+from pricing.wire.positions import position_legs, position_to_proto
 from pricing.wire.state import (
     answer_quote,
     quote_to_proto,
@@ -35,6 +36,8 @@ __all__ = [
     "config_to_proto",
     "feed_kind",
     "game_from_proto",
+    "position_legs",
+    "position_to_proto",
     "quote_to_proto",
     "ratio",
     "seconds",

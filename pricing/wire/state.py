@@ -28,6 +28,7 @@ from pricing.v1.enums import enum_number
 from pricing.wire.config import config_from_proto
 
 __all__ = [
+    "SETTLE_STATUS",
     "answer_quote",
     "quote_to_proto",
     "ratio",
@@ -260,7 +261,8 @@ def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:
     return response
 
 
-_STATUS: Final = {
+#: A settlement status as ``SettleResponse.Status`` (a position and its legs use it too).
+SETTLE_STATUS: Final = {
     "PENDING": pb.SettleResponse.STATUS_PENDING,
     "WIN": pb.SettleResponse.STATUS_WIN,
     "LOSE": pb.SettleResponse.STATUS_LOSE,
@@ -270,7 +272,7 @@ _STATUS: Final = {
 
 def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb.SettleResponse:
     return pb.SettleResponse(
-        status=_STATUS[settlement.status.value],
+        status=SETTLE_STATUS[settlement.status.value],
         payout_hundredths=settlement.payout_hundredths,
         returned_cents=settlement.returned_cents,
         result_card=" ".join(str(c) for c in settlement.result),

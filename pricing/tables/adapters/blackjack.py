@@ -287,6 +287,9 @@ class BlackjackAdapter:
                 described[f"blackjack.{option.name}"] = str(getattr(options, option.name))
         return described
 
+    def position_cap_cents(self, config: TableConfig) -> int:
+        return 0  # no dynamic bet, so no position ever gets a leg
+
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool:
         raise InvalidInput(f"blackjack has no dynamic bet {bet!r}: its side bets are fixed")
 

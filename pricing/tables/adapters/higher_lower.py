@@ -110,6 +110,9 @@ class HigherLowerAdapter:
     ) -> SideBetResult | None:
         raise InvalidInput(f"Higher/Lower has no side bet {bet!r}")
 
+    def position_cap_cents(self, config: TableConfig) -> int:
+        return self.rules(config).max_position_payout_cents
+
     def describe(self, config: TableConfig) -> dict[str, str]:
         rules = self.rules(config)
         options = {

@@ -112,6 +112,9 @@ class SingleDeckAdapter(Generic[P]):
     ) -> SideBetResult | None:
         raise InvalidInput(f"{self.title} has no side bet {bet!r}")
 
+    def position_cap_cents(self, config: TableConfig) -> int:
+        return 0  # no cap in the rules: a position is bounded only by the wire
+
     def check_offer(self, config: TableConfig) -> None:
         """Any configured table may be opened: a pay rule returns at most its RTP (≤ 100 %)."""
 

@@ -19,6 +19,15 @@ class BetSet:
     @property
     def names(self) -> tuple[str, ...]: ...
     def price_counts(self, counts: Sequence[int], base: int = -1) -> dict[str, BetPrice]: ...
+    def staged_by_rank(
+        self,
+        exposed: Iterable[object],
+        decks: int,
+        index: dict[object, int],
+        parse_index: Callable[[object], int],
+        absent: int = 0,
+        base: int = -1,
+    ) -> dict[str, dict[str, BetPrice]]: ...
     def quote_cards(
         self,
         exposed: Iterable[object],

@@ -16,6 +16,8 @@ from pricing._payout cimport BetPrice, make_price
 
 cimport cython
 
+RANK_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
 # How a bet reads the next card (``pricing.games.next_card.Relation``'s values).
 cdef enum:
     ABSOLUTE = 0
@@ -137,6 +139,28 @@ cdef class BetSet:
         if not -1 <= base < N_CARDS:
             raise ValueError(f"base must be a deck index 0-51 or -1, got {base}")
         return self._price(c, base)
+
+    def staged_by_rank(self, object exposed, int decks, dict index, object parse_index,
+                       object absent=0, int base=-1):
+        """For each rank with a card left after ``exposed`` (as ``quote_cards`` reads them),
+        the prices once one more card of it is out (of its first suit left: for bets that
+        read ranks only), keyed by the rank's symbol: a game server's next screens."""
+        cdef int c[N_CARDS]
+        cdef int i, r, s
+        cdef dict out = {}
+        cdef uint64_t gone = <uint64_t>absent
+        take_out(exposed, index, parse_index, decks, c)
+        for i in range(N_CARDS):
+            if gone >> i & 1:
+                c[i] = 0
+        for r in range(N_RANKS):
+            for s in range(4):
+                if c[4 * r + s] > 0:
+                    c[4 * r + s] -= 1
+                    out[RANK_SYMBOLS[r]] = self._price(c, base)
+                    c[4 * r + s] += 1
+                    break
+        return out
 
     def quote_cards(self, object exposed, int decks, dict index, object parse_index,
                     object absent=0, int base=-1):

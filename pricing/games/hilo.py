@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import ClassVar, Final
 
 from pricing._payout import BetPrice
-from pricing.cards import CARDS_PER_DECK, Card, Rank, parse_card
+from pricing.cards import CARD_INDEX, CARDS_PER_DECK, Card, Rank, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.games.events import (
     CardRole,
@@ -146,16 +146,9 @@ def next_card_quotes(
     >>> sorted(next_card_quotes(["7S", "7H", "7D", "7C"]))[:3], "7" in next_card_quotes(["7S"])
     (['10', '2', '3'], True)
     """
-    quote(exposed, paytable)  # every card read and checked, as a quote reads them
-    counts = HILO_GAME.deck.counts(parse_card(c) for c in exposed)
-    out = {}
-    for rank in Rank:
-        suits = [i for i in range(4 * rank - 4, 4 * rank) if counts[i]]
-        if suits:  # one card of the rank out (the bets do not read suits)
-            counts[suits[0]] -= 1
-            out[rank.symbol] = HILO_GAME.price_counts(counts, None, paytable)
-            counts[suits[0]] += 1
-    return out
+    return HILO_GAME.kernel(paytable).staged_by_rank(
+        exposed, 1, CARD_INDEX, card_index, HILO_GAME.absent_mask
+    )
 
 
 def quote_rank_counts(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import itertools
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +20,7 @@ from pricing.analysis.higher_lower import (
     round_cards_out,
 )
 from pricing.cards import DECK, Card, Rank
+from pricing.cli import main
 from pricing.errors import InvalidOption
 from pricing.games import higher_lower
 from pricing.games.events import CardRole
@@ -288,3 +292,69 @@ def test_one_mode_and_bad_options() -> None:
         higher_lower_report(modes=())
     with pytest.raises(InvalidOption, match="deals no round"):
         next_card_report(reduced(1, Rank.ACE), DEFAULT_PAYTABLE, burns=5)
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(["analyze", "higher-lower", *argv], out)
+    return code, out.getvalue()
+
+
+def test_cli_json_holds_every_bet_in_both_modes() -> None:
+    code, text = run("--json")
+    assert code == 0
+    data = json.loads(text)
+    assert (data["game"], data["decks"], data["burns"], data["deck_size"]) == (
+        "higher-lower",
+        6,
+        3,
+        288,
+    )
+    assert list(data["continuous"]) == list(higher_lower.BETS)
+    assert list(data["depleting"]["bets"]) == list(higher_lower.BETS)
+    assert data["depleting"]["rounds"] == len(data["depleting"]["cards_out"]) == 71
+    higher = data["continuous"]["HIGHER"]
+    assert higher["rtp"]["exact"] == "6924/7175"
+    two = higher["by_base"][0]
+    assert (two["base"], two["payout_hundredths"], two["win_probability"]["exact"]) == (
+        "2",
+        5,
+        "264/287",
+    )
+    snap = data["depleting"]["bets"]["SNAP"]
+    assert len(snap["by_position"]) == 71
+    assert snap["rtp"]["value"] == pytest.approx(DEPLETING["SNAP"][0], abs=1e-12)
+    assert sum(snap["distribution"].values()) + snap["closed"]["value"] == pytest.approx(1)
+
+
+def test_cli_text_and_options(tmp_path: Path) -> None:
+    code, text = run("--mode", "continuous", "--decks", "1", "--burns", "0")
+    assert code == 0
+    assert text.splitlines()[0].endswith("1 deck of 48 cards, 0 burns before each result")
+    assert "Depleting" not in text
+    assert "HIGHER        96.7118%   8.3333%   1.05   11.36" in text
+    file = tmp_path / "paytable.json"
+    file.write_text(
+        json.dumps({"snap": {"rtp_bp": 9000, "min_hundredths": 5, "max_hundredths": 10_000}})
+    )
+    code, text = run("--paytable", str(file), "--mode", "depleting")
+    assert code == 0 and "Continuous" not in text
+    assert "Depleting shoe: 71 rounds" in text
+    snap = next(line for line in text.splitlines() if line.startswith("SNAP "))
+    assert 0.89 < float(snap.split()[1].rstrip("%")) / 100 < 0.9
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["higher-lower", "--rounds", "3"], "--rounds, --cards-per-round: not for higher-lower"),
+        (["higher-lower", "--decks", "2", "--decks", "3"], "--decks twice"),
+        (["higher-lower", "--main-game"], "--main-game: not for higher-lower"),
+        (["hilo", "--burns", "2"], "--burns and --mode are for higher-lower"),
+    ],
+)
+def test_cli_refuses_other_options(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["analyze", *argv], io.StringIO()) == 2
+    assert message in capsys.readouterr().err

@@ -43,6 +43,7 @@ from pricing.games.next_card import NextCardGame
 from pricing.payout import BetPrice, Paytable
 
 __all__ = [
+    "BOTH_MODES",
     "BaseGroup",
     "HigherLowerReport",
     "NextCardBetReport",
@@ -391,8 +392,8 @@ def format_higher_lower(report: HigherLowerReport) -> str:
     one", stake included, as the provider prints them)."""
     lines = [
         f"Higher/Lower: exact return to player per unit staked, stake included; {report.decks} "
-        f"deck(s) of {report.deck_size // report.decks} cards, {report.burns} burns before each "
-        "result",
+        f"deck{'s' if report.decks > 1 else ''} of {report.deck_size // report.decks} cards, "
+        f"{report.burns} burns before each result",
     ]
     if report.continuous is not None:
         lines += [

@@ -27,7 +27,7 @@ from functools import cache
 from math import comb
 from typing import Any, Final
 
-from pricing.analysis.report import BetReport, PositionTally, bet_report
+from pricing.analysis.report import BetReport, PositionTally, bet_report, exact_number
 from pricing.cards import DECK, Card, Suit
 from pricing.errors import InvalidOption
 from pricing.games.higher_lower import (
@@ -97,21 +97,17 @@ def _group_dict(group: BaseGroup, cards_left: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "base": group.label,
         "cards": [str(c) for c in group.cards],
-        "probability": _exact(group.probability),
+        "probability": exact_number(group.probability),
         "winners": group.winners,
-        "rtp": _exact(r.rtp),
-        "closed": _exact(r.closed),
+        "rtp": exact_number(r.rtp),
+        "closed": exact_number(r.closed),
     }
     if cards_left is None:
-        out["per_offered_round"] = _exact(r.per_offered_round)
+        out["per_offered_round"] = exact_number(r.per_offered_round)
     else:
         out["payout_hundredths"] = r.min_payout
-        out["win_probability"] = _exact(Fraction(group.winners, cards_left))
+        out["win_probability"] = exact_number(Fraction(group.winners, cards_left))
     return out
-
-
-def _exact(x: Fraction) -> dict[str, Any]:
-    return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,53 +212,46 @@ def _offers(nc: NextCardGame, bet: str, paytable: Paytable) -> Callable[[int, in
     return price
 
 
-def _bet_modes(
-    nc: NextCardGame,
-    bet: str,
-    paytable: Paytable,
-    cards_out: Sequence[int] | None,
-    continuous: bool,
-) -> tuple[NextCardBetReport | None, NextCardBetReport | None]:
-    """``bet``'s continuous and depleting reports (``None`` where not asked)."""
-    size = nc.deck.size
+#: A mode's deck states given the base's number of winners: one tally per position.
+Tallies = Callable[[int], list[PositionTally]]
+
+
+def _fresh(size: int) -> Tallies:
+    """A continuous shuffler: one position, the shoe without the base, every winner in it."""
+    return lambda winners: [PositionTally(size - 1, (0,) * winners + (1,))]
+
+
+def _depleted(size: int, cards_out: Sequence[int]) -> Tallies:
+    """A depleting shoe: per round, the winners left after the other cards out (hypergeometric)."""
+    return lambda winners: [
+        PositionTally(size - m, _left_ways(size - 1, winners, m - 1)) for m in cards_out
+    ]
+
+
+def _mode_report(
+    nc: NextCardGame, bet: str, paytable: Paytable, tallies: Tallies
+) -> NextCardBetReport:
+    """``bet`` in one mode: per base group, and over them weighted by their cards."""
     rule = paytable.rules()[bet]
     price = _offers(nc, bet, paytable)
-    groups = _groups(nc, bet)
-
-    def mode(tallies: Callable[[int], list[PositionTally]]) -> NextCardBetReport:
-        by_base = []
-        overall: list[list[int]] | None = None
-        for winners, cards in groups:
-            own = tallies(winners)
-            copies = nc.deck.decks * len(cards)
-            overall = _add_tallies(overall, own, copies)
-            by_base.append(
-                BaseGroup(
-                    label=_label(nc, cards),
-                    cards=cards,
-                    probability=Fraction(copies, size),
-                    winners=winners,
-                    report=bet_report(bet, rule, own, price),
-                )
+    by_base = []
+    overall: list[list[int]] | None = None
+    for winners, cards in _groups(nc, bet):
+        own = tallies(winners)
+        copies = nc.deck.decks * len(cards)
+        overall = _add_tallies(overall, own, copies)
+        by_base.append(
+            BaseGroup(
+                label=_label(nc, cards),
+                cards=cards,
+                probability=Fraction(copies, nc.deck.size),
+                winners=winners,
+                report=bet_report(bet, rule, own, price),
             )
-        assert overall is not None
-        positions = [
-            PositionTally(t.outcomes, ways)
-            for t, ways in zip(tallies(groups[0][0]), overall, strict=True)
-        ]
-        return NextCardBetReport(bet, bet_report(bet, rule, positions, price), tuple(by_base))
-
-    def fresh(winners: int) -> list[PositionTally]:
-        return [PositionTally(size - 1, (0,) * winners + (1,))]
-
-    def depleted(winners: int) -> list[PositionTally]:
-        assert cards_out is not None
-        return [PositionTally(size - m, _left_ways(size - 1, winners, m - 1)) for m in cards_out]
-
-    return (
-        mode(fresh) if continuous else None,
-        None if cards_out is None else mode(depleted),
-    )
+        )
+    assert overall is not None  # every group has the same positions: the last one names them
+    positions = [PositionTally(t.outcomes, ways) for t, ways in zip(own, overall, strict=True)]
+    return NextCardBetReport(bet, bet_report(bet, rule, positions, price), tuple(by_base))
 
 
 def _add_tallies(
@@ -295,25 +284,22 @@ def next_card_report(
     cards_out = round_cards_out(size, burns)
     if not cards_out:
         raise InvalidOption(f"a shoe of {size} cards deals no round with {burns} burns")
-    depleting = ShuffleMode.DEPLETING in modes
-    continuous_bets: dict[str, NextCardBetReport] = {}
-    depleting_bets: dict[str, NextCardBetReport] = {}
-    for bet in nc.names:
-        fresh, depleted = _bet_modes(
-            nc, bet, paytable, cards_out if depleting else None, ShuffleMode.CONTINUOUS in modes
-        )
-        if fresh is not None:
-            continuous_bets[bet] = fresh
-        if depleted is not None:
-            depleting_bets[bet] = depleted
+    tallies = {
+        ShuffleMode.CONTINUOUS: _fresh(size),
+        ShuffleMode.DEPLETING: _depleted(size, cards_out),
+    }
+    bets = {
+        mode: {bet: _mode_report(nc, bet, paytable, tallies[mode]) for bet in nc.names}
+        for mode in modes
+    }
     return HigherLowerReport(
         paytable=paytable,
         deck_size=size,
         decks=nc.deck.decks,
         burns=burns,
         cards_out=cards_out,
-        continuous=continuous_bets or None,
-        depleting=depleting_bets or None,
+        continuous=bets.get(ShuffleMode.CONTINUOUS),
+        depleting=bets.get(ShuffleMode.DEPLETING),
     )
 
 

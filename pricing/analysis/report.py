@@ -18,7 +18,7 @@ from typing import Any
 
 from pricing.payout import BetPrice, PayRule, raw_payout_hundredths
 
-__all__ = ["BetReport", "PositionTally", "bet_report", "fraction_dict"]
+__all__ = ["BetReport", "PositionTally", "bet_report", "exact_number", "fraction_dict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +73,21 @@ class BetReport:
                 "min_hundredths": self.rule.min_hundredths,
                 "max_hundredths": self.rule.max_hundredths,
             },
-            "rtp": _number(self.rtp),
-            "per_offered_round": _number(self.per_offered_round),
-            "by_position": [_number(x) for x in self.by_position],
-            "closed": _number(self.closed),
-            "closed_by_position": [_number(x) for x in self.closed_by_position],
-            "clamped_min": _number(self.clamped_min),
-            "clamped_max": _number(self.clamped_max),
+            "rtp": exact_number(self.rtp),
+            "per_offered_round": exact_number(self.per_offered_round),
+            "by_position": [exact_number(x) for x in self.by_position],
+            "closed": exact_number(self.closed),
+            "closed_by_position": [exact_number(x) for x in self.closed_by_position],
+            "clamped_min": exact_number(self.clamped_min),
+            "clamped_max": exact_number(self.clamped_max),
             "min_payout_hundredths": self.min_payout,
             "max_payout_hundredths": self.max_payout,
             "distribution": fraction_dict(self.distribution),
         }
 
 
-def _number(x: Fraction) -> dict[str, Any]:
+def exact_number(x: Fraction) -> dict[str, Any]:
+    """``x`` for JSON: a float to read and ``"num/den"`` text to check."""
     return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
 
 

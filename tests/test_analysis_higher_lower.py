@@ -358,3 +358,8 @@ def test_cli_refuses_other_options(
 ) -> None:
     assert main(["analyze", *argv], io.StringIO()) == 2
     assert message in capsys.readouterr().err
+
+
+def test_live_statistics_take_no_higher_lower_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--table", "t1", "--burns", "1"], io.StringIO()) == 2
+    assert "--burns and --mode" in capsys.readouterr().err

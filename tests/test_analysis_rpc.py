@@ -9,9 +9,12 @@ import pytest
 
 from pricing.analysis import goagae_rtp, hilo_rtp
 from pricing.analysis.blackjack import BlackjackReport, blackjack_rtp
+from pricing.analysis.higher_lower import higher_lower_report
 from pricing.analysis.side_bets import RANKS
 from pricing.client import error_details
+from pricing.games import higher_lower
 from pricing.games.blackjack import library
+from pricing.games.higher_lower import HigherLowerPaytable, ShuffleMode
 from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.server.analyze import MAX_SHOES
@@ -189,3 +192,29 @@ def test_blackjack_options_are_for_blackjack(server: ServerProcess) -> None:
         grpc.StatusCode.INVALID_ARGUMENT,
         "side_bet, dealer_rule are for a GAME_BLACKJACK analysis, not GAME_HILO",
     )
+
+
+def test_higher_lower_report_over_the_wire(server: ServerProcess) -> None:
+    """One shuffle mode per request, as the rules name it: continuous (the default), one
+    position; depleting, its rounds."""
+    s = stub(server)
+    got = s.Analyze(pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER))
+    assert got.game == pb.GAME_HIGHER_LOWER and got.positions == 1
+    assert [b.bet for b in got.bets] == list(higher_lower.BETS)
+    assert got.bets[0].rtp.exact == "6924/7175" and len(got.bets[0].by_position) == 1
+    rules = pb.HigherLowerRules(
+        shuffle_mode=pb.SHUFFLE_MODE_DEPLETING,
+        burns=5,
+        bets={"SNAP": pb.PayRule(rtp_bp=9000, min_hundredths=5, max_hundredths=10_000)},
+    )
+    got = s.Analyze(pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, higher_lower=rules))
+    want = higher_lower_report(
+        HigherLowerPaytable(snap=PayRule(9000, 5, 10_000)), burns=5, modes=(ShuffleMode.DEPLETING,)
+    )
+    assert want.depleting is not None and got.positions == want.rounds == 47
+    for wire, report in zip(got.bets, want.depleting.values(), strict=True):
+        r = report.overall
+        assert wire.rtp.exact == f"{r.rtp.numerator}/{r.rtp.denominator}"
+        assert [x.value for x in wire.closed_by_position] == [
+            float(x) for x in r.closed_by_position
+        ]

@@ -25,6 +25,7 @@ from pricing.analysis.blackjack import (
     removal_report,
 )
 from pricing.analysis.goagae import GoaGaeReport
+from pricing.analysis.higher_lower import HigherLowerReport, format_higher_lower
 from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.live import FLAG_SE, LiveReport
 from pricing.analysis.main_game import QUANTILE, MainGameReport
@@ -32,6 +33,7 @@ from pricing.analysis.report import BetReport
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.decisions import MainGameRules
 from pricing.games.goagae import GoaGaePaytable
+from pricing.games.higher_lower import HigherLowerPaytable, ShuffleMode
 from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.tables import Game, OpenTable
@@ -45,14 +47,26 @@ __all__ = [
     "plot_report",
 ]
 
-Report = HiLoReport | GoaGaeReport | BlackjackReport | RemovalReport | MainGameReport
+Report = (
+    HiLoReport | GoaGaeReport | BlackjackReport | RemovalReport | MainGameReport | HigherLowerReport
+)
 
 #: The blackjack simulation's seed when the command names none.
 DEFAULT_SEED: Final = 2026
 
 
-def load_paytable(path: str, game: str) -> HiLoPaytable | GoaGaePaytable:
-    """The paytable in JSON file ``path`` for ``game`` (``hilo`` or ``goagae``)."""
+_PAYTABLES: Final[
+    dict[str, type[HiLoPaytable] | type[GoaGaePaytable] | type[HigherLowerPaytable]]
+] = {
+    "hilo": HiLoPaytable,
+    "goagae": GoaGaePaytable,
+    "higher-lower": HigherLowerPaytable,
+}
+
+
+def load_paytable(path: str, game: str) -> HiLoPaytable | GoaGaePaytable | HigherLowerPaytable:
+    """The paytable in JSON file ``path`` for ``game`` (``hilo``, ``goagae`` or
+    ``higher-lower``)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -73,8 +87,7 @@ def load_paytable(path: str, game: str) -> HiLoPaytable | GoaGaePaytable:
                 f"max_hundredths, got {rule!r}"
             )
         rules[str(bet).upper()] = PayRule(**rule)
-    table = HiLoPaytable if game == "hilo" else GoaGaePaytable
-    return table.from_rules(rules)
+    return _PAYTABLES[game].from_rules(rules)
 
 
 def _odds(hundredths: int | None) -> str:
@@ -121,6 +134,8 @@ def format_report(report: Report) -> str:
         return "\n".join(lines)
     if isinstance(report, RemovalReport):
         return format_removal(report)
+    if isinstance(report, HigherLowerReport):
+        return format_higher_lower(report)
     if isinstance(report, MainGameReport):
         return format_main_game(report)
     width = max([28, *(len(key) for by_key in report.full_shoe.values() for key in by_key)])
@@ -353,6 +368,8 @@ def plot_report(report: Report, path: str) -> None:
         ) from None
     if isinstance(report, RemovalReport):
         raise InvalidOption("--plot draws the penetration report: leave out --eor")
+    if isinstance(report, HigherLowerReport):
+        raise InvalidOption("--plot is for hilo, goagae and blackjack: higher-lower has no plot")
     if isinstance(report, MainGameReport):
         fig = _plot_main_game(plt, report)
     elif isinstance(report, BlackjackReport):
@@ -453,6 +470,10 @@ def build_report(args: Any) -> Report:
     from pricing.analysis.goagae import goagae_rtp  # noqa: PLC0415
     from pricing.analysis.hilo import hilo_rtp  # noqa: PLC0415
 
+    if args.game == "higher-lower":
+        return _higher_lower_report(args)
+    if args.burns is not None or args.mode is not None:
+        raise InvalidOption("--burns and --mode are for higher-lower")
     main_game_only = [flag for flag, given in _main_game_options(args) if given]
     if args.game == "blackjack" and args.main_game:
         return _main_game_report(args)
@@ -469,6 +490,37 @@ def build_report(args: Any) -> Report:
     table = load_paytable(args.paytable, "goagae") if args.paytable else GoaGaePaytable()
     assert isinstance(table, GoaGaePaytable)
     return goagae_rtp(table, rounds=args.rounds, cards_per_round=args.cards_per_round)
+
+
+def _higher_lower_report(args: Any) -> HigherLowerReport:
+    """``pricing analyze higher-lower``: one shoe size (``--decks``), ``--burns``, ``--mode``
+    and ``--paytable``; the other games' options are refused, by name."""
+    from pricing.analysis.higher_lower import BOTH_MODES, higher_lower_report  # noqa: PLC0415
+    from pricing.games.higher_lower import DEFAULT_BURNS, DEFAULT_DECKS  # noqa: PLC0415
+
+    others = [flag for flag, given in _main_game_options(args) if given and flag[:7] != "--decks"]
+    others += [
+        flag
+        for flag, given in (
+            ("--bet, --preset, --eor", args.bet or args.preset or args.eor),
+            ("--rule h17", args.rule != "s17"),
+            ("--shoes, --seed", args.shoes is not None or args.seed is not None),
+            ("--rounds, --cards-per-round", args.rounds != 1 or args.cards_per_round != 6),
+        )
+        if given
+    ]
+    decks = args.decks or [DEFAULT_DECKS]
+    if others or len(decks) > 1:
+        raise InvalidOption(f"{', '.join(others) or '--decks twice'}: not for higher-lower")
+    table = load_paytable(args.paytable, "higher-lower") if args.paytable else None
+    assert table is None or isinstance(table, HigherLowerPaytable)
+    mode = args.mode or "both"
+    return higher_lower_report(
+        table or HigherLowerPaytable(),
+        decks=decks[0],
+        burns=DEFAULT_BURNS if args.burns is None else args.burns,
+        modes=BOTH_MODES if mode == "both" else (ShuffleMode(mode.upper()),),
+    )
 
 
 def _main_game_options(args: Any) -> list[tuple[str, bool]]:

@@ -11,14 +11,14 @@ sums exactly: a state of weight ``w`` with payout ``p`` hundredths returns, per 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from pricing.payout import PayRule, raw_payout_hundredths
+from pricing.payout import BetPrice, PayRule, raw_payout_hundredths
 
-__all__ = ["BetReport", "PositionTally", "bet_report", "fraction_dict"]
+__all__ = ["BetReport", "PositionTally", "bet_report", "exact_number", "fraction_dict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +73,21 @@ class BetReport:
                 "min_hundredths": self.rule.min_hundredths,
                 "max_hundredths": self.rule.max_hundredths,
             },
-            "rtp": _number(self.rtp),
-            "per_offered_round": _number(self.per_offered_round),
-            "by_position": [_number(x) for x in self.by_position],
-            "closed": _number(self.closed),
-            "closed_by_position": [_number(x) for x in self.closed_by_position],
-            "clamped_min": _number(self.clamped_min),
-            "clamped_max": _number(self.clamped_max),
+            "rtp": exact_number(self.rtp),
+            "per_offered_round": exact_number(self.per_offered_round),
+            "by_position": [exact_number(x) for x in self.by_position],
+            "closed": exact_number(self.closed),
+            "closed_by_position": [exact_number(x) for x in self.closed_by_position],
+            "clamped_min": exact_number(self.clamped_min),
+            "clamped_max": exact_number(self.clamped_max),
             "min_payout_hundredths": self.min_payout,
             "max_payout_hundredths": self.max_payout,
             "distribution": fraction_dict(self.distribution),
         }
 
 
-def _number(x: Fraction) -> dict[str, Any]:
+def exact_number(x: Fraction) -> dict[str, Any]:
+    """``x`` for JSON: a float to read and ``"num/den"`` text to check."""
     return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
 
 
@@ -95,10 +96,25 @@ def fraction_dict(values: Mapping[int, Fraction]) -> dict[str, float]:
     return {str(k): float(v) for k, v in sorted(values.items())}
 
 
-def bet_report(bet: str, rule: PayRule, positions: Sequence[PositionTally]) -> BetReport:
-    """The exact report of ``bet`` paid by ``rule`` over ``positions``."""
+def bet_report(
+    bet: str,
+    rule: PayRule,
+    positions: Sequence[PositionTally],
+    price: Callable[[int, int], BetPrice] | None = None,
+) -> BetReport:
+    """The exact report of ``bet`` paid by ``rule`` over ``positions``.
+
+    ``price(wins, outcomes)`` is the game's own pricing when it does more than the rule (a
+    game that closes a bet whose clamped payout would return over par); a state it prices
+    closed counts as not offered. Default: ``rule.price``.
+    """
     if not positions:
         raise ValueError("a report needs at least one position")
+    if price is None:
+
+        def price(wins: int, outcomes: int) -> BetPrice:
+            return rule.price(bet, wins, outcomes)
+
     by_position: list[Fraction] = []
     closed: list[Fraction] = []
     dists: list[dict[int, Fraction]] = []
@@ -110,19 +126,24 @@ def bet_report(bet: str, rule: PayRule, positions: Sequence[PositionTally]) -> B
         returned = 0  # Σ ways × wins × (100 + payout), over 100 × outcomes × open ways
         open_ways = 0
         dist: dict[int, int] = {}
+        raised = cut = 0  # ways the clamp raised / cut the payout
         for wins, ways in enumerate(tally.ways):
             if wins == 0 or ways == 0:
                 continue
-            price = rule.price(bet, wins, tally.outcomes)
-            pay = price.payout_hundredths
+            offer = price(wins, tally.outcomes)
+            if not offer.open:
+                continue
+            pay = offer.payout_hundredths
             returned += ways * wins * (100 + pay)
             open_ways += ways
             dist[pay] = dist.get(pay, 0) + ways
-            if price.clamped:
+            if offer.clamped:
                 if raw_payout_hundredths(rule.rtp_bp, wins, tally.outcomes) < pay:
-                    clamp_min += Fraction(ways, total)
+                    raised += ways
                 else:
-                    clamp_max += Fraction(ways, total)
+                    cut += ways
+        clamp_min += Fraction(raised, total)
+        clamp_max += Fraction(cut, total)
         payouts.update(dist)
         offered.append(Fraction(open_ways, total))
         closed.append(1 - offered[-1])

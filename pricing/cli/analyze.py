@@ -22,7 +22,8 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
         return _analyze_live(args, out)
     if args.game is None:
         raise InvalidOption(
-            "analyze needs a game (hilo, goagae, blackjack) for the theoretical report, or "
+            "analyze needs a game (hilo, goagae, blackjack, higher-lower) for the theoretical "
+            "report, or "
             "--table/--game for live tables' statistics"
         )
     report = present.build_report(args)
@@ -38,10 +39,12 @@ def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.tables import Game  # noqa: PLC0415
 
     blackjack_only = args.bet or args.preset or args.eor or args.rule != "s17" or args.main_game
-    if args.game is not None or args.plot or args.paytable or blackjack_only:
+    higher_lower_only = args.burns is not None or args.mode is not None
+    if args.game is not None or args.plot or args.paytable or blackjack_only or higher_lower_only:
         raise InvalidOption(
             "--table/--game report live tables as they are configured: leave out the game "
-            "argument, --paytable, --plot, --bet, --preset, --eor, --rule and --main-game"
+            "argument, --paytable, --plot, --bet, --preset, --eor, --rule, --main-game, --burns "
+            "and --mode"
         )
     game = None if args.of_game is None else Game(GAMES[args.of_game])
     try:

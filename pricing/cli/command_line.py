@@ -29,6 +29,7 @@ from pricing.cli.reads import (
 from pricing.cli.simulate import SIMULATED_SEATS, run_simulate
 from pricing.client import default_target
 from pricing.games.blackjack.rounds import MAX_SEATS
+from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 from pricing.tables import MAX_STAKE_CENTS
 
 __all__ = ["build_parser"]
@@ -458,13 +459,16 @@ def _add_analyze(sub: Commands) -> None:
         "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
         "bets (every bet of the side-bet library under each of its presets, or --bet's) on "
         "a full shoe and by penetration (simulated shoes, with standard errors), or with "
-        "--eor their exact effect of removal by rank. "
+        "--eor their exact effect of removal by rank; Higher/Lower (higher-lower) per base card "
+        "in a continuous shuffler and per round of a depleting shoe. "
         "With --table or --game: live statistics from the server's journal: for each bet, "
         "what one unit staked on every round it was offered returned, against the exact "
         "expectation at the prices offered, flagged beyond 4 standard errors.",
     )
-    a.add_argument("game", nargs="?", choices=list(GAMES), type=str.lower)
-    a.add_argument("--paytable", default=None, help="Hi-Lo, Goa Gae: a JSON paytable file")
+    a.add_argument("game", nargs="?", choices=[*GAMES, "higher-lower"], type=str.lower)
+    a.add_argument(
+        "--paytable", default=None, help="Hi-Lo, Goa Gae, Higher/Lower: a JSON paytable file"
+    )
     _add_json(a, "the report")
     a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
     a.add_argument(
@@ -500,6 +504,20 @@ def _add_analyze(sub: Commands) -> None:
         help="blackjack: the dealer stands (s17, the default) or hits soft 17 (h17)",
     )
     _add_main_game(a)
+    hl = a.add_argument_group("Higher/Lower (also --decks: one shoe size, default 6)")
+    hl.add_argument(
+        "--burns",
+        type=integer(0, MAX_BURNS),
+        default=None,
+        help=f"burn cards before each result (default {DEFAULT_BURNS})",
+    )
+    hl.add_argument(
+        "--mode",
+        choices=["continuous", "depleting", "both"],
+        type=str.lower,
+        default=None,
+        help="the shuffle: a continuous shuffler, a depleting shoe or both (the default)",
+    )
     live = a.add_argument_group("live statistics (read from a data directory)")
     live.add_argument(
         "--table",

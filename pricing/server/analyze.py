@@ -8,6 +8,7 @@ from typing import Final
 
 from pricing.analysis.blackjack import DEFAULT_SHOES, BlackjackReport, blackjack_rtp
 from pricing.analysis.goagae import GoaGaeReport, goagae_rtp
+from pricing.analysis.higher_lower import HigherLowerReport, higher_lower_report
 from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.report import BetReport
@@ -15,6 +16,7 @@ from pricing.analysis.side_bets import side_bet_presets
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.rules import DealerRule
 from pricing.games.goagae import GoaGaePaytable
+from pricing.games.higher_lower import HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.tables import Game
@@ -53,7 +55,11 @@ def _bet(r: BetReport) -> pb.DynamicBetReport:
     )
 
 
-def report_to_proto(report: HiLoReport | GoaGaeReport | BlackjackReport) -> pb.AnalyzeResponse:
+def report_to_proto(
+    report: HiLoReport | GoaGaeReport | BlackjackReport | HigherLowerReport,
+) -> pb.AnalyzeResponse:
+    if isinstance(report, HigherLowerReport):
+        return _higher_lower_to_proto(report)
     if isinstance(report, HiLoReport):
         return pb.AnalyzeResponse(
             game=pb.GAME_HILO,
@@ -105,6 +111,19 @@ def report_to_proto(report: HiLoReport | GoaGaeReport | BlackjackReport) -> pb.A
     )
 
 
+def _higher_lower_to_proto(report: HigherLowerReport) -> pb.AnalyzeResponse:
+    """One shuffle mode's overall figures: a continuous shuffler's one position (the base card
+    drawn from the full shoe), or a depleting shoe's rounds. The figures per base card are
+    the command line's (``pricing analyze higher-lower``)."""
+    bets = report.continuous if report.continuous is not None else report.depleting
+    assert bets is not None and (report.continuous is None or report.depleting is None)
+    return pb.AnalyzeResponse(
+        game=pb.GAME_HIGHER_LOWER,
+        positions=1 if report.continuous is not None else report.rounds,
+        bets=[_bet(r.overall) for r in bets.values()],
+    )
+
+
 def _dealer_rule(value: int) -> DealerRule:
     """A request's dealer rule (S17 when unspecified); ``InvalidOption`` for an unknown one."""
     if value == pb.DEALER_RULE_UNSPECIFIED:
@@ -137,6 +156,12 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
     if game is Game.HILO:
         assert rules is None or isinstance(rules, HiLoPaytable)
         return report_to_proto(hilo_rtp(rules or HiLoPaytable()))
+    if game is Game.HIGHER_LOWER:
+        assert rules is None or isinstance(rules, HigherLowerRules)
+        table = rules or HigherLowerRules()
+        return report_to_proto(
+            higher_lower_report(table.paytable, burns=table.burns, modes=(table.shuffle,))
+        )
     if game is Game.GOA_GAE:
         assert rules is None or isinstance(rules, GoaGaePaytable)
         return report_to_proto(

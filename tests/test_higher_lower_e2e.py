@@ -181,3 +181,28 @@ def test_a_table_comes_back_the_same_after_a_restart(table_id: str) -> None:
         assert reopened.version == before.version
     finally:
         assert again.stop() == 0
+
+
+def test_live_statistics_list_every_bet_in_order_against_the_exact_report(
+    server: ServerProcess, table_id: str
+) -> None:
+    """The first base card is a 2, so LOWER is first offered in a later round: it is still
+    listed in the game's order, and each bet's certified figure is the exact report's."""
+    from pricing.analysis.higher_lower import higher_lower_report  # noqa: PLC0415
+
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_HIGHER_LOWER)
+    feed.expose("2S", RESULT)
+    rng = random.Random(5)
+    for _ in range(30):
+        for _ in range(3):
+            feed.expose(rng.choice(["4C", "JD", "9S", "KH"]), BURN)
+        feed.expose(rng.choice([r + s for r in ref.ORDER for s in "CDHS"]), RESULT)
+    live = server.pricing().Analyze(pb.AnalyzeRequest(table_id=table_id)).live
+    assert [b.bet for b in live.bets] == list(hl.BETS)
+    assert live.rounds == 30
+    report = higher_lower_report(modes=(hl.ShuffleMode.CONTINUOUS,))
+    assert report.continuous is not None
+    for bet in live.bets:
+        certified = report.continuous[bet.bet].overall.per_offered_round
+        assert bet.certified.exact == f"{certified.numerator}/{certified.denominator}"

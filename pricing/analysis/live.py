@@ -55,6 +55,7 @@ from typing import Any, Final
 
 from pricing.errors import InvalidInput
 from pricing.games.blackjack import library
+from pricing.games.higher_lower import HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.journal.fold import apply_record, fold_records
@@ -304,6 +305,11 @@ def live_stats(
     if game is None:
         raise InvalidInput("no tables to analyse")
     certified = _certified(configs.pop()) if len(configs) == 1 else {}
+    # in the game's order (a bet first offered in a later round, Higher/Lower's LOWER after a
+    # first base card of 2, would otherwise come last)
+    view = table.snapshot.view
+    order = [*view.prices, *(sb.bet for sb in view.side_bets)]
+    ranked = sorted(totals.bets.items(), key=lambda item: _place(order, item[0]))
     bets = {
         bet: LiveBet(
             bet=bet,
@@ -314,7 +320,7 @@ def live_stats(
             variance=t.variance,
             certified=certified.get(bet),
         )
-        for bet, t in totals.bets.items()
+        for bet, t in ranked
     }
     return LiveReport(
         game=game,
@@ -327,6 +333,10 @@ def live_stats(
         last_at=totals.last_at,
         bets=bets,
     )
+
+
+def _place(order: list[str], bet: str) -> int:
+    return order.index(bet) if bet in order else len(order)
 
 
 def _certified(config: TableConfig) -> dict[str, Fraction]:
@@ -342,7 +352,23 @@ def _certified(config: TableConfig) -> dict[str, Fraction]:
         full = (config.decks,) * 52  # a full shoe: every card config.decks times
         odds = library.odds(full, options.rule, options.side_bets)
         return {bet: o.rtp_fraction for bet, o in odds.items()}
+    if config.game is Game.HIGHER_LOWER:
+        assert isinstance(config.rules, HigherLowerRules)
+        return _higher_lower_certified(config.rules, config.decks)
     return {}
+
+
+@lru_cache(maxsize=8)
+def _higher_lower_certified(rules: HigherLowerRules, decks: int) -> dict[str, Fraction]:
+    """The exact report's return per offered round, in the table's shuffle mode."""
+    from pricing.analysis.higher_lower import higher_lower_report  # noqa: PLC0415 - 2 s
+
+    report = higher_lower_report(
+        rules.paytable, decks=decks, burns=rules.burns, modes=(rules.shuffle,)
+    )
+    bets = report.continuous if report.continuous is not None else report.depleting
+    assert bets is not None
+    return {bet: r.overall.per_offered_round for bet, r in bets.items()}
 
 
 @lru_cache(maxsize=8)

@@ -257,9 +257,16 @@ def _pct(x: object) -> str:
     return "--" if x is None else f"{float(x):.2%}"  # type: ignore[arg-type]
 
 
-_GAME_NAMES: Final = {Game.HILO: "Hi-Lo", Game.GOA_GAE: "Goa Gae", Game.BLACKJACK: "Blackjack"}
+_GAME_NAMES: Final = {
+    Game.HILO: "Hi-Lo",
+    Game.GOA_GAE: "Goa Gae",
+    Game.BLACKJACK: "Blackjack",
+    Game.HIGHER_LOWER: "Higher/Lower",
+}
 _CERTIFIED: Final = {
     Game.HILO: "the exact report's RTP per offered round (pricing analyze hilo)",
+    Game.HIGHER_LOWER: "the exact report's RTP per offered round in the table's shuffle mode "
+    "(pricing analyze higher-lower)",
     Game.BLACKJACK: "the side bet's exact full-shoe RTP (pricing analyze blackjack)",
 }
 

@@ -148,19 +148,34 @@ def test_a_position_never_makes_money_from_nothing(
 
 
 def test_values_leg_by_leg_floor_the_profit_and_cut_to_the_cap() -> None:
-    # 1001 at 1.50: 1001 + floor(1501.5) = 2502; then at 0.33 on 2002: 2002 + 660 = 2662 → 2600.
-    p = _run(1001, 2600, [RefLeg("WIN", 150, 500), RefLeg("WIN", 33), RefLeg("VOID", 0, 100)])
+    # 1001 at 1.50: 1001 + floor(1501.5) = 2502; then at 0.33 on 2002: 2002 + 660 = 2662 → 2600,
+    # the cap: collected whole, whatever the leg asked.
+    p = _run(1001, 2600, [RefLeg("WIN", 150, 500), RefLeg("VOID", 0, 2), RefLeg("WIN", 33, 7)])
     assert isinstance(p, PositionSettlement)
-    rows = [(leg.value_cents, leg.capped, leg.riding_cents) for leg in p.legs]
-    assert rows == [(2502, False, 2002), (2600, True, 2600), (2600, False, 2500)]
-    assert (p.status, p.collected_cents, p.riding_cents) == (SettleStatus.WIN, 600, 2500)
+    rows = [(leg.value_cents, leg.capped, leg.collected_cents, leg.riding_cents) for leg in p.legs]
+    assert rows == [(2502, False, 500, 2002), (2002, False, 2, 2000), (2600, True, 2600, 0)]
+    assert (p.status, p.collected_cents, p.riding_cents) == (SettleStatus.WIN, 3102, 0)
+
+
+def test_a_value_exactly_on_the_cap_is_collected_and_ends_the_position() -> None:
+    # 1000 at 1.00 is 2000, exactly the cap: nothing more can be won, so nothing rides on.
+    p = _run(1000, 2000, [RefLeg("WIN", 100)])
+    assert isinstance(p, PositionSettlement)
+    assert (p.legs[0].capped, p.collected_cents, p.riding_cents) == (True, 2000, 0)
+    refused = _run(1000, 2000, [RefLeg("WIN", 100), RefLeg("WIN", 50)])
+    assert refused == Refused("illegal", "1")
+    # one cent under the cap still rides
+    p = _run(1000, 2001, [RefLeg("WIN", 100), RefLeg("WIN", 50)])
+    assert isinstance(p, PositionSettlement)
+    assert [leg.capped for leg in p.legs] == [False, True]
 
 
 def test_no_cap_is_the_wire_s_largest_value() -> None:
-    legs = [RefLeg("WIN", MAX_HUNDREDTHS)] * 12
+    legs = [RefLeg("WIN", MAX_HUNDREDTHS)] * 2
     p = _run(10**12, 0, legs)
     assert isinstance(p, PositionSettlement)
-    assert p.riding_cents == MAX_VALUE_CENTS and p.legs[-1].capped
+    assert p.collected_cents == MAX_VALUE_CENTS and p.legs[-1].capped
+    assert not p.legs[0].capped
 
 
 @pytest.mark.parametrize(

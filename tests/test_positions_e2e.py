@@ -160,8 +160,10 @@ def test_an_all_void_position_is_void(server: ServerProcess, uncapped: Played) -
     assert (answer.legs[0].value_cents, answer.legs[0].capped) == (777, False)
 
 
-def test_the_cap_cuts_the_value(server: ServerProcess, uncapped: Played) -> None:
-    legs = [(1, "HIGHER", "WIN", 0), (2, "LOWER", "WIN", 0), (4, "HIGHER", "WIN", 100)]
+def test_the_cap_cuts_the_value_and_collects_the_position(
+    server: ServerProcess, uncapped: Played
+) -> None:
+    legs = [(1, "HIGHER", "WIN", 0), (2, "LOWER", "WIN", 0)]
     free = expected(uncapped, 1000, 0, legs)
     cap = free.rows[1].value - 1  # the second win would pass it
     capped = play(server, "positions-capped", cap)
@@ -169,8 +171,22 @@ def test_the_cap_cuts_the_value(server: ServerProcess, uncapped: Played) -> None
     answer = position(server, capped, 1000, *[leg(capped, r, b, c) for r, b, _, c in legs])
     ref = expected(capped, 1000, cap, legs)
     assert_same(answer, ref)
-    assert [leg.capped for leg in answer.legs] == [False, True, True]
-    assert answer.legs[1].value_cents == cap and answer.riding_cents == cap - 100
+    assert [leg.capped for leg in answer.legs] == [False, True]
+    assert answer.legs[1].value_cents == cap
+    assert (answer.collected_cents, answer.riding_cents) == (cap, 0)
+    # a capped position rides no further
+    expect_error(
+        lambda: position(
+            server,
+            capped,
+            1000,
+            *[leg(capped, r, b, c) for r, b, _, c in legs],
+            leg(capped, 4, "HIGHER", 100),
+        ),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "legs[2] (round 4) follows a capped leg",
+        f"cap of {cap} cents",
+    )
     expect_error(
         lambda: position(server, capped, cap + 1, leg(capped, 1, "HIGHER")),
         grpc.StatusCode.INVALID_ARGUMENT,

@@ -322,10 +322,11 @@ def _add_stake(p: argparse.ArgumentParser, what: str) -> None:
 def _add_settle_position(sub: Commands) -> None:
     t = sub.add_parser(
         "settle-position",
-        help="settle a position: one stake ridden through consecutive rounds' bets",
+        help="settle a position: one stake ridden from round to round, a bet each",
         description="A stake carried through legs, each a dynamic bet on a later round at the "
         "price of the version it was accepted on: a win adds floor(value x payout / 100), cut "
-        "to the table's max_position_payout_cents; a loss ends it at 0; a void changes nothing. "
+        "to the table's max_position_payout_cents (a position that reaches it is collected whole "
+        "and rides no further); a loss ends it at 0; a void changes nothing. "
         "After a decided leg, COLLECT_CENTS (at most its value) is taken out; the rest rides on. "
         "Nothing can be added to a riding stake (docs/rules.md §6.3).",
     )

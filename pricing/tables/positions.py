@@ -1,11 +1,12 @@
-"""Positions (docs/rules.md §6.3): one stake carried through consecutive rounds, each leg a
-dynamic bet at the price of the version it was accepted on.
+"""Positions (docs/rules.md §6.3): one stake carried from round to round, each leg a dynamic
+bet on a later round at the price of the version it was accepted on.
 
 The arithmetic is here once, pure and in integers; what each leg did (won, lost, void,
 pending; its price and cards) is asked of ``outcome``, which the table answers with its one
 settlement of a bet (``SettlesBets.settle``), so a leg is valid exactly when that bet is.
 
-- A leg won: value + floor(value × payout / 100), cut to the cap (``capped``); lost: 0 and
+- A leg won: value + floor(value × payout / 100), cut to the cap; a value that reaches the cap
+  (``capped``) is collected whole and no leg may follow (it could only lose); lost: 0 and
   the position ends (a leg after it is refused); void: the value rides on unchanged; pending:
   the position waits, and the legs after it are not read.
 - After a decided leg ``collect_cents`` (at most its value) is taken out; the rest rides on.
@@ -162,10 +163,12 @@ def settle_position(
         value, capped = riding, False
         if said.status is SettleStatus.WIN:
             value = riding + riding * said.payout_hundredths // 100
-            value, capped = min(value, cap), value > cap
+            value, capped = min(value, cap), value >= cap
         elif said.status is SettleStatus.LOSE:
             value = 0
-        collect = _collect(i, leg, value, said.status, last=i == len(legs) - 1)
+        last = i == len(legs) - 1
+        # A position that reaches the cap is collected whole: it could only lose from there.
+        collect = value if capped else _collect(i, leg, value, said.status, last=last)
         results.append(
             LegResult(
                 said.status,
@@ -181,6 +184,12 @@ def settle_position(
         riding = value - collect
         if said.status is SettleStatus.PENDING:
             break
+        if capped and not last:
+            raise IllegalMove(
+                f"legs[{i + 1}] (round {legs[i + 1].round_id}) follows a capped leg: legs[{i}] "
+                f"reached the position's cap of {cap} cents on round {leg.round_id}, and the "
+                "position was collected whole there"
+            )
         if said.status is SettleStatus.LOSE:
             if i + 1 < len(legs):
                 raise IllegalMove(

@@ -398,8 +398,8 @@ class HigherLowerRules(_message.Message):
     burns: _builtins.int
     """The burns before each result, 0 to 10. Not sent: 3."""
     max_position_payout_cents: _builtins.int
-    """The most a position (SettlePosition) can be worth, in cents: its value after a leg is cut
-    to this. 0: no cap.
+    """The most a position (SettlePosition) can be worth, in cents: a win's value is cut to this,
+    and a position that reaches it is collected whole (it rides no further). 0: no cap.
     """
     rtp_bp: _builtins.int
     """The RTP of every bet that `bets` does not name, in basis points, (0, 10000]. Not sent: 9670."""
@@ -1181,7 +1181,9 @@ class TableState(_message.Message):
     """
     base_card: _builtins.str
     """Higher/Lower: the card the next result is compared with (the last result); empty before
-    the shoe's first result, and for other games.
+    the shoe's first result, and for other games. It is also the last card of `exposed` while
+    betting is open: a Quote of this state sends it as QuoteRequest.base_card and `exposed`
+    without that last card.
     """
     @_builtins.property
     def exposed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -1326,8 +1328,8 @@ class ExposeCardRequest(_message.Message):
     card: _builtins.str
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
-    """Hi-Lo and Higher/Lower: CARD_ROLE_BURN or CARD_ROLE_RESULT; blackjack and Goa Gae: CARD_ROLE_PLAYER,
-    CARD_ROLE_DEALER or CARD_ROLE_BURN
+    """Hi-Lo and Higher/Lower: CARD_ROLE_BURN or CARD_ROLE_RESULT; blackjack and Goa Gae:
+    CARD_ROLE_PLAYER, CARD_ROLE_DEALER or CARD_ROLE_BURN
     """
     seat: _builtins.int
     """Blackjack CARD_ROLE_PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
@@ -1917,10 +1919,11 @@ Global___PositionLeg: _TypeAlias = PositionLeg  # noqa: Y015
 
 @_typing.final
 class SettlePositionRequest(_message.Message):
-    """Settles a position (docs/rules.md §6.3): one stake carried through consecutive rounds, each
-    leg a bet at the price of the version it was accepted on. A leg won: value + floor(value ×
-    payout / 100), cut to the table's max_position_payout_cents; lost: 0 and the position ends;
-    void: the value rides on unchanged. Nothing can be added: the stake is the only money in. It
+    """Settles a position (docs/rules.md §6.3): one stake carried from round to round, each leg a
+    bet on a later round than the one before (the stake waits between them), at the price of the
+    version it was accepted on. A leg won: value + floor(value × payout / 100), cut to the
+    table's max_position_payout_cents, and collected whole once it reaches it; lost: 0 and the
+    position ends; void: the value rides on unchanged. Nothing can be added: the stake is the only money in. It
     changes nothing, so it can be asked again.
     """
 
@@ -1977,9 +1980,11 @@ class PositionLegResult(_message.Message):
     the leg lost, the stake while it is pending
     """
     capped: _builtins.bool
-    """the cap cut the value"""
+    """the value reached the table's cap (cut to it, or exactly on it): the position is collected
+    whole after this leg and no leg may follow
+    """
     collected_cents: _builtins.int
-    """what was collected after the leg"""
+    """what was collected after the leg: collect_cents, or the whole value once capped"""
     riding_cents: _builtins.int
     """what rides on to the next leg: value_cents - collected_cents"""
     @_builtins.property
@@ -2163,6 +2168,7 @@ class AnalyzeRequest(_message.Message):
     GOA_GAE_FIELD_NUMBER: _builtins.int
     HIGHER_LOWER_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
+    DECKS_FIELD_NUMBER: _builtins.int
     CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
     SHOES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
@@ -2176,6 +2182,8 @@ class AnalyzeRequest(_message.Message):
     """required, except with a table_id"""
     rounds: _builtins.int
     """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
+    decks: _builtins.int
+    """Higher/Lower: decks of 48 cards in the shoe, 1 to 8; 0: 6. Any other game: INVALID_ARGUMENT."""
     cards_per_round: _builtins.int
     """Goa Gae: cards each round takes from the deck; 0: 6"""
     shoes: _builtins.int
@@ -2224,6 +2232,7 @@ class AnalyzeRequest(_message.Message):
         goa_gae: Global___GoaGaeRules | None = ...,
         higher_lower: Global___HigherLowerRules | None = ...,
         rounds: _builtins.int = ...,
+        decks: _builtins.int = ...,
         cards_per_round: _builtins.int = ...,
         shoes: _builtins.int = ...,
         seed: _builtins.int = ...,
@@ -2236,7 +2245,7 @@ class AnalyzeRequest(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "dealer_rule", b"dealer_rule", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "dealer_rule", b"dealer_rule", "decks", b"decks", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae", "higher_lower"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015

@@ -473,8 +473,8 @@ class PricingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SettlePosition(self, request, context):
-        """A stake carried through consecutive rounds: each leg's value, what was collected, what
-        still rides (SettlePositionRequest).
+        """A stake carried from round to round: each leg's value, what was collected, what still
+        rides (SettlePositionRequest).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -230,8 +230,8 @@ class PricingServiceStub:
     Settle: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.SettleResponse]
     """A bet at the price of the version it was accepted on: won, lost, void or pending."""
     SettlePosition: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.SettlePositionRequest, _pricing_pb2.SettlePositionResponse]
-    """A stake carried through consecutive rounds: each leg's value, what was collected, what
-    still rides (SettlePositionRequest).
+    """A stake carried from round to round: each leg's value, what was collected, what still
+    rides (SettlePositionRequest).
     """
     ListTables: _grpc.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
@@ -261,8 +261,8 @@ class PricingServiceAsyncStub(PricingServiceStub):
     Settle: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettleRequest, _pricing_pb2.SettleResponse]  # type: ignore[assignment]
     """A bet at the price of the version it was accepted on: won, lost, void or pending."""
     SettlePosition: _aio.UnaryUnaryMultiCallable[_pricing_pb2.SettlePositionRequest, _pricing_pb2.SettlePositionResponse]  # type: ignore[assignment]
-    """A stake carried through consecutive rounds: each leg's value, what was collected, what
-    still rides (SettlePositionRequest).
+    """A stake carried from round to round: each leg's value, what was collected, what still
+    rides (SettlePositionRequest).
     """
     ListTables: _aio.UnaryUnaryMultiCallable[_pricing_pb2.ListTablesRequest, _pricing_pb2.ListTablesResponse]  # type: ignore[assignment]
     """The lobby: every table the server holds, open or closed, optionally of one game."""
@@ -319,8 +319,8 @@ class PricingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _pricing_pb2.SettlePositionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_pricing_pb2.SettlePositionResponse, _abc.Awaitable[_pricing_pb2.SettlePositionResponse]]:
-        """A stake carried through consecutive rounds: each leg's value, what was collected, what
-        still rides (SettlePositionRequest).
+        """A stake carried from round to round: each leg's value, what was collected, what still
+        rides (SettlePositionRequest).
         """
 
     @_abc_1.abstractmethod

@@ -3,7 +3,8 @@
 Independent of ``pricing.tables.positions`` on purpose: plain tuples and strings, the win as a
 ``Fraction`` of the value times (1 + payout / 100) floored, the walk written as a queue. It
 answers either the settled position or the first refusal, as ("invalid", field) for a
-malformed position or ("illegal", leg index) for a leg after a lost one.
+malformed position or ("illegal", leg index) for a leg after a lost or a capped one. A value
+that reaches the cap is collected whole, whatever the leg asked to collect.
 """
 
 from __future__ import annotations
@@ -56,14 +57,14 @@ def ceiling(cap: int) -> int:
 
 
 def value_after(riding: int, status: str, payout: int, cap: int) -> tuple[int, bool]:
-    """The value once a leg is decided, and whether the cap cut it."""
+    """The value once a leg is decided, and whether it reached the cap."""
     if status == "LOSE":
         return 0, False
     if status != "WIN":
         return riding, False
     grown = math.floor(Fraction(riding) * (1 + Fraction(payout, 100)))
     limit = ceiling(cap)
-    return (limit, True) if grown > limit else (grown, False)
+    return (limit, True) if grown >= limit else (grown, False)
 
 
 def ride(stake: int, cap: int, legs: list[RefLeg]) -> RefPosition | Refused:
@@ -80,6 +81,12 @@ def ride(stake: int, cap: int, legs: list[RefLeg]) -> RefPosition | Refused:
         index, leg = todo.popleft()
         value, capped = value_after(riding, leg.status, leg.payout, cap)
         field = f"legs[{index}].collect_cents"
+        if capped:
+            rows.append(RefRow(leg.status, riding, value, True, value, 0))
+            riding = 0
+            if todo:
+                return Refused("illegal", str(todo[0][0]))
+            break
         if leg.status in ("LOSE", "PENDING") and leg.collect != 0:
             return Refused("invalid", field)
         if leg.collect > value:

@@ -218,3 +218,24 @@ def test_higher_lower_report_over_the_wire(server: ServerProcess) -> None:
         assert [x.value for x in wire.closed_by_position] == [
             float(x) for x in r.closed_by_position
         ]
+
+
+def test_higher_lower_report_of_another_shoe_size_and_the_options_of_other_games(
+    server: ServerProcess,
+) -> None:
+    s = stub(server)
+    got = s.Analyze(pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, decks=1))
+    want = higher_lower_report(decks=1, modes=(ShuffleMode.CONTINUOUS,))
+    assert want.continuous is not None
+    higher = want.continuous["HIGHER"].overall.rtp  # the clamp lifts it over 96.70 %
+    assert got.bets[0].rtp.exact == f"{higher.numerator}/{higher.denominator}"
+    assert got.bets[0].rtp.exact != "6924/7175"
+    for request, fragment in [
+        (pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, decks=9), "decks 9 is not allowed"),
+        (pb.AnalyzeRequest(game=pb.GAME_HILO, decks=2), "decks is for a GAME_HIGHER_LOWER"),
+        (
+            pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, rounds=3),
+            "rounds and cards_per_round are for a GAME_GOA_GAE analysis",
+        ),
+    ]:
+        expect_error(lambda r=request: s.Analyze(r), grpc.StatusCode.INVALID_ARGUMENT, fragment)

@@ -13,10 +13,11 @@ from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.report import BetReport
 from pricing.analysis.side_bets import side_bet_presets
+from pricing.cards import MAX_DECKS
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.rules import DealerRule
 from pricing.games.goagae import GoaGaePaytable
-from pricing.games.higher_lower import HigherLowerRules
+from pricing.games.higher_lower import DEFAULT_DECKS, HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
 from pricing.tables import Game
@@ -153,14 +154,32 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             raise InvalidOption(
                 f"{', '.join(sent)} are for a GAME_BLACKJACK analysis, not GAME_{game.name}"
             )
+    if game is not Game.HIGHER_LOWER and request.decks:
+        raise InvalidOption(
+            f"decks is for a GAME_HIGHER_LOWER analysis, not GAME_{game.name}", field="decks"
+        )
+    if game is not Game.GOA_GAE and (request.rounds or request.cards_per_round):
+        raise InvalidOption(
+            f"rounds and cards_per_round are for a GAME_GOA_GAE analysis, not GAME_{game.name}",
+            field="rounds" if request.rounds else "cards_per_round",
+        )
     if game is Game.HILO:
         assert rules is None or isinstance(rules, HiLoPaytable)
         return report_to_proto(hilo_rtp(rules or HiLoPaytable()))
     if game is Game.HIGHER_LOWER:
         assert rules is None or isinstance(rules, HigherLowerRules)
         table = rules or HigherLowerRules()
+        decks = request.decks or DEFAULT_DECKS
+        if decks > MAX_DECKS:
+            raise InvalidOption(
+                f"decks {decks} is not allowed for Higher/Lower: send 1 to {MAX_DECKS} (0: "
+                f"{DEFAULT_DECKS})",
+                field="decks",
+            )
         return report_to_proto(
-            higher_lower_report(table.paytable, burns=table.burns, modes=(table.shuffle,))
+            higher_lower_report(
+                table.paytable, decks=decks, burns=table.burns, modes=(table.shuffle,)
+            )
         )
     if game is Game.GOA_GAE:
         assert rules is None or isinstance(rules, GoaGaePaytable)

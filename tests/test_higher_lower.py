@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from pricing import _next_card
@@ -186,6 +186,93 @@ def test_every_state_of_a_random_feed_is_the_references(
             assert table.results[-1] == (after.outcome.round_id, str(base), str(result))
         shoe = after
         assert_same(shoe, table)
+
+
+def test_a_round_is_still_dealt_with_exactly_its_cards_left() -> None:
+    """6 burns and a result take 7 cards: a depleting shoe with 7 left opens a round, with 6
+    left it is complete."""
+    rules = hl.HigherLowerRules(shuffle=hl.ShuffleMode.DEPLETING, burns=6)
+    cards = [c for c in DECK if c.rank.symbol != "10"]  # one deck: 48 = 1 + 5 × 7 + 12
+    shoe = hl.HigherLowerShoe(rules=rules, decks=1).expose(cards[0], CardRole.RESULT)
+    for i in range(1, 1 + 5 * 7, 7):
+        for card in cards[i : i + 6]:
+            shoe = shoe.expose(card, CardRole.BURN)
+        shoe = shoe.expose(cards[i + 6], CardRole.RESULT)
+    assert (shoe.phase, shoe.cards_remaining) == (hl.Phase.BETTING, 12)
+    for card in cards[36:42]:
+        shoe = shoe.expose(card, CardRole.BURN)
+    shoe = shoe.void_round()  # 6 left after the void: no round can be dealt
+    assert (shoe.phase, shoe.cards_remaining) == (hl.Phase.SHOE_COMPLETE, 6)
+    shoe = hl.HigherLowerShoe(rules=rules, decks=1).expose(cards[0], CardRole.RESULT)
+    for card in cards[1:41]:
+        shoe = shoe.expose(card, CardRole.BURN)  # over-drawn burns: 7 left
+    shoe = shoe.expose(cards[41], CardRole.RESULT)
+    assert (shoe.phase, shoe.cards_remaining) == (hl.Phase.SHOE_COMPLETE, 6)
+    shoe = hl.HigherLowerShoe(rules=rules, decks=1).expose(cards[0], CardRole.RESULT)
+    for card in cards[1:40]:
+        shoe = shoe.expose(card, CardRole.BURN)
+    shoe = shoe.expose(cards[40], CardRole.RESULT)
+    assert (shoe.phase, shoe.cards_remaining) == (hl.Phase.BETTING, 7)
+
+
+# A whole shoe per example is dear to shrink: a failure is reported as generated, at once.
+@settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(
+    st.integers(1, 2),
+    st.integers(0, 6),
+    st.sampled_from(hl.ShuffleMode),
+    st.randoms(use_true_random=False),
+)
+def test_whole_shoes_dealt_to_their_end_are_the_references(
+    decks: int, burns: int, mode: hl.ShuffleMode, rng: Any
+) -> None:
+    """Every card of a shoe dealt as a dealer would (the base, burns, results, now and then an
+    over-drawn burn or a void) to the end of a depleting shoe: exactly burns + 1 cards left is
+    still a round, one fewer is not."""
+    rules = hl.HigherLowerRules(shuffle=mode, burns=burns)
+    shoe = hl.HigherLowerShoe(rules=rules, decks=decks)
+    table = ref.RefTable(decks=decks, burns=burns, continuous=mode is hl.ShuffleMode.CONTINUOUS)
+    cards = ref.full_shoe(decks)
+    rng.shuffle(cards)
+    while shoe.phase is not hl.Phase.SHOE_COMPLETE and len(shoe.exposed) < 2 * len(cards):
+        if rng.random() < 0.03 and shoe.phase in (hl.Phase.BETTING, hl.Phase.DEALING):
+            kind, card = "VOID", ""
+        else:
+            left = table.left()
+            card = rng.choice(left) if mode is hl.ShuffleMode.CONTINUOUS else left[0]
+            over = rng.random() < 0.05 and len(left) > 2  # a result still to come
+            kind = "BURN" if shoe.burns_dealt < burns and shoe.base or over else "RESULT"
+        assert table.step(kind, card), (kind, card)
+        if kind == "VOID":
+            shoe = shoe.void_round()
+        else:
+            shoe = shoe.expose(parse_card(card), CardRole[kind])
+        assert_same(shoe, table)
+        if mode is hl.ShuffleMode.CONTINUOUS and shoe.round_id > 40:
+            break
+    if mode is hl.ShuffleMode.DEPLETING:
+        assert shoe.phase is hl.Phase.SHOE_COMPLETE
+        assert shoe.cards_remaining <= burns  # no round could be dealt from what is left
+
+
+def test_an_empty_rules_message_is_the_published_table() -> None:
+    """Every field left out keeps its default: 3 burns, a continuous shuffler, 96.70 % on
+    every bet, no cap; rtp_bp sets every bet that bets does not name."""
+    from pricing.tables import Game  # noqa: PLC0415
+    from pricing.v1 import pricing_pb2 as pb  # noqa: PLC0415
+    from pricing.wire import config_from_proto  # noqa: PLC0415
+
+    def rules_of(message: pb.HigherLowerRules) -> object:
+        request = pb.OpenTableRequest(game=pb.GAME_HIGHER_LOWER, higher_lower=message)
+        return config_from_proto(request.game, 0, request).rules
+
+    assert rules_of(pb.HigherLowerRules()) == hl.HigherLowerRules()
+    ace = pb.PayRule(rtp_bp=9000, min_hundredths=0, max_hundredths=5000)
+    got = rules_of(pb.HigherLowerRules(rtp_bp=9500, bets={"ace": ace}))
+    assert isinstance(got, hl.HigherLowerRules)
+    want = {bet: PayRule(9500, 5, 10_000) for bet in hl.BETS} | {"ACE": PayRule(9000, 0, 5000)}
+    assert got.paytable.rules() == want
+    assert Game.HIGHER_LOWER.value == pb.GAME_HIGHER_LOWER
 
 
 @settings(max_examples=200, deadline=None)

@@ -83,6 +83,26 @@ def test_a_quote_on_a_base_card_prints_the_same_pays(server: ServerProcess) -> N
         base = rank + "D"
         answer = pricing.Quote(pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER, base_card=base))
         assert (answer.cards_remaining, wire_for_one(answer)) == (287, printed_pays(base))
+    # A continuous shuffler prices the full shoe without the base card: cards seen before
+    # went back (checked, then not counted); a depleting shoe counts them out.
+    seen = ["2S", "3S", "AH", "AD"]
+    plain = pricing.Quote(pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER, base_card="9D"))
+    continuous = pricing.Quote(
+        pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER, base_card="9D", exposed=seen)
+    )
+    depleting = pricing.Quote(
+        pb.QuoteRequest(
+            game=pb.GAME_HIGHER_LOWER,
+            base_card="9D",
+            exposed=seen,
+            higher_lower=pb.HigherLowerRules(shuffle_mode=pb.SHUFFLE_MODE_DEPLETING),
+        )
+    )
+    assert continuous == plain
+    assert (depleting.cards_remaining, {p.bet: p.wins for p in depleting.prices}["ACE"]) == (
+        283,
+        22,
+    )
     # no base card: the relative bets are closed, the others priced on the full shoe
     answer = pricing.Quote(pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER))
     closed = {p.bet for p in answer.prices if not p.open}

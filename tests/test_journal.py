@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
-from pricing.games import blackjack, goagae, hilo
+from pricing.games import blackjack, goagae, higher_lower, hilo
 from pricing.games.blackjack import library
 from pricing.games.blackjack.rounds import DEFAULT_SIDE_BETS, BlackjackOptions
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
@@ -112,6 +112,21 @@ configs = st.one_of(
             st.integers(1, 3),  # max_splits
         ),
     ),
+    st.builds(
+        TableConfig,
+        st.just(Game.HIGHER_LOWER),
+        st.integers(1, 8),
+        st.one_of(
+            st.none(),
+            st.builds(
+                higher_lower.HigherLowerRules,
+                st.builds(higher_lower.HigherLowerPaytable, *[pay_rules] * 10),
+                st.sampled_from(list(higher_lower.ShuffleMode)),
+                st.integers(0, higher_lower.MAX_BURNS),
+                st.one_of(st.just(0), st.integers(1, 2**64 - 1)),
+            ),
+        ),
+    ),
 )
 feed_events = st.one_of(
     st.builds(
@@ -132,6 +147,12 @@ def test_the_codec_knows_every_field_of_what_it_writes() -> None:
         "seats",
         "double_after_split",
         "max_splits",
+    ]
+    assert [f.name for f in dataclasses.fields(higher_lower.HigherLowerRules)] == [
+        "paytable",
+        "shuffle",
+        "burns",
+        "max_position_payout_cents",
     ]
     assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]
 

@@ -241,7 +241,7 @@ def test_whole_shoes_dealt_to_their_end_are_the_references(
             left = table.left()
             card = rng.choice(left) if mode is hl.ShuffleMode.CONTINUOUS else left[0]
             over = rng.random() < 0.05 and len(left) > 2  # a result still to come
-            kind = "BURN" if shoe.burns_dealt < burns and shoe.base or over else "RESULT"
+            kind = "BURN" if (shoe.burns_dealt < burns and shoe.base) or over else "RESULT"
         assert table.step(kind, card), (kind, card)
         if kind == "VOID":
             shoe = shoe.void_round()

@@ -396,5 +396,6 @@ def format_higher_lower(report: HigherLowerReport) -> str:
             " offered: per unit staked on every round it is offered; rd: round)",
             *_overall_rows(report.depleting, depleting=True),
         ]
-    lines += ["", "By base card (depleting: averaged over the rounds)", *_base_rows(report)]
+    averaged = " (depleting: averaged over the rounds)" if report.depleting is not None else ""
+    lines += ["", f"By base card{averaged}", *_base_rows(report)]
     return "\n".join(lines)

@@ -466,7 +466,7 @@ def _add_analyze(sub: Commands) -> None:
         "what one unit staked on every round it was offered returned, against the exact "
         "expectation at the prices offered, flagged beyond 4 standard errors.",
     )
-    a.add_argument("game", nargs="?", choices=[*GAMES, "higher-lower"], type=str.lower)
+    a.add_argument("game", nargs="?", choices=list(GAMES), type=str.lower)
     a.add_argument(
         "--paytable", default=None, help="Hi-Lo, Goa Gae, Higher/Lower: a JSON paytable file"
     )

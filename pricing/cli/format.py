@@ -194,8 +194,12 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
     bet_w = max([6, *(len(p.bet) for p in prices)])
     wins_w = max([2, *(len(str(p.wins)) for p in prices)])
     left_w = max([2, *(len(str(p.remaining)) for p in prices)])
+    # Higher/Lower's players read pays "for one" (stake included), as the providers print them
+    for_one = response.game == pb.GAME_HIGHER_LOWER
     for p in prices:
         odds = f"{_odds(p.payout_hundredths)} : 1" if p.open else "closed"
+        if for_one and p.open:
+            odds += f" ({_odds(100 + p.payout_hundredths)} for one)"
         note = "  (clamped)" if p.clamped else ""
         lines.append(f"{p.bet:<{bet_w}} {p.wins:>{wins_w}}/{p.remaining:<{left_w}} {odds}{note}")
     for sb in response.side_bets:

@@ -168,9 +168,10 @@ class SettlesBets:
             # Dynamic bets are on no seat: a table with seats is asked for seat 1, so the
             # seat check passes and the bet's own checks speak.
             settled = self.settle(leg.round_id, leg.version, leg.bet, 1, min(self.seats, 1))
-        except InvalidInput as exc:
-            field = f"legs[{i}].{exc.field}" if exc.field else None
-            raise InvalidInput(f"legs[{i}]: {exc}", field=field) from None
+        except InvalidInput as exc:  # keeps its kind (an InvalidOption's reason, …)
+            exc.args = (f"legs[{i}]: {exc}",)
+            exc.field = f"legs[{i}].{exc.field}" if exc.field else None
+            raise
         except IllegalMove as exc:  # keeps its kind and values (a StaleBet's why, …)
             exc.args = (f"legs[{i}]: {exc}",)
             raise

@@ -198,7 +198,10 @@ def test_quote_shows_each_games_numbers() -> None:
     assert cli.main(["quote", "goagae", "--up", "AS"]) == 2
     # Higher/Lower: the pay to 1 and, as the providers print it, for one
     lines = run("quote", "higher-lower", "--base", "2H")[1].splitlines()
-    assert lines[:2] == ["HIGHER      264/287 0.05 : 1 (1.05 for one)", "LOWER         0/287 closed"]
+    assert lines[:2] == [
+        "HIGHER      264/287 0.05 : 1 (1.05 for one)",
+        "LOWER         0/287 closed",
+    ]
 
 
 def test_settle_and_health_commands(server: ServerProcess, table_id: str) -> None:

@@ -406,7 +406,8 @@ class HigherLowerRules(_message.Message):
     @_builtins.property
     def bets(self) -> _containers.MessageMap[_builtins.str, Global___PayRule]:
         """Bet name (HIGHER, LOWER, SNAP, RANGE_2_5, RANGE_6_9, RANGE_J_A, RED, BLACK, KING_OR_ACE,
-        ACE) → its rule, replacing the default as a whole; an unknown name is INVALID_ARGUMENT.
+        ACE) → its rule, replacing the default as a whole (send all three fields: one left out is
+        0, so {rtp_bp: 9500} alone pays 0 : 1); an unknown name is INVALID_ARGUMENT.
         """
 
     def __init__(

@@ -46,6 +46,13 @@ def test_hilo_table_and_plot(tmp_path: Path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_higher_lower_plot(tmp_path: Path) -> None:
+    png = tmp_path / "higher-lower.png"
+    code, text = run("higher-lower", "--decks", "1", "--plot", str(png))
+    assert code == 0 and "Depleting shoe: 11 rounds" in text
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_a_paytable_file_changes_the_report(tmp_path: Path) -> None:
     file = tmp_path / "paytable.json"
     file.write_text(

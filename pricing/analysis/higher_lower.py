@@ -399,3 +399,31 @@ def format_higher_lower(report: HigherLowerReport) -> str:
     averaged = " (depleting: averaged over the rounds)" if report.depleting is not None else ""
     lines += ["", f"By base card{averaged}", *_base_rows(report)]
     return "\n".join(lines)
+
+
+#: The plot's panels: bets whose figures differ (HIGHER's are LOWER's, the ranges' and the
+#: colours' are each other's, by symmetry).
+_PLOTTED: Final = ("HIGHER", "SNAP", "RANGE_2_5", "RED", "KING_OR_ACE", "ACE")
+
+
+def plot_higher_lower(plt: Any, report: HigherLowerReport) -> Any:
+    """A figure (``plt``: matplotlib's pyplot): each bet's return given it is offered, round by
+    round through a depleting shoe, against its continuous shuffler's figure."""
+    fig, axes = plt.subplots(len(_PLOTTED), 1, figsize=(9, 2.0 * len(_PLOTTED)), sharex=True)
+    for ax, bet in zip(axes, _PLOTTED, strict=True):
+        if report.depleting is not None:
+            r = report.depleting[bet].overall
+            rounds = range(1, len(r.by_position) + 1)
+            ax.plot(rounds, [float(x) * 100 for x in r.by_position], label="depleting, by round")
+        if report.continuous is not None:
+            rtp = float(report.continuous[bet].overall.rtp) * 100
+            ax.axhline(rtp, color="black", linewidth=0.8, label=f"continuous {rtp:.4f} %")
+        rule = report.paytable.rules()[bet]
+        ax.set_title(f"{bet} (priced at {rule.rtp_bp / 100:.2f} %)", fontsize=9)
+        ax.set_ylabel("RTP %", fontsize=8)
+        ax.legend(fontsize=7)
+    axes[-1].set_xlabel("round of the shoe")
+    fig.suptitle(
+        f"Higher/Lower: return given the bet is offered, {report.decks} decks, {report.burns} burns"
+    )
+    return fig

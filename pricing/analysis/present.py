@@ -25,7 +25,7 @@ from pricing.analysis.blackjack import (
     removal_report,
 )
 from pricing.analysis.goagae import GoaGaeReport
-from pricing.analysis.higher_lower import HigherLowerReport, format_higher_lower
+from pricing.analysis.higher_lower import HigherLowerReport, format_higher_lower, plot_higher_lower
 from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.live import FLAG_SE, LiveReport
 from pricing.analysis.main_game import QUANTILE, MainGameReport
@@ -376,8 +376,8 @@ def plot_report(report: Report, path: str) -> None:
     if isinstance(report, RemovalReport):
         raise InvalidOption("--plot draws the penetration report: leave out --eor")
     if isinstance(report, HigherLowerReport):
-        raise InvalidOption("--plot is for hilo, goagae and blackjack: higher-lower has no plot")
-    if isinstance(report, MainGameReport):
+        fig = plot_higher_lower(plt, report)
+    elif isinstance(report, MainGameReport):
         fig = _plot_main_game(plt, report)
     elif isinstance(report, BlackjackReport):
         fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Final
 
 from pricing.errors import InvalidInput, InvalidOption
@@ -30,6 +31,7 @@ __all__ = [
     "ascii_name",
     "check_table_id",
     "distinct_names",
+    "fraction_text",
     "quoted",
 ]
 
@@ -40,6 +42,27 @@ _TABLE_ID: Final = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 #: Blanks a name or card may be surrounded by (a pasted line's newline, a tab); nothing else.
 BLANKS: Final = " \t\r\n"
 _PRINTABLE: Final = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
+
+
+def fraction_text(x: Fraction) -> str:
+    """``"numerator/denominator"``, however many digits they have: an exact report's mean
+    over a depleting shoe's rounds can pass the 4,300 digits Python writes an int in at once.
+
+    >>> fraction_text(Fraction(10**5000 + 1, 3)).endswith("0001/3"), fraction_text(Fraction(1))
+    (True, '1/1')
+    """
+    return f"{_digits(x.numerator)}/{_digits(x.denominator)}"
+
+
+#: Digits written at a time (under ``sys.get_int_max_str_digits()``'s default of 4,300).
+_CHUNK: Final = 10**2000
+
+
+def _digits(n: int) -> str:
+    if -_CHUNK < n < _CHUNK:
+        return str(n)
+    high, low = divmod(abs(n), _CHUNK)
+    return ("-" if n < 0 else "") + _digits(high) + str(low).zfill(2000)
 
 
 def quoted(value: object, limit: int = QUOTE_CHARS) -> str:

@@ -172,6 +172,9 @@ def test_the_rule_and_the_effect_of_removal_as_json(monkeypatch: pytest.MonkeyPa
         (["hilo", "--eor"], "are for blackjack's side bets"),
         (["goagae", "--rule", "h17"], "are for blackjack's side bets"),
         (["--table", "t1", "--bet", "PAIRS"], "--table/--game report live tables"),
+        (["--table", "t1", "--decks", "2"], "--table/--game report live tables"),
+        (["hilo", "--rounds", "3"], "--rounds and --cards-per-round are for goagae"),
+        (["hilo", "--decks", "2"], "--decks 2: only with blackjack --main-game (--decks: or"),
     ],
 )
 def test_bad_blackjack_options_exit_2(

@@ -169,6 +169,11 @@ def test_the_analyze_rpc_gives_the_same_numbers(fed: ServerProcess) -> None:
             "shoes are for the theoretical report",
         ),
         (
+            pb.AnalyzeRequest(table_id="biased", decks=2),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "decks are for the theoretical report",
+        ),
+        (
             pb.AnalyzeRequest(table_id="biased", side_bet="PAIRS", dealer_rule=pb.DEALER_RULE_H17),
             grpc.StatusCode.INVALID_ARGUMENT,
             "side_bet, dealer_rule are for the theoretical report",

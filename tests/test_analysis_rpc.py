@@ -18,6 +18,7 @@ from pricing.games.higher_lower import HigherLowerPaytable, ShuffleMode
 from pricing.games.hilo import HiLoPaytable
 from pricing.payout import PayRule
 from pricing.server.analyze import MAX_SHOES
+from pricing.text import fraction_text
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as rpc
 from tests.conftest import ServerProcess
@@ -239,3 +240,16 @@ def test_higher_lower_report_of_another_shoe_size_and_the_options_of_other_games
         ),
     ]:
         expect_error(lambda r=request: s.Analyze(r), grpc.StatusCode.INVALID_ARGUMENT, fragment)
+
+
+def test_an_exact_figure_of_thousands_of_digits_is_written_whole(server: ServerProcess) -> None:
+    """A depleting shoe's mean over its rounds: 4 decks and no burns give 191 rounds, whose
+    mean's denominator passes the 4,300 digits Python writes an int in at once."""
+    rules = pb.HigherLowerRules(shuffle_mode=pb.SHUFFLE_MODE_DEPLETING, burns=0)
+    got = stub(server).Analyze(
+        pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, decks=4, higher_lower=rules)
+    )
+    want = higher_lower_report(decks=4, burns=0, modes=(ShuffleMode.DEPLETING,))
+    assert want.depleting is not None and got.positions == 191
+    exact = got.bets[0].rtp.exact
+    assert len(exact) > 4300 and exact == fraction_text(want.depleting["HIGHER"].overall.rtp)

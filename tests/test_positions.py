@@ -142,19 +142,36 @@ def test_a_position_never_makes_money_from_nothing(
         if leg.status is SettleStatus.VOID:
             assert (leg.value_cents, leg.capped) == (leg.stake_cents, False)
     assert p.collected_cents + p.riding_cents <= math.floor(bound)
+    # all it pays fits the cap and the wire, however the collects are spread
+    assert p.collected_cents + p.riding_cents <= min(cap or MAX_VALUE_CENTS, MAX_VALUE_CENTS)
     assert p.collected_cents == sum(leg.collected_cents for leg in p.legs)
     if p.status is SettleStatus.LOSE:
         assert p.riding_cents == 0
 
 
 def test_values_leg_by_leg_floor_the_profit_and_cut_to_the_cap() -> None:
-    # 1001 at 1.50: 1001 + floor(1501.5) = 2502; then at 0.33 on 2002: 2002 + 660 = 2662 → 2600,
-    # the cap: collected whole, whatever the leg asked.
+    # 1001 at 1.50: 1001 + floor(1501.5) = 2502; then at 0.33 on 2000: 2000 + 660 = 2660, cut to
+    # what is left of the 2600 cap after 502 collected, 2098: collected whole.
     p = _run(1001, 2600, [RefLeg("WIN", 150, 500), RefLeg("VOID", 0, 2), RefLeg("WIN", 33, 7)])
     assert isinstance(p, PositionSettlement)
     rows = [(leg.value_cents, leg.capped, leg.collected_cents, leg.riding_cents) for leg in p.legs]
-    assert rows == [(2502, False, 500, 2002), (2002, False, 2, 2000), (2600, True, 2600, 0)]
-    assert (p.status, p.collected_cents, p.riding_cents) == (SettleStatus.WIN, 3102, 0)
+    assert rows == [(2502, False, 500, 2002), (2002, False, 2, 2000), (2098, True, 2098, 0)]
+    assert (p.status, p.collected_cents, p.riding_cents) == (SettleStatus.WIN, 2600, 0)
+
+
+def test_partial_collects_do_not_get_round_the_cap() -> None:
+    """The cap is on all a position pays: 100 at 8.90 is 990 under a 1000 cap; 890 collected,
+    100 rides and wins 990 again, but only 110 is left of the cap."""
+    p = _run(100, 1000, [RefLeg("WIN", 890, 890), RefLeg("WIN", 890)])
+    assert isinstance(p, PositionSettlement)
+    assert [(leg.value_cents, leg.capped) for leg in p.legs] == [(990, False), (110, True)]
+    assert p.collected_cents + p.riding_cents == 1000
+    # a collect over a capped leg's value is refused as anywhere else
+    assert _run(100, 1000, [RefLeg("WIN", 890, 890), RefLeg("WIN", 890, 111)]) == Refused(
+        "invalid", "legs[1].collect_cents"
+    )
+    # and a stake the cap leaves nothing to win on
+    assert _run(1000, 1000, [RefLeg("WIN", 100)]) == Refused("invalid", "stake_cents")
 
 
 def test_a_value_exactly_on_the_cap_is_collected_and_ends_the_position() -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
+from pricing.analysis.report import exact_number
 from pricing.analysis.side_bets import (
     full_shoe,
     price,
@@ -56,10 +57,6 @@ DEFAULT_DECKS: Final = (6, 8)
 DEFAULT_SHOES: Final = 1_000
 #: The bench's run; ``make test`` runs the same code on far fewer shoes.
 FULL_RUN_SHOES: Final = 100_000
-
-
-def _exact(x: Fraction) -> dict[str, Any]:
-    return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +99,7 @@ class PenetrationPoint:
 
 
 def _effects_dict(effects: dict[str, Fraction]) -> dict[str, dict[str, Any]]:
-    return {rank: _exact(change) for rank, change in effects.items()}
+    return {rank: exact_number(change) for rank, change in effects.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +128,7 @@ class BlackjackReport:
             "decks": {
                 str(decks): {
                     key: {
-                        "full_shoe_rtp": _exact(rtp),
+                        "full_shoe_rtp": exact_number(rtp),
                         "favourable_rounds": self.favourable_rounds[decks][key],
                         "by_penetration": [p.as_dict() for p in self.by_penetration[decks][key]],
                         "effect_of_removal": _effects_dict(self.effect_of_removal[decks][key]),
@@ -160,7 +157,7 @@ class RemovalReport:
             "decks": {
                 str(decks): {
                     key: {
-                        "full_shoe_rtp": _exact(rtp),
+                        "full_shoe_rtp": exact_number(rtp),
                         "effect_of_removal": _effects_dict(self.effect_of_removal[decks][key]),
                     }
                     for key, rtp in by_key.items()

@@ -53,6 +53,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final
 
+from pricing.analysis.report import exact_number
 from pricing.errors import InvalidInput
 from pricing.games.blackjack import library
 from pricing.games.higher_lower import HigherLowerRules
@@ -125,13 +126,13 @@ class LiveBet:
             "bet": self.bet,
             "stakes": self.stakes,
             "wins": self.wins,
-            "returned": _number(self.returned),
-            "expected": _number(self.expected),
+            "returned": exact_number(self.returned),
+            "expected": exact_number(self.expected),
             "standard_error": self.standard_error,
             "interval": list(self.interval),
             "z": self.z,
             "flagged": self.flagged,
-            "certified": None if self.certified is None else _number(self.certified),
+            "certified": None if self.certified is None else exact_number(self.certified),
         }
 
 
@@ -169,10 +170,6 @@ class LiveReport:
             "flagged": list(self.flagged),
             "bets": {bet: stats.as_dict() for bet, stats in self.bets.items()},
         }
-
-
-def _number(x: Fraction) -> dict[str, Any]:
-    return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
 
 
 @dataclass

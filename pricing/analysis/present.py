@@ -485,7 +485,8 @@ def build_report(args: Any) -> Report:
     if args.game == "blackjack" and args.main_game:
         return _main_game_report(args)
     if main_game_only:
-        raise InvalidOption(f"{', '.join(main_game_only)}: only with blackjack --main-game")
+        flags = ", ".join(main_game_only)
+        raise InvalidOption(f"{flags}: only with blackjack --main-game (--decks: or higher-lower)")
     if args.game == "blackjack":
         return _blackjack_report(args)
     if args.bet or args.preset or args.eor or args.rule != "s17":

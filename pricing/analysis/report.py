@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from pricing.payout import BetPrice, PayRule, raw_payout_hundredths
+from pricing.text import fraction_text
 
 __all__ = ["BetReport", "PositionTally", "bet_report", "exact_number", "fraction_dict"]
 
@@ -88,7 +89,7 @@ class BetReport:
 
 def exact_number(x: Fraction) -> dict[str, Any]:
     """``x`` for JSON: a float to read and ``"num/den"`` text to check."""
-    return {"value": float(x), "exact": f"{x.numerator}/{x.denominator}"}
+    return {"value": float(x), "exact": fraction_text(x)}
 
 
 def fraction_dict(values: Mapping[int, Fraction]) -> dict[str, float]:

@@ -20,6 +20,8 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.table or args.of_game:
         return _analyze_live(args, out)
+    if (args.rounds != 1 or args.cards_per_round != 6) and args.game != "goagae":
+        raise InvalidOption("--rounds and --cards-per-round are for goagae")
     if args.game is None:
         raise InvalidOption(
             "analyze needs a game (hilo, goagae, blackjack, higher-lower) for the theoretical "
@@ -39,12 +41,13 @@ def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
     from pricing.tables import Game  # noqa: PLC0415
 
     blackjack_only = args.bet or args.preset or args.eor or args.rule != "s17" or args.main_game
-    higher_lower_only = args.burns is not None or args.mode is not None
-    if args.game is not None or args.plot or args.paytable or blackjack_only or higher_lower_only:
+    report_only = args.burns is not None or args.mode is not None or args.decks
+    report_only = report_only or args.rounds != 1 or args.cards_per_round != 6
+    if args.game is not None or args.plot or args.paytable or blackjack_only or report_only:
         raise InvalidOption(
             "--table/--game report live tables as they are configured: leave out the game "
-            "argument, --paytable, --plot, --bet, --preset, --eor, --rule, --main-game, --burns "
-            "and --mode"
+            "argument, --paytable, --plot, --bet, --preset, --eor, --rule, --main-game, --burns, "
+            "--mode, --decks, --rounds and --cards-per-round"
         )
     game = None if args.of_game is None else Game(GAMES[args.of_game])
     try:

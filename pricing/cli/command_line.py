@@ -295,7 +295,8 @@ def _add_settle(sub: Commands) -> None:
         "--bet",
         required=True,
         help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
-        "NINE; blackjack ROYAL_MATCH PAIRS",
+        "NINE; blackjack ROYAL_MATCH PAIRS (and the side bets a table offers); Higher/Lower "
+        "HIGHER LOWER SNAP RANGE_2_5 RANGE_6_9 RANGE_J_A RED BLACK KING_OR_ACE ACE",
     )
     _add_stake(t, "the stake")
     t.add_argument(

@@ -42,8 +42,6 @@ DEALER_RESULTS: Final = ("17", "18", "19", "20", "21", "BJ", "BUST")
 _LABELS: Final = {
     "STRAIGHT_FLUSH": "ST.FL",
     "ROYAL_MATCH": "ROYAL",
-    "HIGHER": "HIGH",
-    "LOWER": "LOW",
     "RANGE_2_5": "2-5",
     "RANGE_6_9": "6-9",
     "RANGE_J_A": "J-A",

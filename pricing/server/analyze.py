@@ -273,6 +273,7 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
             ("rules", request.WhichOneof("rules")),
             ("rounds", request.rounds),
             ("cards_per_round", request.cards_per_round),
+            ("decks", request.decks),
             ("shoes", request.shoes),
             ("seed", request.seed),
         )

@@ -5,17 +5,18 @@ The arithmetic is here once, pure and in integers; what each leg did (won, lost,
 pending; its price and cards) is asked of ``outcome``, which the table answers with its one
 settlement of a bet (``SettlesBets.settle``), so a leg is valid exactly when that bet is.
 
-- A leg won: value + floor(value × payout / 100), cut to the cap; a value that reaches the cap
-  (``capped``) is collected whole and no leg may follow (it could only lose); lost: 0 and
+- A leg won: value + floor(value × payout / 100), cut to the cap less what the position has
+  collected (the cap is on all it pays); a value that reaches that (``capped``) is collected
+  whole and no leg may follow (it could only lose); lost: 0 and
   the position ends (a leg after it is refused); void: the value rides on unchanged; pending:
   the position waits, and the legs after it are not read.
 - After a decided leg ``collect_cents`` (at most its value) is taken out; the rest rides on.
   A pending or lost leg collects nothing. A leg may not follow one that collected the whole
   value: nothing would ride on it (Settle refuses a stake of 0 alike).
-- Nothing is ever added: the stake is the only money in, so a position is worth at most
-  ``stake × Π(1 + payout / 100)`` and never more than the cap.
+- Nothing is ever added: the stake is the only money in, so a position pays at most
+  ``stake × Π(1 + payout / 100)``, and its collects and value together never pass the cap.
 - The cap: the table's (0: none), and in any case ``MAX_VALUE_CENTS``, the most a uint64 on
-  the wire carries; a stake over the cap is refused, so a win never makes a position smaller.
+  the wire carries; a stake not under the cap is refused (a position must be able to win).
 
 >>> legs = [PositionLeg(1, 2, "HIGHER", collect_cents=50), PositionLeg(2, 7, "LOWER")]
 >>> said = {1: LegOutcome(SettleStatus.WIN, 150), 2: LegOutcome(SettleStatus.VOID, 80)}
@@ -112,10 +113,10 @@ def check_legs(stake_cents: int, legs: Sequence[PositionLeg], cap_cents: int) ->
                 "each leg is on a later round",
                 field=f"legs[{i}].round_id",
             )
-    if cap_cents and stake_cents > cap_cents:
+    if cap_cents and stake_cents >= cap_cents:
         raise InvalidInput(
-            f"stake_cents {stake_cents} is over the table's max_position_payout_cents "
-            f"{cap_cents}: a position is never worth more than that",
+            f"stake_cents {stake_cents} is not under the table's max_position_payout_cents "
+            f"{cap_cents}: a position pays at most that, so it could win nothing",
             field="stake_cents",
         )
 
@@ -157,18 +158,22 @@ def settle_position(
     check_legs(stake_cents, legs, cap_cents)
     cap = min(cap_cents or MAX_VALUE_CENTS, MAX_VALUE_CENTS)
     riding = stake_cents
+    collected = 0
     results: list[LegResult] = []
     for i, leg in enumerate(legs):
         said = outcome(i, leg)
         value, capped = riding, False
         if said.status is SettleStatus.WIN:
+            room = cap - collected  # the cap is on all the position pays
             value = riding + riding * said.payout_hundredths // 100
-            value, capped = min(value, cap), value >= cap
+            value, capped = min(value, room), value >= room
         elif said.status is SettleStatus.LOSE:
             value = 0
         last = i == len(legs) - 1
-        # A position that reaches the cap is collected whole: it could only lose from there.
-        collect = value if capped else _collect(i, leg, value, said.status, last=last)
+        collect = _collect(i, leg, value, said.status, last=last or capped)
+        if capped:  # collected whole: from the cap the position could only lose
+            collect = value
+        collected += collect
         results.append(
             LegResult(
                 said.status,

@@ -398,8 +398,9 @@ class HigherLowerRules(_message.Message):
     burns: _builtins.int
     """The burns before each result, 0 to 10. Not sent: 3."""
     max_position_payout_cents: _builtins.int
-    """The most a position (SettlePosition) can be worth, in cents: a win's value is cut to this,
-    and a position that reaches it is collected whole (it rides no further). 0: no cap.
+    """The most a position (SettlePosition) can pay in all, in cents: what it collected and what
+    rides together. A win is cut to it, and a position that reaches it is collected whole (it
+    rides no further). 0: no cap.
     """
     rtp_bp: _builtins.int
     """The RTP of every bet that `bets` does not name, in basis points, (0, 10000]. Not sent: 9670."""
@@ -1273,7 +1274,9 @@ class OpenTableRequest(_message.Message):
     game: Global___Game.ValueType
     """required"""
     decks: _builtins.int
-    """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6)"""
+    """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6; Higher/Lower 1–8
+    decks of 48 cards, 6)
+    """
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
         """only with game GAME_HILO"""
@@ -1922,9 +1925,10 @@ Global___PositionLeg: _TypeAlias = PositionLeg  # noqa: Y015
 class SettlePositionRequest(_message.Message):
     """Settles a position (docs/rules.md §6.3): one stake carried from round to round, each leg a
     bet on a later round than the one before (the stake waits between them), at the price of the
-    version it was accepted on. A leg won: value + floor(value × payout / 100), cut to the
-    table's max_position_payout_cents, and collected whole once it reaches it; lost: 0 and the
-    position ends; void: the value rides on unchanged. Nothing can be added: the stake is the only money in. It
+    version it was accepted on. A leg won: value + floor(value × payout / 100), cut so that
+    what the position collected and its value never pass the table's max_position_payout_cents,
+    and collected whole once it reaches that; lost: 0 and the position ends; void: the value
+    rides on unchanged. Nothing can be added: the stake is the only money in. It
     changes nothing, so it can be asked again.
     """
 
@@ -1936,7 +1940,7 @@ class SettlePositionRequest(_message.Message):
     table_id: _builtins.str
     """open or closed"""
     stake_cents: _builtins.int
-    """1 to 10^12"""
+    """1 to 10^12, and under the table's max_position_payout_cents"""
     @_builtins.property
     def legs(self) -> _containers.RepeatedCompositeFieldContainer[Global___PositionLeg]:
         """1 to 1000 legs, in order"""
@@ -1981,8 +1985,8 @@ class PositionLegResult(_message.Message):
     the leg lost, the stake while it is pending
     """
     capped: _builtins.bool
-    """the value reached the table's cap (cut to it, or exactly on it): the position is collected
-    whole after this leg and no leg may follow
+    """the position reached the table's cap (its value cut to the cap less what was collected,
+    or exactly on it): it is collected whole after this leg and no leg may follow
     """
     collected_cents: _builtins.int
     """what was collected after the leg: collect_cents, or the whole value once capped"""
@@ -2182,7 +2186,9 @@ class AnalyzeRequest(_message.Message):
     game: Global___Game.ValueType
     """required, except with a table_id"""
     rounds: _builtins.int
-    """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck"""
+    """Goa Gae: rounds dealt from one deck; 0 or 1: a fresh deck. Any other game:
+    INVALID_ARGUMENT (as for cards_per_round).
+    """
     decks: _builtins.int
     """Higher/Lower: decks of 48 cards in the shoe, 1 to 8; 0: 6. Any other game: INVALID_ARGUMENT."""
     cards_per_round: _builtins.int

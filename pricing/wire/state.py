@@ -23,6 +23,7 @@ from pricing.tables import (
     Snapshot,
     adapter_for,
 )
+from pricing.text import fraction_text
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_number
 from pricing.wire.config import config_from_proto
@@ -131,7 +132,7 @@ _UINT64_MAX: Final = 2**64 - 1
 
 def ratio(x: Fraction) -> pb.Ratio:
     """An exact ratio on the wire: "numerator/denominator" in lowest terms, and its double."""
-    return pb.Ratio(value=float(x), exact=f"{x.numerator}/{x.denominator}")
+    return pb.Ratio(value=float(x), exact=fraction_text(x))
 
 
 def _outcome(name: str, ways: int, total: int, payout_hundredths: int) -> pb.SideBetOutcome:

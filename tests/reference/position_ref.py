@@ -3,8 +3,9 @@
 Independent of ``pricing.tables.positions`` on purpose: plain tuples and strings, the win as a
 ``Fraction`` of the value times (1 + payout / 100) floored, the walk written as a queue. It
 answers either the settled position or the first refusal, as ("invalid", field) for a
-malformed position or ("illegal", leg index) for a leg after a lost or a capped one. A value
-that reaches the cap is collected whole, whatever the leg asked to collect.
+malformed position or ("illegal", leg index) for a leg after a lost or a capped one. The cap
+is on all the position pays: what it collected and what rides never add up past it, and a
+value that reaches what is left of it is collected whole.
 """
 
 from __future__ import annotations
@@ -56,14 +57,17 @@ def ceiling(cap: int) -> int:
     return WIRE_MAX if cap == 0 else min(cap, WIRE_MAX)
 
 
-def value_after(riding: int, status: str, payout: int, cap: int) -> tuple[int, bool]:
-    """The value once a leg is decided, and whether it reached the cap."""
+def value_after(
+    riding: int, status: str, payout: int, cap: int, collected: int = 0
+) -> tuple[int, bool]:
+    """The value once a leg is decided, and whether it reached the cap (less what the position
+    already collected)."""
     if status == "LOSE":
         return 0, False
     if status != "WIN":
         return riding, False
     grown = math.floor(Fraction(riding) * (1 + Fraction(payout, 100)))
-    limit = ceiling(cap)
+    limit = ceiling(cap) - collected
     return (limit, True) if grown >= limit else (grown, False)
 
 
@@ -72,16 +76,19 @@ def ride(stake: int, cap: int, legs: list[RefLeg]) -> RefPosition | Refused:
         return Refused("invalid", "stake_cents")
     if not legs or len(legs) > 1000:
         return Refused("invalid", "legs")
-    if cap > 0 and stake > cap:
+    if cap > 0 and stake >= cap:
         return Refused("invalid", "stake_cents")
     todo = deque(enumerate(legs))
     rows: list[RefRow] = []
     riding = stake
     while todo:
         index, leg = todo.popleft()
-        value, capped = value_after(riding, leg.status, leg.payout, cap)
+        collected = sum(row.collected for row in rows)
+        value, capped = value_after(riding, leg.status, leg.payout, cap, collected)
         field = f"legs[{index}].collect_cents"
         if capped:
+            if leg.collect > value:
+                return Refused("invalid", field)
             rows.append(RefRow(leg.status, riding, value, True, value, 0))
             riding = 0
             if todo:

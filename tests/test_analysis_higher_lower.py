@@ -347,7 +347,7 @@ def test_cli_text_and_options(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["higher-lower", "--rounds", "3"], "--rounds, --cards-per-round: not for higher-lower"),
+        (["higher-lower", "--rounds", "3"], "--rounds and --cards-per-round are for goagae"),
         (["higher-lower", "--decks", "2", "--decks", "3"], "--decks twice"),
         (["higher-lower", "--main-game"], "--main-game: not for higher-lower"),
         (["hilo", "--burns", "2"], "--burns and --mode are for higher-lower"),
@@ -362,4 +362,4 @@ def test_cli_refuses_other_options(
 
 def test_live_statistics_take_no_higher_lower_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", "--table", "t1", "--burns", "1"], io.StringIO()) == 2
-    assert "--burns and --mode" in capsys.readouterr().err
+    assert "--burns, --mode, --decks" in capsys.readouterr().err

@@ -513,7 +513,6 @@ def _higher_lower_report(args: Any) -> HigherLowerReport:
             ("--bet, --preset, --eor", args.bet or args.preset or args.eor),
             ("--rule h17", args.rule != "s17"),
             ("--shoes, --seed", args.shoes is not None or args.seed is not None),
-            ("--rounds, --cards-per-round", args.rounds != 1 or args.cards_per_round != 6),
         )
         if given
     ]

@@ -306,6 +306,30 @@ class JournalContract(ABC):
 
         self.run(scenario)
 
+    def test_a_table_opened_again_on_another_store_is_answered_as_of_the_journal(self) -> None:
+        """A feed whose replica died opens the table on another and carries on from the
+        last_seq it is answered, so that store answers from the journal, not from what it has
+        folded so far (here: nothing it was not handed at start-up)."""
+        if self.second_writer != "shared":
+            return
+        from pricing.cards import DECK  # noqa: PLC0415
+        from pricing.server.store import TableStore  # noqa: PLC0415
+        from pricing.tables import CardRole, ExposeCard, Game, TableConfig  # noqa: PLC0415
+
+        async def scenario() -> None:
+            config = TableConfig(Game.HILO)
+            first = TableStore(await self.open())
+            await first.open("t", config)
+            await first.apply("t", 1, ExposeCard(DECK[0], CardRole.BURN))
+            second = TableStore(await self.open())
+            await asyncio.to_thread(second.recover)  # it has seen seq 1, and follows nothing
+            for seq in (2, 3):
+                await first.apply("t", seq, ExposeCard(DECK[seq], CardRole.BURN))
+            snapshot, _ = await second.open("t", config)
+            assert (snapshot.last_seq, snapshot.version) == (3, 4)
+
+        self.run(scenario)
+
     def test_follow_hands_over_exactly_the_other_writers_records(self) -> None:
         history = History("t", 3)
 

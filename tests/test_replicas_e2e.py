@@ -180,8 +180,9 @@ def test_racing_feeders_get_exactly_one_answer_each_time_and_no_card_twice(
 def test_a_replica_behind_answers_as_the_one_ahead(
     pair: tuple[ServerProcess, ServerProcess],
 ) -> None:
-    """Straight after a write on A, B takes the next seq (not a gap) and refuses a stale one
-    with ALREADY_EXISTS: whatever it has folded, it answers from the journal."""
+    """Straight after a write on A, B takes the next seq (not a gap), refuses a stale one with
+    ALREADY_EXISTS and answers a rejoining feed's OpenTable with the journal's last seq:
+    whatever it has folded, it answers from the journal."""
     a, b = pair
     for i in range(10):
         table = f"behind-{i}"
@@ -193,6 +194,9 @@ def test_a_replica_behind_answers_as_the_one_ahead(
         a.dealer().ExposeCard(
             pb.ExposeCardRequest(table_id=table, seq=2, card="2S", role=pb.CARD_ROLE_BURN)
         )
+        # A feed rejoining on B carries on from the journal's last_seq, not B's.
+        rejoined = b.dealer().OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
+        assert (rejoined.last_seq, list(rejoined.exposed)) == (2, ["AS", "2S"])
         expect_error(
             lambda t=table: b.dealer().ExposeCard(
                 pb.ExposeCardRequest(table_id=t, seq=2, card="3S", role=pb.CARD_ROLE_BURN)

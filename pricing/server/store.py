@@ -282,6 +282,9 @@ class TableStore:
         async with self._locked(table_id):
             for _ in range(CONFLICT_RETRIES):
                 if table_id in self.tables:
+                    # A feed rejoining here (its replica died) carries on from the last_seq
+                    # it is answered: the journal's, not what this store has folded so far.
+                    await self._catch_up(table_id)
                     return self.tables.open_table(table_id, config)  # TableExists if it differs
                 table = Table(table_id, config, keep_journal=False)
                 now = self._clock()

@@ -51,6 +51,21 @@ def offer(str bet, long long wins, long long remaining, tuple rule, bint close_o
     return _offer(bet, wins, remaining, rule[0], rule[1], rule[2], close_over_par)
 
 
+cdef int _counts_after(object exposed, int decks, dict index, object parse_index,
+                       object absent, int base, int* counts) except -1:
+    """``counts``: a shoe of ``decks`` decks without ``exposed`` and without the cards of the
+    ``absent`` mask (bit per deck index), which it never held; ``base`` checked too."""
+    cdef int i
+    cdef uint64_t gone = <uint64_t>absent
+    if not -1 <= base < N_CARDS:
+        raise ValueError(f"base must be a deck index 0-51 or -1, got {base}")
+    take_out(exposed, index, parse_index, decks, counts)
+    for i in range(N_CARDS):
+        if gone >> i & 1:
+            counts[i] = 0
+    return 0
+
+
 @cython.final
 cdef class BetSet:
     """A game's bets compiled once: names, relations, card masks, pay rules and rank order.
@@ -146,13 +161,9 @@ cdef class BetSet:
         the prices once one more card of it is out (of its first suit left: for bets that
         read ranks only), keyed by the rank's symbol: a game server's next screens."""
         cdef int c[N_CARDS]
-        cdef int i, r, s
+        cdef int r, s
         cdef dict out = {}
-        cdef uint64_t gone = <uint64_t>absent
-        take_out(exposed, index, parse_index, decks, c)
-        for i in range(N_CARDS):
-            if gone >> i & 1:
-                c[i] = 0
+        _counts_after(exposed, decks, index, parse_index, absent, base, c)
         for r in range(N_RANKS):
             for s in range(4):
                 if c[4 * r + s] > 0:
@@ -168,12 +179,5 @@ cdef class BetSet:
         in the ``absent`` mask (bit per deck index) were never in it. ``CardNotInShoe`` for a
         card seen more often than the shoe holds it; the caller refuses absent cards."""
         cdef int c[N_CARDS]
-        cdef int i
-        cdef uint64_t gone = <uint64_t>absent
-        take_out(exposed, index, parse_index, decks, c)
-        for i in range(N_CARDS):
-            if gone >> i & 1:
-                c[i] = 0
-        if not -1 <= base < N_CARDS:
-            raise ValueError(f"base must be a deck index 0-51 or -1, got {base}")
+        _counts_after(exposed, decks, index, parse_index, absent, base, c)
         return self._price(c, base)

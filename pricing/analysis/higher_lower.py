@@ -31,9 +31,11 @@ from pricing.analysis.report import BetReport, PositionTally, bet_report, exact_
 from pricing.cards import DECK, Card, Suit
 from pricing.errors import InvalidOption
 from pricing.games.higher_lower import (
+    BLACK_SUITS,
     DEFAULT_BURNS,
     DEFAULT_DECKS,
     DEFAULT_PAYTABLE,
+    RED_SUITS,
     HigherLowerPaytable,
     HigherLowerRules,
     ShuffleMode,
@@ -54,8 +56,6 @@ __all__ = [
 ]
 
 BOTH_MODES: Final = (ShuffleMode.CONTINUOUS, ShuffleMode.DEPLETING)
-_RED: Final = frozenset(s for s in Suit if s.is_red)
-_BLACK: Final = frozenset(Suit) - _RED
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ def _label(nc: NextCardGame, cards: Sequence[Card]) -> str:
     if len(shared) == 1:
         (common,) = shared
         rank_text = "" if len(ranks) == len(nc.deck.ranks) else " ".join(r.symbol for r in ranks)
-        suit_text = {frozenset(Suit): "", _RED: "red", _BLACK: "black"}.get(
+        suit_text = {frozenset(Suit): "", RED_SUITS: "red", BLACK_SUITS: "black"}.get(
             common, "".join(s.symbol for s in sorted(common))
         )
         return " ".join(t for t in (rank_text, suit_text) if t) or "any"

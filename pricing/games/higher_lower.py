@@ -18,7 +18,7 @@ a depleting shoe, the cards left in it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property
 from typing import ClassVar, Final
@@ -36,12 +36,14 @@ from pricing.payout import BetPrice, PayRule, Paytable, closed, is_whole_number
 
 __all__ = [
     "BETS",
+    "BLACK_SUITS",
     "DEFAULT_BURNS",
     "DEFAULT_DECKS",
     "DEFAULT_PAYTABLE",
     "DEFAULT_RULE",
     "HIGHER_LOWER_RANKS",
     "MAX_BURNS",
+    "RED_SUITS",
     "HigherLowerPaytable",
     "HigherLowerRules",
     "HigherLowerShoe",
@@ -69,8 +71,8 @@ HIGHER_LOWER_RANKS: Final = (
 DEFAULT_DECKS: Final = 6
 DEFAULT_BURNS: Final = 3
 MAX_BURNS: Final = 10
-_RED: Final = frozenset({Suit.DIAMONDS, Suit.HEARTS})
-_BLACK: Final = frozenset({Suit.CLUBS, Suit.SPADES})
+RED_SUITS: Final = frozenset(s for s in Suit if s.is_red)
+BLACK_SUITS: Final = frozenset(Suit) - RED_SUITS
 
 
 def _ranks(*ranks: Rank) -> frozenset[Rank]:
@@ -85,8 +87,8 @@ _BETS: Final = (
     NextCardBet("RANGE_2_5", ranks=_ranks(Rank.TWO, Rank.THREE, Rank.FOUR, Rank.FIVE)),
     NextCardBet("RANGE_6_9", ranks=_ranks(Rank.SIX, Rank.SEVEN, Rank.EIGHT, Rank.NINE)),
     NextCardBet("RANGE_J_A", ranks=_ranks(Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)),
-    NextCardBet("RED", suits=_RED),
-    NextCardBet("BLACK", suits=_BLACK),
+    NextCardBet("RED", suits=RED_SUITS),
+    NextCardBet("BLACK", suits=BLACK_SUITS),
     NextCardBet("KING_OR_ACE", ranks=_ranks(Rank.KING, Rank.ACE)),
     NextCardBet("ACE", ranks=_ranks(Rank.ACE)),
 )
@@ -217,10 +219,10 @@ class HigherLowerShoe:
     round_id: int = 0
     burns_dealt: int = 0
     outcome: RoundOutcome | None = None
-    _game: NextCardGame = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_game", game(self.decks))
+    @property
+    def _game(self) -> NextCardGame:
+        return game(self.decks)  # one per shoe size, kept by ``game``: not part of the state
 
     @property
     def cards_remaining(self) -> int:

@@ -8,10 +8,10 @@ The pricing itself is the kernel ``pricing._next_card``; this module names its p
 
 >>> deck = NextCardDeck(ranks=(Rank.TWO, Rank.THREE, Rank.ACE))
 >>> higher = NextCardBet("HIGHER", Relation.HIGHER)
->>> higher.wins(parse_card("AS"), base=parse_card("3D"), deck=deck)
+>>> higher.wins(Card.parse("AS"), base=Card.parse("3D"), deck=deck)
 True
 >>> NextCardBet("RED", suits=frozenset({Suit.HEARTS, Suit.DIAMONDS})).wins(
-...     parse_card("2H"), None, deck)
+...     Card.parse("2H"), None, deck)
 True
 """
 
@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import Final
 
 from pricing import _next_card
-from pricing.cards import CARD_INDEX, DECK, MAX_DECKS, Card, Rank, Suit, card_index, parse_card
+from pricing.cards import CARD_INDEX, DECK, MAX_DECKS, Card, Rank, Suit, card_index
 from pricing.errors import CardNotInShoe, InvalidOption
 from pricing.payout import BetPrice, Paytable
 
@@ -201,8 +201,8 @@ class NextCardGame:
     def quote(
         self, exposed: Iterable[Card | str], base: Card | None, paytable: Paytable
     ) -> dict[str, BetPrice]:
-        """Every bet's price after ``exposed`` left the shoe (cards or their text; they must be
-        in the deck: ``quote_checked`` for text from outside)."""
+        """Every bet's price after ``exposed`` left the shoe, the base card among them (cards
+        or their text, each in the deck: ``deck.counts`` checks cards from outside)."""
         return self.kernel(paytable).quote_cards(
             exposed,
             self.deck.decks,
@@ -211,16 +211,6 @@ class NextCardGame:
             self.absent_mask,
             -1 if base is None else base.index,
         )
-
-    def quote_checked(
-        self, exposed: Iterable[Card | str], base: Card | str | None, paytable: Paytable
-    ) -> dict[str, BetPrice]:
-        """As ``quote``, for cards from a request: each parsed and checked to be in the deck
-        (``InvalidCard``, ``CardNotInShoe``), the base card as one of them."""
-        cards = [parse_card(c) for c in exposed]
-        base_card = None if base is None else parse_card(base)
-        counts = self.deck.counts(cards if base_card is None else [*cards, base_card])
-        return self.price_counts(counts, base_card, paytable)
 
     def offer(self, bet: str, wins: int, remaining: int, paytable: Paytable) -> BetPrice:
         """``bet``'s price when it wins on ``wins`` of ``remaining`` cards, exactly as a quote

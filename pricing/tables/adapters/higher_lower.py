@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pricing.cards import Card
+from pricing.cards import Card, parse_card
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.games import higher_lower as hl
 from pricing.tables.events import Game, TableConfig, TablePhase
@@ -83,18 +83,20 @@ class HigherLowerAdapter:
                 )
         rules = self.rules(config)
         game = hl.game(config.decks)
-        if rules.shuffle is hl.ShuffleMode.CONTINUOUS:
-            game.quote_checked(exposed, base_card, rules.paytable)  # every card checked
-            exposed = ()
-        prices = game.quote_checked(exposed, base_card, rules.paytable)
-        out = len(exposed) + bool(base_card)
+        base = parse_card(base_card) if base_card else None
+        out = [*map(parse_card, exposed), *([base] if base else [])]
+        counts = game.deck.counts(out)  # every card checked against the shoe
+        if rules.shuffle is hl.ShuffleMode.CONTINUOUS:  # the seen cards went back but the base
+            out = out[-1:] if base else []
+            counts = game.deck.counts(out)
+        prices = game.price_counts(counts, base, rules.paytable)
         return GameView(
             phase=TablePhase.BETTING,
             shoe=1,
             round_id=0,
             result_index=0,
             exposed=(),
-            cards_remaining=game.deck.size - out,
+            cards_remaining=game.deck.size - len(out),
             prices=prices,
         )
 

@@ -12,8 +12,9 @@ from google.protobuf.message import Message
 from pricing.cli.format import print_json
 from pricing.client import PricingClient
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_number
 
-__all__ = ["GAMES", "connect", "emit_json", "offer_side_bets", "show_message"]
+__all__ = ["GAMES", "connect", "emit_json", "offer_side_bets", "show_message", "shuffle_mode"]
 
 #: The games as the command line names them.
 GAMES: Final = {
@@ -52,6 +53,16 @@ def show_message(
         print_json(message, out)
     else:
         print(text(), file=out, flush=True)
+
+
+def shuffle_mode(mode: str | None, default: str) -> pb.ShuffleMode.ValueType:
+    """``--mode`` (``depleting`` or ``continuous``; ``default`` when left out) as the wire's
+    ``ShuffleMode``.
+
+    >>> shuffle_mode(None, "continuous") == pb.SHUFFLE_MODE_CONTINUOUS
+    True
+    """
+    return pb.ShuffleMode.ValueType(enum_number(pb.ShuffleMode, (mode or default).upper()))
 
 
 def offer_side_bets(rules: pb.BlackjackRules, specs: list[str] | None) -> None:

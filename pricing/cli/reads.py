@@ -14,7 +14,14 @@ from typing import Final, TextIO
 import grpc
 
 from pricing.cli.args import check_game_options
-from pricing.cli.common import GAMES, connect, emit_json, offer_side_bets, show_message
+from pricing.cli.common import (
+    GAMES,
+    connect,
+    emit_json,
+    offer_side_bets,
+    show_message,
+    shuffle_mode,
+)
 from pricing.cli.format import (
     WatchPrinter,
     format_position,
@@ -59,9 +66,7 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
     request = pb.QuoteRequest(game=game, decks=args.decks, exposed=args.cards)
     if game == pb.GAME_HIGHER_LOWER:
         request.base_card = args.base or ""
-        request.higher_lower.shuffle_mode = enum_number(
-            pb.ShuffleMode, (args.mode or "continuous").upper()
-        )  # type: ignore[assignment]
+        request.higher_lower.shuffle_mode = shuffle_mode(args.mode, "continuous")
     if game == pb.GAME_BLACKJACK:
         request.dealer_up_card = args.up or ""
         request.include_player_edge = args.player_edge

@@ -15,13 +15,12 @@ import grpc
 
 from pricing.cards import DECK, Rank
 from pricing.cli.args import check_game_options
-from pricing.cli.common import GAMES, connect, offer_side_bets
+from pricing.cli.common import GAMES, connect, offer_side_bets, shuffle_mode
 from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import WatchPrinter
 from pricing.client import DealerFeed, retry_delay
 from pricing.tables import adapter_for
 from pricing.v1 import pricing_pb2 as pb
-from pricing.v1.enums import enum_number
 from pricing.wire import config_from_proto
 
 __all__ = ["SIMULATED_SEATS", "run_simulate"]
@@ -45,15 +44,11 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
     check_game_options(args, args.game, _SIMULATE_OPTIONS)
     request = pb.OpenTableRequest(table_id=args.table, game=GAMES[args.game], decks=args.decks)
     if request.game == pb.GAME_BLACKJACK:
-        request.blackjack.shuffle_mode = enum_number(
-            pb.ShuffleMode, (args.mode or "depleting").upper()
-        )  # type: ignore[assignment]
+        request.blackjack.shuffle_mode = shuffle_mode(args.mode, "depleting")
         request.blackjack.seats = args.seats or SIMULATED_SEATS
         offer_side_bets(request.blackjack, args.side_bets)
     if request.game == pb.GAME_HIGHER_LOWER:
-        request.higher_lower.shuffle_mode = enum_number(
-            pb.ShuffleMode, (args.mode or "continuous").upper()
-        )  # type: ignore[assignment]
+        request.higher_lower.shuffle_mode = shuffle_mode(args.mode, "continuous")
     config = config_from_proto(request.game, request.decks, request)
     adapter_for(config.game).configure(config)
     return request

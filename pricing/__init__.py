@@ -43,7 +43,7 @@ MOVED: Final[dict[str, str]] = {
     "pricing.metrics": "pricing.server.metrics",
     "pricing.metrics_http": "pricing.server.metrics_http",
     "pricing.metrics_tables": "pricing.server.metrics_tables",
-    "pricing.quoting": "pricing.server.quoting",
+    "pricing.quoting": "pricing.server.offload",
     "pricing.security": "pricing.server.security",
     "pricing.service": "pricing.server.service",
     "pricing.store": "pricing.server.store",

@@ -9,6 +9,8 @@ service answers it with ``INTERNAL``. Every check of a client's input raises one
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "CardNotInShoe",
     "IllegalMove",
@@ -61,7 +63,8 @@ class LimitExceeded(Exception):
     """A configured limit refuses the request (RESOURCE_EXHAUSTED): ``limit`` is the flag that
     sets it (the label of ``pricing_limit_rejections_total``), ``value`` its setting;
     ``table_id`` the table it was counted on, if one; ``from_version`` where a watcher that fell
-    behind resumes."""
+    behind resumes; ``retry_after`` the seconds after which the same call may find room (a
+    ``google.rpc.RetryInfo`` on the wire), when the limit is one that frees up."""
 
     def __init__(
         self,
@@ -71,9 +74,26 @@ class LimitExceeded(Exception):
         *,
         table_id: str | None = None,
         from_version: int | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(f"{what}: the limit --{limit} is {value}")
         self.limit = limit
         self.value = value
+        self.what = what
         self.table_id = table_id
         self.from_version = from_version
+        self.retry_after = retry_after
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt from its own arguments, not its message, when it crosses to or from a
+        # worker process (pickle would otherwise call it with the message alone).
+        keywords = {
+            "table_id": self.table_id,
+            "from_version": self.from_version,
+            "retry_after": self.retry_after,
+        }
+        return (_limit_exceeded, ((self.limit, self.value, self.what), keywords))
+
+
+def _limit_exceeded(args: tuple[str, object, str], keywords: dict[str, Any]) -> LimitExceeded:
+    return LimitExceeded(*args, **keywords)

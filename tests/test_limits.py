@@ -192,7 +192,9 @@ def test_the_transport_settings_follow_the_limits() -> None:
     assert options["grpc.max_connection_idle_ms"] == 60_000
     assert options["grpc.max_receive_message_length"] > Limits().max_message_bytes
     # Every call the limits let in can wait for a handler: none is cancelled unseen.
-    limits = Limits(max_watchers=70_000, max_concurrent_rpcs=500, max_feeds=20)
+    limits = Limits(
+        max_watchers=70_000, max_concurrent_writes=300, max_concurrent_reads=200, max_feeds=20
+    )
     options = dict(grpc_options(limits))
     assert options["grpc.server.max_pending_requests_hard_limit"] == 70_520
 
@@ -266,7 +268,7 @@ class _Details:
         self.invocation_metadata = ()
 
 
-def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None:
+def test_max_concurrent_reads_refuses_the_next_call_and_frees_its_place() -> None:
     """Handlers that wait (a write awaiting its journal) hold a place until they answer."""
     refused: list[str] = []
     limiter = ConcurrencyInterceptor(2, ("pricing.v1.PricingService",), refused.append)
@@ -296,14 +298,14 @@ def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None
             await third.unary_unary(None, context)
         assert context.aborted is not None
         assert context.aborted[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "--max-concurrent-rpcs is 2" in context.aborted[1]
+        assert "--max-concurrent-reads is 2" in context.aborted[1]
         ((key, value),) = context.trailers  # type: ignore[misc]
         status = status_pb2.Status.FromString(value)
         info = error_details_pb2.ErrorInfo()
         assert key == "grpc-status-details-bin" and status.details[0].Unpack(info)
         assert (info.reason, dict(info.metadata)) == (
             "LIMIT_EXCEEDED",
-            {"limit": "max-concurrent-rpcs", "value": "2"},
+            {"limit": "max-concurrent-reads", "value": "2"},
         )
         health = await limiter.intercept_service(
             continuation, _Details("/grpc.health.v1.Health/Check")
@@ -318,7 +320,7 @@ def test_max_concurrent_rpcs_refuses_the_next_call_and_frees_its_place() -> None
         assert fourth is calls_handlers[0]
 
     asyncio.run(run())
-    assert refused == ["max-concurrent-rpcs"]
+    assert refused == ["max-concurrent-reads"]
 
 
 def test_the_interceptors_build_each_handler_once_for_the_metrics_to_keep(
@@ -419,4 +421,4 @@ def test_a_burst_intercepted_at_once_gets_no_more_than_the_limit() -> None:
 
     results = asyncio.run(run())
     assert results.count("done") == 3
-    assert refused == ["max-concurrent-rpcs"] * 7
+    assert refused == ["max-concurrent-reads"] * 7

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -103,7 +103,9 @@ class Event:
         build = _WITH_ARGUMENTS.get(self.kind)
         if build is not None:
             return build(table_id, seq, *args)
-        return self.message(table_id=table_id, seq=seq)
+        # Every event message has these two fields; Message's stub declares no fields at all.
+        message: Any = self.message
+        return message(table_id=table_id, seq=seq)  # type: ignore[no-any-return]
 
 
 #: The events whose request takes more than a table and a seq, built from their typed call's

@@ -26,6 +26,7 @@ __all__ = [
     "BIDI_STREAM",
     "CLIENT_STREAM",
     "CODE_LABELS",
+    "CONCURRENCY_RETRY_SECONDS",
     "SERVER_STREAM",
     "UNARY",
     "AuthInterceptor",
@@ -106,18 +107,31 @@ def refusing_handler(handler: Handler, code: grpc.StatusCode, details: str) -> H
     return grpc.unary_unary_rpc_method_handler(unary, request_deserializer=keep)
 
 
+#: What a call refused for a concurrency budget is told to wait before it tries again: calls
+#: in progress mostly answer within milliseconds, so a place is soon free.
+CONCURRENCY_RETRY_SECONDS: Final = 0.1
+
+
 class ConcurrencyInterceptor(ServerInterceptor):
     """At most ``limit`` unary calls of ``services`` in progress at once; the next one is
-    refused with RESOURCE_EXHAUSTED (counted by ``on_reject``).
+    refused with RESOURCE_EXHAUSTED naming ``flag`` (counted by ``on_reject``), with a
+    ``RetryInfo``. The server has one for the dealer's writes and one for the reads, so that
+    no number of reads can take a write's place.
 
     A call is counted, or refused, as its handler starts: interception comes earlier, before
     the request has arrived, so a burst of calls intercepted in one turn of the event loop
     would all find the count as it was and all be let in."""
 
     def __init__(
-        self, limit: int, services: tuple[str, ...], on_reject: Callable[[str], None]
+        self,
+        limit: int,
+        services: tuple[str, ...],
+        on_reject: Callable[[str], None],
+        *,
+        flag: str = "max-concurrent-reads",
     ) -> None:
         self.limit = limit
+        self.flag = flag
         self.in_flight = 0
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._on_reject = on_reject
@@ -125,7 +139,10 @@ class ConcurrencyInterceptor(ServerInterceptor):
         # meets the same handler every call and keeps its own.
         self._built = BuiltHandlers()
         self._refused = LimitExceeded(
-            "max-concurrent-rpcs", limit, "too many calls in progress; retry later"
+            flag,
+            limit,
+            "too many calls in progress; retry later",
+            retry_after=CONCURRENCY_RETRY_SECONDS,
         )
 
     async def intercept_service(
@@ -145,7 +162,7 @@ class ConcurrencyInterceptor(ServerInterceptor):
 
         async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             if self.in_flight >= self.limit:  # checked and counted with no await between
-                self._on_reject("max-concurrent-rpcs")
+                self._on_reject(self.flag)
                 await abort(context, self._refused)
             self.in_flight += 1
             try:

@@ -11,14 +11,21 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
   watchers);
 - ``max_feeds``: ``DealerServicer.feed`` (``pricing.server.dealer``), the handler of
   ``DealerService.Feed`` (Feed streams open at once; their events are not counted in
-  ``max_concurrent_rpcs``, as a stream applies one event at a time);
+  ``max_concurrent_writes``, as a stream applies one event at a time);
 - ``max_message_bytes``: the request decoder of every handler (``pricing.server.status``),
   before the body is parsed;
 - ``max_events_per_second``: ``TableRates``, a ``TokenBucket`` per table in front of the
   feed's writes;
-- ``max_concurrent_rpcs``: ``pricing.server.interceptors.ConcurrencyInterceptor``, for the unary
-  calls of the two pricing services (health and reflection always answer; streams have the
-  limits above);
+- ``max_concurrent_writes`` / ``max_concurrent_reads``: two
+  ``pricing.server.interceptors.ConcurrencyInterceptor``, one for DealerService's unary calls
+  and one for PricingService's, so that no number of reads takes a write's place (health and
+  reflection always answer; streams have the limits above);
+- ``max_expensive_reads`` / ``max_expensive_reads_per_caller``:
+  ``pricing.server.budgets.ExpensiveReads``, in front of the worker processes and the long
+  positions (``PricingServicer``);
+- ``max_read_seconds``: the longest a read may compute (its own deadline, if shorter, wins);
+  ``max_answer_bytes``: the largest answer computed in a worker; ``read_workers``: the worker
+  processes of each lane (``pricing.server.workers``);
 - keepalive and idle settings: gRPC channel options (``grpc_options``), so dead connections
   are reaped by the transport.
 """
@@ -42,6 +49,7 @@ __all__ = [
 ]
 
 KIB: Final = 1024
+MIB: Final = 1024 * KIB
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +63,14 @@ class Limits:
     max_round_backlog: int = ROUND_BACKLOG
     max_message_bytes: int = 64 * KIB
     max_events_per_second: float = 0.0
-    max_concurrent_rpcs: int = 1_000
+    max_concurrent_writes: int = 1_000
+    max_concurrent_reads: int = 1_000
+    max_expensive_reads: int = 64
+    max_expensive_reads_per_caller: int = 8
+    max_read_seconds: float = 120.0
+    #: gRPC's own default for what a client receives: a larger answer would fail there anyway.
+    max_answer_bytes: int = 4 * MIB
+    read_workers: int = 2
     max_feeds: int = 1_000
     keepalive_seconds: float = 60.0
     keepalive_timeout_seconds: float = 20.0
@@ -67,7 +82,12 @@ def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
     above ``max_message_bytes``: up to it, the service decodes nothing over the limit and
     answers with its own message (naming the flag); beyond it, gRPC refuses the body itself."""
     ms = 1000
-    pending = limits.max_watchers + limits.max_concurrent_rpcs + limits.max_feeds
+    pending = (
+        limits.max_watchers
+        + limits.max_concurrent_writes
+        + limits.max_concurrent_reads
+        + limits.max_feeds
+    )
     return [
         ("grpc.max_receive_message_length", max(16 * limits.max_message_bytes, 4096 * KIB)),
         # Ping an idle connection every keepalive_seconds; no answer within the timeout: the

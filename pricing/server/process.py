@@ -68,7 +68,12 @@ def _bind_address(host: str, port: int) -> str:
 
 def _grpc_server(metrics: Metrics, security: Security) -> grpc.aio.Server:
     """The gRPC server: metrics outermost (they count refused calls too), then the roles, then
-    the concurrent-call limit."""
+    the concurrent-call budgets, one for the dealer's writes and one for the reads."""
+    limits = security.limits
+
+    def refused(limit: str) -> None:
+        metrics.limit_rejections.labels(limit).inc()
+
     return grpc.aio.server(
         interceptors=[
             metrics.interceptor(),
@@ -76,9 +81,16 @@ def _grpc_server(metrics: Metrics, security: Security) -> grpc.aio.Server:
                 security.tokens, dealer_service=DEALER_SERVICE, reader_service=PRICING_SERVICE
             ),
             ConcurrencyInterceptor(
-                security.limits.max_concurrent_rpcs,
-                (DEALER_SERVICE, PRICING_SERVICE),
-                lambda limit: metrics.limit_rejections.labels(limit).inc(),
+                limits.max_concurrent_writes,
+                (DEALER_SERVICE,),
+                refused,
+                flag="max-concurrent-writes",
+            ),
+            ConcurrencyInterceptor(
+                limits.max_concurrent_reads,
+                (PRICING_SERVICE,),
+                refused,
+                flag="max-concurrent-reads",
             ),
         ],
         # A busy port is an error, not a shared port.
@@ -265,7 +277,7 @@ async def serve(
         archive_dir=None if data_dir == MEMORY else Path(data_dir) / "archive",
         main_game_analysis=main_game_analysis,
     )
-    await asyncio.to_thread(service.quotes.start)  # its worker process, before serving
+    await asyncio.to_thread(service.offload.start)  # the worker processes, before serving
     services = (DEALER_SERVICE, PRICING_SERVICE)
     server = _grpc_server(metrics, security)
     server.add_generic_rpc_handlers(service.handlers())
@@ -320,7 +332,7 @@ async def serve(
     sweeper.cancel()
     refresh.cancel()
     await _stop_calls(service, server, grace)
-    service.quotes.close()
+    service.offload.close()
     service.publisher.analyst.close()
     await service.store.close()
     httpd.shutdown()
@@ -439,15 +451,15 @@ async def _sweep(store: TableStore, retention: float) -> None:
 def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
     p = parser(prog)
     args = p.parse_args(argv)
-    security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
-    # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
-    # (UNAVAILABLE, retried), not kill the process.
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     logging.basicConfig(
         level=args.log_level,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
+    # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
+    # (UNAVAILABLE, retried), not kill the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         new_loop = eventloop.factory(args.event_loop)
     except ValueError as exc:

@@ -9,12 +9,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
-from pricing.server.analyze import answer_analyze, answer_live, check_live_request
+from pricing.server.analyze import check_live_request
+from pricing.server.budgets import ReadKind
 from pricing.server.fanout import FellBehind, Hub
 from pricing.server.limits import Limits
 from pricing.server.metrics import Metrics
+from pricing.server.offload import Offload
 from pricing.server.publisher import Publisher, published_state
-from pricing.server.quoting import QuoteWorker
 from pricing.server.status import (
     Context,
     Gate,
@@ -27,11 +28,12 @@ from pricing.server.status import (
     unary,
 )
 from pricing.server.store import TableStore
-from pricing.tables import TableNotFound
+from pricing.tables import STEP_LEGS, PositionLeg, TableNotFound
 from pricing.text import ascii_name, check_table_id
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import (
     game_from_proto,
+    leg_results_to_proto,
     position_legs,
     position_to_proto,
     settlement_to_proto,
@@ -56,7 +58,7 @@ class PricingServicer:
         refusals: Refusals,
         metrics: Metrics,
         limits: Limits,
-        quotes: QuoteWorker,
+        offload: Offload,
     ) -> None:
         self.store = store
         self.publisher = publisher
@@ -64,7 +66,9 @@ class PricingServicer:
         self.refusals = refusals
         self.metrics = metrics
         self.limits = limits
-        self.quotes = quotes
+        self.offload = offload
+        # Long positions take turns: one at a time on the event loop, a step at a time.
+        self._long_positions = asyncio.Lock()
         # Tables whose hub is being given its past round results (``_backfill``).
         self._filling: dict[str, asyncio.Future[None]] = {}
 
@@ -179,9 +183,9 @@ class PricingServicer:
     async def quote(self, request: pb.QuoteRequest, context: Context) -> bytes:
         # Not timed into pricing_compute_seconds, which is per accepted feed event: a quote's
         # time is grpc_server_handling_seconds{grpc_method="Quote"}. Answered in a worker
-        # process (pricing.server.quoting), so the heaviest quotes never hold the event loop.
+        # process (pricing.server.offload), so no quote ever holds the event loop.
         self.gate.check_ready()
-        return await self.quotes.answer(request)
+        return await self.offload.quote(request, context)
 
     async def list_tables(
         self, request: pb.ListTablesRequest, context: Context
@@ -198,13 +202,16 @@ class PricingServicer:
             ]
         )
 
-    async def analyze(self, request: pb.AnalyzeRequest, context: Context) -> pb.AnalyzeResponse:
-        # A report can take seconds (blackjack's simulated shoes, folding a long journal): off
-        # the event loop.
-        if request.table_id:
-            self.gate.check_ready()
-            table = self.store.tables.get(check_table_id(request.table_id))
-            check_live_request(request, table.config.game)
+    async def analyze(self, request: pb.AnalyzeRequest, context: Context) -> bytes:
+        """A report takes seconds (blackjack's simulated shoes, folding a long journal): in a
+        worker process, by the call's deadline, stopped if the caller goes."""
+        if not request.table_id:
+            with self.offload.admit(ReadKind.REPORT, context):
+                return await self.offload.report(request, context)
+        self.gate.check_ready()
+        table = self.store.tables.get(check_table_id(request.table_id))
+        check_live_request(request, table.config.game)
+        with self.offload.admit(ReadKind.REPORT, context):
             records = await self.store.journal.events(request.table_id)
             if not records:
                 raise IllegalMove(
@@ -212,8 +219,7 @@ class PricingServicer:
                     f"none ({self.store.journal.location})",
                     table_id=request.table_id,
                 )
-            return await asyncio.to_thread(answer_live, request, records)
-        return await asyncio.to_thread(answer_analyze, request)
+            return await self.offload.report(request, context, records)
 
     async def settle(self, request: pb.SettleRequest, context: Context) -> pb.SettleResponse:
         self.gate.check_ready()
@@ -233,9 +239,37 @@ class PricingServicer:
     async def settle_position(
         self, request: pb.SettlePositionRequest, context: Context
     ) -> pb.SettlePositionResponse:
-        """A position's legs, each settled as its bet would be (docs/rules.md §6.3)."""
+        """A position's legs, each settled as its bet would be (docs/rules.md §6.3). One of
+        more than ``STEP_LEGS`` legs is an expensive read: it waits its turn and is settled a
+        step at a time, the dealer's feed let in between steps."""
         self.gate.check_ready()
-        position = await self.store.settle_position(
-            check_table_id(request.table_id), request.stake_cents, position_legs(request)
+        table_id = check_table_id(request.table_id)
+        if len(request.legs) <= STEP_LEGS:
+            position = await self.store.settle_position(
+                table_id, request.stake_cents, position_legs(request)
+            )
+            return position_to_proto(position)
+        with self.offload.admit(ReadKind.POSITION, context):
+            async with self._long_positions:
+                return await self._long_position(table_id, request)
+
+    async def _long_position(
+        self, table_id: str, request: pb.SettlePositionRequest
+    ) -> pb.SettlePositionResponse:
+        legs: list[PositionLeg] = []
+        for start in range(0, len(request.legs), STEP_LEGS):
+            legs.extend(position_legs(request, start, start + STEP_LEGS))
+            await asyncio.sleep(0)
+        position = await self.store.settle_position_in_steps(
+            table_id, request.stake_cents, legs, _pause
         )
-        return position_to_proto(position)
+        response = position_to_proto(position, legs=False)
+        for start in range(0, len(position.legs), STEP_LEGS):
+            await asyncio.sleep(0)
+            response.legs.extend(leg_results_to_proto(position.legs[start : start + STEP_LEGS]))
+        return response
+
+
+async def _pause() -> None:
+    """Let the event loop run whatever is ready (a feed event) before the next step."""
+    await asyncio.sleep(0)

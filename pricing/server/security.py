@@ -176,7 +176,46 @@ def add_arguments(
         "max-events-per-second", rate, 0, "feed events per second per table, bursts of one "
         "second's worth (0: no limit; a replayed or simulated feed may burst)",
     )  # fmt: skip
-    limit("max-concurrent-rpcs", count(1), d.max_concurrent_rpcs, "unary calls in progress")
+    limit(
+        "max-concurrent-writes", count(1), d.max_concurrent_writes,
+        "DealerService unary calls in progress (reads never count here)",
+    )  # fmt: skip
+    limit(
+        "max-concurrent-reads", count(1), d.max_concurrent_reads,
+        "PricingService unary calls in progress (writes never count here)",
+    )  # fmt: skip
+    lim.add_argument(
+        "--max-concurrent-rpcs", type=count(1), default=_env("MAX_CONCURRENT_RPCS"),
+        metavar="N",
+        help="deprecated, for one release: sets both --max-concurrent-writes and "
+        "--max-concurrent-reads [PRICING_MAX_CONCURRENT_RPCS]",
+    )  # fmt: skip
+    limit(
+        "max-expensive-reads", count(1), d.max_expensive_reads,
+        "expensive reads of each kind (player edges and hands, reports, long positions) "
+        "running or waiting on the server; more are refused with a RetryInfo",
+    )  # fmt: skip
+    limit(
+        "max-expensive-reads-per-caller", count(1), d.max_expensive_reads_per_caller,
+        "expensive reads of each kind one caller (its token, else its IP) may have running "
+        "or waiting",
+    )  # fmt: skip
+    limit(
+        "max-read-seconds", bounded(float, "a number of seconds", 0.1, 86_400),
+        d.max_read_seconds,
+        "longest an expensive read may compute (a shorter deadline of the call's own wins); "
+        "then it is stopped and answered DEADLINE_EXCEEDED",
+    )  # fmt: skip
+    limit(
+        "max-answer-bytes", count(4 * 1024 * KIB), d.max_answer_bytes,
+        "largest answer a worker may compute (a report); gRPC clients receive at most 4 MiB "
+        "unless told otherwise",
+    )  # fmt: skip
+    limit(
+        "read-workers", bounded(int, "a whole number", 1, 64), d.read_workers,
+        "worker processes for quotes, and as many for reports, run at a lower priority than "
+        "the server",
+    )  # fmt: skip
     limit("max-feeds", count(1), d.max_feeds, "Feed streams open at once")
     limit("keepalive-seconds", rate, d.keepalive_seconds, "ping a quiet connection this often")
     limit(
@@ -206,6 +245,14 @@ def from_arguments(
     except (TokenError, TlsError) as exc:
         error(str(exc))
         raise AssertionError("unreachable: error exits") from exc
+    concurrent_writes, concurrent_reads = args.max_concurrent_writes, args.max_concurrent_reads
+    if args.max_concurrent_rpcs is not None:
+        log.warning(
+            "--max-concurrent-rpcs is deprecated: it now sets --max-concurrent-writes and "
+            "--max-concurrent-reads (both %d); set those instead",
+            args.max_concurrent_rpcs,
+        )
+        concurrent_writes = concurrent_reads = args.max_concurrent_rpcs
     security = Security(
         tokens=tokens,
         certificates=certificates,
@@ -216,7 +263,13 @@ def from_arguments(
             max_round_backlog=args.max_round_backlog,
             max_message_bytes=args.max_message_bytes,
             max_events_per_second=args.max_events_per_second,
-            max_concurrent_rpcs=args.max_concurrent_rpcs,
+            max_concurrent_writes=concurrent_writes,
+            max_concurrent_reads=concurrent_reads,
+            max_expensive_reads=args.max_expensive_reads,
+            max_expensive_reads_per_caller=args.max_expensive_reads_per_caller,
+            max_read_seconds=args.max_read_seconds,
+            max_answer_bytes=args.max_answer_bytes,
+            read_workers=args.read_workers,
             max_feeds=args.max_feeds,
             keepalive_seconds=args.keepalive_seconds,
             keepalive_timeout_seconds=args.keepalive_timeout_seconds,

@@ -21,8 +21,8 @@ from pricing.journal.memory import MemoryJournal
 from pricing.server.dealer import FEED_WRAPPER_BYTES, DealerServicer
 from pricing.server.limits import Limits, TableRates
 from pricing.server.metrics import Metrics
+from pricing.server.offload import Offload
 from pricing.server.publisher import Publisher
-from pricing.server.quoting import QuoteWorker
 from pricing.server.reads import PricingServicer
 from pricing.server.status import (
     INTERNAL_DETAILS,
@@ -56,12 +56,12 @@ PRICING_SERVICE: Final = "pricing.v1.PricingService"
 #: they are (one Python call less per message to every watcher).
 _raw: Final = None
 
-#: The read side's answers that are messages, not pre-serialised bytes.
+#: The read side's answers that are messages, not pre-serialised bytes (a quote's and a
+#: report's come serialised from their worker process).
 _SERIALIZERS: Final[dict[str, Callable[[Any], bytes]]] = {
     "Settle": pb.SettleResponse.SerializeToString,
     "SettlePosition": pb.SettlePositionResponse.SerializeToString,
     "ListTables": pb.ListTablesResponse.SerializeToString,
-    "Analyze": pb.AnalyzeResponse.SerializeToString,
 }
 
 
@@ -99,7 +99,7 @@ class PricingService:
             closed_retention=closed_retention,
             archive_dir=archive_dir,
         )
-        self.quotes = QuoteWorker()
+        self.offload = Offload(self.limits)
         refusals = Refusals(self.metrics)
         self.dealer = DealerServicer(
             self.store,
@@ -117,7 +117,7 @@ class PricingService:
             refusals=refusals,
             metrics=self.metrics,
             limits=self.limits,
-            quotes=self.quotes,
+            offload=self.offload,
         )
         self._unary = {**self.dealer.unary_methods(), **self.reads.unary_methods()}
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
 
 import grpc
 import grpc.aio
+from google.protobuf import duration_pb2
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -33,6 +34,7 @@ from pricing.errors import (
 )
 from pricing.journal import JournalUnavailable
 from pricing.ratelog import LogBudget
+from pricing.server.workers import DeadlinePassed, WorkerLost
 from pricing.tables import (
     GameUnavailable,
     SeqConflict,
@@ -124,6 +126,8 @@ _RULES: Final[tuple[tuple[type[BaseException], grpc.StatusCode, str, tuple[str, 
     ),
     (IllegalMove, _FP, "ILLEGAL_MOVE", ("table_id",)),
     (JournalUnavailable, grpc.StatusCode.UNAVAILABLE, "JOURNAL_UNAVAILABLE", ()),
+    (WorkerLost, grpc.StatusCode.UNAVAILABLE, "WORKER_LOST", ()),
+    (DeadlinePassed, grpc.StatusCode.DEADLINE_EXCEEDED, "DEADLINE_EXCEEDED", ("limit",)),
     (ShuttingDown, grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN", ()),
     (NotReady, grpc.StatusCode.UNAVAILABLE, "NOT_READY", ()),
     (
@@ -150,11 +154,13 @@ INTERNAL_DETAILS: Final = "internal error: the server could not handle this requ
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """How a refused call is answered, but for its message: its status code, its reason and
-    the values a program needs (``metadata``, as text: ``ErrorInfo`` holds strings)."""
+    the values a program needs (``metadata``, as text: ``ErrorInfo`` holds strings); and
+    ``retry_after``, seconds after which the same call may succeed (a ``RetryInfo``)."""
 
     code: grpc.StatusCode
     reason: str
     metadata: dict[str, str]
+    retry_after: float | None = None
 
 
 def refusal_of(exc: BaseException) -> Refusal | None:
@@ -163,7 +169,7 @@ def refusal_of(exc: BaseException) -> Refusal | None:
         if isinstance(exc, kind):
             values = {key: getattr(exc, key, None) for key in keys}
             metadata = {key: str(value) for key, value in values.items() if value is not None}
-            return Refusal(code, reason, metadata)
+            return Refusal(code, reason, metadata, getattr(exc, "retry_after", None))
     return None
 
 
@@ -198,6 +204,10 @@ def rich_status(refusal: Refusal, message: str) -> status_pb2.Status:
             subject=f"--{metadata['limit']}", description=message
         )
         status.details.add().Pack(error_details_pb2.QuotaFailure(violations=[quota]))
+    if refusal.retry_after is not None:
+        delay = duration_pb2.Duration()
+        delay.FromNanoseconds(round(refusal.retry_after * 1e9))
+        status.details.add().Pack(error_details_pb2.RetryInfo(retry_delay=delay))
     if table_id is not None and refusal.reason in (
         "TABLE_NOT_FOUND",
         "TABLE_EXISTS",

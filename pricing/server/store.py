@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
-import json
 import logging
-import os
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
@@ -52,7 +50,7 @@ from pricing.journal import (
     Record,
     TableLog,
 )
-from pricing.journal.codec import archive_name, record_to_json
+from pricing.journal.archive import write_archive
 from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, describe
 from pricing.tables import (
@@ -70,6 +68,7 @@ from pricing.tables import (
     Tables,
     adapter_for,
 )
+from pricing.tables.positions import step
 
 __all__ = [
     "DEFAULT_RETENTION",
@@ -140,6 +139,9 @@ class TableStore:
         self._locks: dict[str, _TableLock] = {}  # the tables being written now
         self._imaged: dict[str, int] = {}  # table id → version of its newest image, if it has one
         self._last_at: dict[str, float] = {}  # table id → when its last event was accepted
+        # Journal folds (a late bet's histories) and archives, on a thread of their own: never
+        # queued behind other work of the default executor.
+        self._folds = ThreadPoolExecutor(1, thread_name_prefix="journal-fold")
 
     # ---- start-up --------------------------------------------------------------------------
 
@@ -442,7 +444,8 @@ class TableStore:
         on); then, under the lock, the events committed meanwhile are folded on top and the
         rebuilt table replaces the live one."""
         records = await self.journal.events(table_id)
-        full = await asyncio.to_thread(fold_records, table_id, None, records)
+        loop = asyncio.get_running_loop()
+        full = await loop.run_in_executor(self._folds, fold_records, table_id, None, records)
         async with self._locked(table_id):
             live = self.tables.get(table_id)
             if live.history_from == 1:
@@ -478,6 +481,28 @@ class TableStore:
     ) -> PositionSettlement:
         return await self._settled(table_id, lambda table: table.settle_position(stake_cents, legs))
 
+    async def settle_position_in_steps(
+        self,
+        table_id: str,
+        stake_cents: int,
+        legs: Sequence[PositionLeg],
+        pause: Callable[[], Awaitable[None]],
+    ) -> PositionSettlement:
+        """``settle_position`` a few legs at a time (``Table.position_steps``), awaiting
+        ``pause()`` between two steps: a long position never holds the event loop for long."""
+
+        async def run(table: Table) -> PositionSettlement:
+            steps = table.position_steps(stake_cents, legs)
+            while (settled := step(steps)) is None:
+                await pause()
+            return settled
+
+        try:
+            return await run(self.tables.get(table_id))
+        except HistoryNotLoaded:
+            await self._hydrate(table_id)  # a leg older than the image
+        return await run(self.tables.get(table_id))
+
     async def _settled(self, table_id: str, settle: Callable[[Table], T]) -> T:
         """``settle`` on the table, its whole history folded first if a leg or bet is older
         than the image it was rebuilt from."""
@@ -497,6 +522,7 @@ class TableStore:
         except Exception:  # the events are safe; the next start folds them
             log.warning("could not store the snapshots on shutdown", exc_info=True)
         await self.journal.close()
+        self._folds.shutdown(wait=False, cancel_futures=True)
 
     def expired(self, now: float | None = None) -> list[str]:
         """Closed tables past their retention."""
@@ -517,7 +543,10 @@ class TableStore:
                     continue
                 if self.archive_dir is not None:
                     records = await self.journal.events(table_id)
-                    await asyncio.to_thread(self._archive, table_id, records)
+                    loop = asyncio.get_running_loop()
+                    await loop.run_in_executor(
+                        self._folds, write_archive, self.archive_dir, table_id, records
+                    )
                 # Out of memory first: stopped before the journal forgets it, the table comes
                 # back at the next start and is swept again; never the other way round.
                 self.tables.remove(table_id)
@@ -531,27 +560,6 @@ class TableStore:
                 "table %r left the journal (closed %.0f s ago)", table_id, self.closed_retention
             )
         return gone
-
-    def _archive(self, table_id: str, records: list[Record]) -> None:
-        assert self.archive_dir is not None
-        if not records:
-            return
-        self.archive_dir.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(records[-1].accepted_at))
-        path = self.archive_dir / archive_name(table_id, stamp)
-        tmp = path.with_suffix(".tmp")
-        with gzip.open(tmp, "wt", encoding="utf-8") as out:
-            for record in records:
-                out.write(json.dumps(record_to_json(record), separators=(",", ":")) + "\n")
-        with tmp.open("rb") as f:
-            os.fsync(f.fileno())
-        tmp.replace(path)
-        # The rename is durable only once the folder is: before the journal forgets the table.
-        folder = os.open(self.archive_dir, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
 
 
 class _TableLock:

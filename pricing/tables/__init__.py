@@ -65,6 +65,7 @@ from pricing.tables.games import adapter_for, describe_config, plugged_in, regis
 from pricing.tables.history import MAX_STAKE_CENTS, Settlement, SettleStatus, Snapshot
 from pricing.tables.positions import (
     MAX_LEGS,
+    STEP_LEGS,
     LegOutcome,
     LegResult,
     PositionLeg,
@@ -92,6 +93,7 @@ from pricing.tables.views import (
 __all__ = [
     "MAX_LEGS",
     "MAX_STAKE_CENTS",
+    "STEP_LEGS",
     "CardRole",
     "CloseTable",
     "DealerOutcomesView",

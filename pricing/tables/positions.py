@@ -27,7 +27,7 @@ settlement of a bet (``SettlesBets.settle``), so a leg is valid exactly when tha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -38,18 +38,23 @@ from pricing.tables.history import SettleStatus, check_stake
 __all__ = [
     "MAX_LEGS",
     "MAX_VALUE_CENTS",
+    "STEP_LEGS",
     "LegOutcome",
     "LegResult",
     "PositionLeg",
     "PositionSettlement",
     "check_legs",
+    "position_steps",
     "settle_position",
+    "step",
 ]
 
 #: The most legs one position may have.
 MAX_LEGS: Final = 1000
 #: The most a position is worth whatever the table's cap: ``value_cents`` is a uint64.
 MAX_VALUE_CENTS: Final = 2**64 - 1
+#: Legs settled in one step of ``position_steps``: about half a millisecond of work.
+STEP_LEGS: Final = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +160,40 @@ def settle_position(
     """Ride ``stake_cents`` through ``legs`` under ``cap_cents`` (0: none), each leg's
     outcome from ``outcome(index, leg)``, asked in order and not past a pending or lost leg.
     ``IllegalMove`` for a leg after a lost one; ``InvalidInput`` for a malformed position."""
+    steps = position_steps(stake_cents, legs, cap_cents, outcome)
+    while (settled := step(steps)) is None:
+        pass
+    return settled
+
+
+def step(steps: Generator[None, None, PositionSettlement]) -> PositionSettlement | None:
+    """Run ``position_steps`` one step on: the settlement once it is done, else None."""
+    try:
+        next(steps)
+    except StopIteration as done:
+        settled: PositionSettlement = done.value
+        return settled
+    return None
+
+
+def position_steps(
+    stake_cents: int,
+    legs: Sequence[PositionLeg],
+    cap_cents: int,
+    outcome: Callable[[int, PositionLeg], LegOutcome],
+    every: int = STEP_LEGS,
+) -> Generator[None, None, PositionSettlement]:
+    """``settle_position`` in steps: it yields after every ``every`` legs and returns the
+    settlement. The server runs a long position so, a step at a time, letting the dealer's
+    feed in between (a thousand legs take about 10 ms, a step well under one)."""
     check_legs(stake_cents, legs, cap_cents)
     cap = min(cap_cents or MAX_VALUE_CENTS, MAX_VALUE_CENTS)
     riding = stake_cents
     collected = 0
     results: list[LegResult] = []
     for i, leg in enumerate(legs):
+        if i and not i % every:
+            yield
         said = outcome(i, leg)
         value, capped = riding, False
         if said.status is SettleStatus.WIN:

@@ -6,7 +6,7 @@ takes these methods from ``SettlesBets``; the histories they read are the table'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from pricing.errors import IllegalMove, InvalidInput
@@ -21,7 +21,13 @@ from pricing.tables.history import (
     Snapshot,
     check_stake,
 )
-from pricing.tables.positions import LegOutcome, PositionLeg, PositionSettlement, settle_position
+from pricing.tables.positions import (
+    LegOutcome,
+    PositionLeg,
+    PositionSettlement,
+    position_steps,
+    settle_position,
+)
 from pricing.tables.views import EndedRound
 
 __all__ = ["SettlesBets"]
@@ -155,6 +161,13 @@ class SettlesBets:
         cannot be a leg (its pay is not a price at a version)."""
         cap = self.adapter.position_cap_cents(self.config)
         return settle_position(stake_cents, legs, cap, self._leg_outcome)
+
+    def position_steps(
+        self, stake_cents: int, legs: Sequence[PositionLeg]
+    ) -> Generator[None, None, PositionSettlement]:
+        """``settle_position`` a few legs at a time (``pricing.tables.positions``)."""
+        cap = self.adapter.position_cap_cents(self.config)
+        return position_steps(stake_cents, legs, cap, self._leg_outcome)
 
     def _leg_outcome(self, i: int, leg: PositionLeg) -> LegOutcome:
         view = self.snapshot.view

@@ -14,7 +14,7 @@ from pricing.wire.config import (
     game_from_proto,
 )
 from pricing.wire.feed import FEED_FIELDS, FEED_KINDS, FeedKind, feed_kind
-from pricing.wire.positions import position_legs, position_to_proto
+from pricing.wire.positions import leg_results_to_proto, position_legs, position_to_proto
 from pricing.wire.state import (
     answer_quote,
     quote_to_proto,
@@ -36,6 +36,7 @@ __all__ = [
     "config_to_proto",
     "feed_kind",
     "game_from_proto",
+    "leg_results_to_proto",
     "position_legs",
     "position_to_proto",
     "quote_to_proto",

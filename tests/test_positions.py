@@ -29,7 +29,7 @@ from pricing.tables import (
     Tables,
     settle_position,
 )
-from pricing.tables.positions import MAX_VALUE_CENTS
+from pricing.tables.positions import MAX_VALUE_CENTS, position_steps, step
 from tests.reference.position_ref import (
     RefLeg,
     RefPosition,
@@ -117,6 +117,43 @@ def positions(draw: st.DrawFn) -> tuple[int, int, list[RefLeg]]:
 def test_a_position_is_what_the_reference_says(position: tuple[int, int, list[RefLeg]]) -> None:
     stake, cap, legs = position
     assert _as_reference(_run(stake, cap, legs)) == ride(stake, cap, legs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions(), st.integers(1, 3))
+def test_a_position_settled_in_steps_is_the_same_position(
+    position: tuple[int, int, list[RefLeg]], every: int
+) -> None:
+    """The server settles a long position a few legs a step (``position_steps``): the same
+    answer or the same refusal, each leg's outcome asked once, in order, and a step yielded
+    after every ``every`` legs read."""
+    stake, cap, ref_legs = position
+    legs = [PositionLeg(i + 1, i + 1, "HIGHER", leg.collect) for i, leg in enumerate(ref_legs)]
+    asked: list[int] = []
+
+    def outcome(i: int, leg: PositionLeg) -> LegOutcome:
+        asked.append(i)
+        ref = ref_legs[i]
+        return LegOutcome(SettleStatus[ref.status], ref.payout)
+
+    whole: object
+    try:
+        whole = settle_position(stake, legs, cap, outcome)
+    except (InvalidInput, IllegalMove) as exc:
+        whole = (type(exc), str(exc))
+    asked_whole, asked[:] = list(asked), []
+    steps = position_steps(stake, legs, cap, outcome, every=every)
+    yielded = 0
+    stepped: object
+    try:
+        while (settled := step(steps)) is None:
+            yielded += 1
+        stepped = settled
+    except (InvalidInput, IllegalMove) as exc:
+        stepped = (type(exc), str(exc))
+    assert stepped == whole
+    assert asked == asked_whole == list(range(len(asked)))
+    assert yielded == max(0, len(asked) - 1) // every
 
 
 @settings(max_examples=400, deadline=None)

@@ -290,3 +290,35 @@ def test_the_clients_and_the_command_line_settle_positions(
     assert "  leg 1: WIN at " in text and "(result 9H 4D)" in text
     code, text = run(*argv, "--leg", legs[0], "--leg", legs[1], "--json")
     assert code == 0 and json.loads(text)["riding_cents"] == str(direct.riding_cents)
+
+
+def test_a_long_position_is_settled_in_steps_as_a_short_one_would_be(
+    server: ServerProcess,
+) -> None:
+    """Over 50 legs the server settles a position a step at a time (the feed let in between):
+    the answer is leg for leg what the same legs give one by one, and a refusal deep in the
+    legs still names its leg."""
+    feed = Feed(server, "long-position")
+    feed.open(game=pb.GAME_HIGHER_LOWER)
+    opened = [feed.expose("7S", pb.CARD_ROLE_RESULT).version]
+    for _ in range(130):
+        opened.append(feed.void().version)
+    legs = [pb.PositionLeg(round_id=r + 1, version=v, bet="HIGHER") for r, v in enumerate(opened)]
+    request = pb.SettlePositionRequest(table_id="long-position", stake_cents=700, legs=legs)
+    answer = server.pricing().SettlePosition(request, timeout=30)
+    assert answer.status == S.STATUS_PENDING and len(answer.legs) == 131
+    assert [leg.status for leg in answer.legs] == [S.STATUS_VOID] * 130 + [S.STATUS_PENDING]
+    assert all(leg.value_cents == 700 == leg.riding_cents for leg in answer.legs)
+    for start in range(0, 131, 50):  # the same legs, 50 at a time: the path without steps
+        short = pb.SettlePositionRequest(
+            table_id="long-position", stake_cents=700, legs=legs[start : start + 50]
+        )
+        assert list(server.pricing().SettlePosition(short).legs) == list(
+            answer.legs[start : start + 50]
+        )
+    legs[97].bet = "PURPLE"
+    bad = pb.SettlePositionRequest(table_id="long-position", stake_cents=700, legs=legs)
+    error = expect_error(
+        lambda: server.pricing().SettlePosition(bad), grpc.StatusCode.INVALID_ARGUMENT
+    )
+    assert "legs[97]" in (error.details() or "")

@@ -36,10 +36,12 @@ from pricing.wire import answer_quote, position_legs, position_to_proto
 #: The most loop time one step of work the server does inline may take.
 GOAL_MS = 1.0
 RANKS, SUITS = "A23456789TJQK", "SHDC"
-SIDE_BETS = (
-    "ROYAL_MATCH PAIRS TWENTY_ONE_PLUS_THREE HOT_3 LUCKY_LADIES LUCKY_LUCKY TOP_3 "
-    "MATCH_THE_DEALER OVER_13 UNDER_13 BUST_IT BUSTER"
-).split()
+SIDE_BETS = {
+    name: pb.SideBetPaytable()
+    for name in ("ROYAL_MATCH", "PAIRS", "TWENTY_ONE_PLUS_THREE", "HOT_3", "LUCKY_LADIES",
+                 "LUCKY_LUCKY", "TOP_3", "MATCH_THE_DEALER", "OVER_13", "UNDER_13", "BUST_IT",
+                 "BUSTER")
+}  # fmt: skip
 
 
 def worst_ms(make: Callable[[int], Callable[[], object]], runs: int) -> tuple[float, float]:
@@ -115,15 +117,8 @@ def main() -> int:
             quote(300, dealer_up_card="up"), 30
         ),
         "Quote blackjack, every side bet, 300 seen, up card": worst_ms(
-            quote(
-                300,
-                dealer_up_card="up",
-                blackjack=pb.BlackjackRules(
-                    seats=7, side_bets={n: pb.SideBetPaytable() for n in SIDE_BETS}
-                ),
-            ),
-            30,
-        ),  # fmt: skip
+            quote(300, dealer_up_card="up", blackjack=pb.BlackjackRules(side_bets=SIDE_BETS)), 30
+        ),
         "Quote blackjack, a player's hand": worst_ms(
             quote(20, dealer_up_card="up", player_hand="hand"), 20
         ),

@@ -70,7 +70,7 @@ class Limits:
     max_read_seconds: float = 120.0
     #: gRPC's own default for what a client receives: a larger answer would fail there anyway.
     max_answer_bytes: int = 4 * MIB
-    read_workers: int = 2
+    read_workers: int = 1
     max_feeds: int = 1_000
     keepalive_seconds: float = 60.0
     keepalive_timeout_seconds: float = 20.0

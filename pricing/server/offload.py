@@ -5,12 +5,12 @@ processes (``pricing.server.workers``), under the read side's budgets
 What costs what (``bench/read_costs.py``, docs/BENCHMARKS.md "What each read costs"): a quote
 of a shoe's bets, insurance and dealer outcomes takes 0.03-1 ms (blackjack with every side bet
 on an 8-deck shoe: up to about 2 ms); a player's hand adds milliseconds, a player edge about
-0.1 s on a full 8-deck shoe; a report takes milliseconds to seconds. All of them go to the quote lane or the report
-lane, so that none holds the serving process's GIL: even a cheap quote costs the event loop no
-more than sending its bytes to a worker and back. A cheap quote goes ahead of the expensive
-ones waiting in its lane; the expensive ones (a player edge or hand, any report) also count
-against the caller's budgets. A report's worker is replaced after each report, so the memory
-a report took goes back to the system as soon as it is answered.
+0.1 s on a full 8-deck shoe; a report takes milliseconds to seconds. All of them go to the
+quote lane or the report lane, so that none holds the serving process's GIL: even a cheap quote
+costs the event loop no more than sending its bytes to a worker and back. A cheap quote goes
+ahead of the expensive ones waiting in its lane; the expensive ones (a player edge or hand, any
+report) also count against the caller's budgets. A report's worker is replaced after each
+report, so the memory a report took goes back to the system as soon as it is answered.
 """
 
 from __future__ import annotations

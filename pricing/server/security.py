@@ -188,7 +188,7 @@ def add_arguments(
         "--max-concurrent-rpcs", type=count(1), default=_env("MAX_CONCURRENT_RPCS"),
         metavar="N",
         help="deprecated, for one release: sets both --max-concurrent-writes and "
-        "--max-concurrent-reads [PRICING_MAX_CONCURRENT_RPCS]",
+        "--max-concurrent-reads; None: not used [PRICING_MAX_CONCURRENT_RPCS]",
     )  # fmt: skip
     limit(
         "max-expensive-reads", count(1), d.max_expensive_reads,
@@ -203,8 +203,9 @@ def add_arguments(
     limit(
         "max-read-seconds", bounded(float, "a number of seconds", 0.1, 86_400),
         d.max_read_seconds,
-        "longest an expensive read may compute (a shorter deadline of the call's own wins); "
-        "then it is stopped and answered DEADLINE_EXCEEDED",
+        "longest a Quote or Analyze may take, waiting for a worker included (a shorter "
+        "deadline of the call's own wins); then its worker is stopped and the call answered "
+        "DEADLINE_EXCEEDED",
     )  # fmt: skip
     limit(
         "max-answer-bytes", count(4 * 1024 * KIB), d.max_answer_bytes,

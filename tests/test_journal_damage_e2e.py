@@ -187,6 +187,47 @@ def test_events_short_of_the_recorded_version_refuse_start_up_and_salvage_starts
         assert server.stop() == 0, server.log()
 
 
+def test_a_journal_missing_a_middle_version_stops_before_the_gap_and_salvages_whole(
+    tmp_path: Path,
+) -> None:
+    """A version lost from the middle of a table's events: the table is good up to the
+    version before the gap, whatever its count of events says (one version past its recorded
+    last makes up the count of 'moved'), and salvage copies it up to there only, so the
+    salvaged journal is whole."""
+    data, states = journal_with({"whole": 20, "gap": 30, "moved": 30}, tmp_path)
+    conn = sqlite3.connect(data / FILE_NAME)
+    with conn:
+        conn.execute("DELETE FROM events WHERE table_id = 'gap' AND version = 13")
+        conn.execute("UPDATE events SET version = 32 WHERE table_id = 'moved' AND version = 13")
+    conn.close()
+
+    code, out, _ = run("journal", "check", "--data-dir", str(data))
+    assert code == 1, out
+    stops = "its events stop at version 12 (version 13 missing, later ones kept); 31 recorded"
+    assert f"table 'gap': DAMAGED: {stops}" in out, out
+    assert f"table 'moved': DAMAGED: {stops}" in out, out
+    assert out.splitlines()[-1] == "3 table(s), 2 damaged", out
+
+    salvaged = tmp_path / "salvaged"
+    code, out, _ = run("journal", "salvage", "--data-dir", str(data), "--to", str(salvaged))
+    assert code == 0, out
+    for table in ("gap", "moved"):
+        assert f"table {table!r}: CUT SHORT at version 12, its last good version (31" in out
+    code, out, _ = run("journal", "check", "--data-dir", str(salvaged))
+    assert code == 0, out  # nothing past the gap was copied
+    assert "table 'gap': whole, versions 1-12" in out, out
+    assert "table 'moved': whole, versions 1-12" in out, out
+    server = start_server(data_dir=salvaged)
+    try:
+        read = server.pricing()
+        assert read.GetTable(pb.GetTableRequest(table_id="whole")) == states["whole"]
+        for table in ("gap", "moved"):
+            state = read.GetTable(pb.GetTableRequest(table_id=table))
+            assert (state.version, list(state.exposed)) == (12, CARDS[:11])
+    finally:
+        assert server.stop() == 0, server.log()
+
+
 def test_a_damaged_snapshot_is_refolded_with_a_warning(tmp_path: Path) -> None:
     data, states = journal_with({"s": 10}, tmp_path)
     conn = sqlite3.connect(data / FILE_NAME)

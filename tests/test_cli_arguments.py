@@ -14,6 +14,7 @@ import pytest
 from pricing import __version__, cli
 from pricing.client import PricingClient
 from tests.conftest import ServerProcess, start_server
+from tests.wire import Lines
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -163,24 +164,6 @@ def test_health_of_an_unknown_service_names_the_ones_there_are(
     )
 
 
-class _Lines(io.StringIO):
-    """Output that can be waited on for a text to appear."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.changed = threading.Condition()
-
-    def write(self, text: str) -> int:
-        with self.changed:
-            written = super().write(text)
-            self.changed.notify_all()
-        return written
-
-    def wait_for(self, text: str, timeout: float = 20.0) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: text in self.getvalue(), timeout)
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -189,7 +172,7 @@ def _free_port() -> int:
 
 def test_simulate_waits_for_an_unavailable_server() -> None:
     port = _free_port()
-    out = _Lines()
+    out = Lines()
     codes: list[int] = []
     argv = [
         "simulate", "--server", f"127.0.0.1:{port}", "--table", "late",

@@ -4,9 +4,12 @@ dealer results and insurance), the table summary, ``--json``, and what ``simulat
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import random
 import re
+import threading
+from functools import partial
 
 import pytest
 from google.protobuf import json_format
@@ -17,9 +20,10 @@ from pricing.cli.format import WATCH_WIDTH, WatchPrinter, format_state
 from pricing.tables import CardRole, EndRound, ExposeCard, Game, NewShoe, TableConfig, Tables
 from pricing.tables import VoidRound as Void
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_short_name
 from pricing.wire import snapshot_to_proto
 from tests.conftest import ServerProcess
-from tests.wire import Feed
+from tests.wire import Feed, Lines, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -217,3 +221,106 @@ def test_simulate_on_a_table_opened_otherwise_names_the_difference(
         "configuration: it has blackjack.shuffle_mode SHUFFLE_MODE_DEPLETING; this request "
         "asks for blackjack.shuffle_mode SHUFFLE_MODE_CONTINUOUS\n"
     )
+
+
+#: What starts a watch's line of figures.
+_FIGURES = "  +"
+
+
+def _printed(out: Lines, prefix: str, text: str) -> bool:
+    return any(line.startswith(prefix) and text in line for line in out.text().splitlines())
+
+
+def _figures_of(state: pb.TableState) -> str:
+    """What a watch's lines of figures show of ``state``'s first: its seats' best actions
+    while they decide, else the next round's edge (new: a round ended)."""
+    best = [
+        f"seat {s.seat} {enum_short_name(pb.Action, s.best_action)}"
+        for s in state.seats
+        if s.decisions
+    ]
+    return ", ".join(best) if best else f"edge {state.player_edge:+.2%}"
+
+
+def test_watch_prints_a_blackjack_version_once_and_its_figures_on_lines_of_their_own(
+    server: ServerProcess, table_id: str
+) -> None:
+    """A blackjack version is published again once its figures are computed: the text watch
+    shows its line and its round's result once, the figures on marked lines after it; --json
+    shows every publication, each with its version."""
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_BLACKJACK, decks=1, blackjack=pb.BlackjackRules(seats=2))
+    text, json_out = Lines(), Lines()
+    argv = ["watch", table_id, "--no-wait", "--server", server.target]
+    watchers = [
+        threading.Thread(target=cli.main, args=(argv, text), daemon=True),
+        threading.Thread(target=cli.main, args=([*argv, "--json"], json_out), daemon=True),
+    ]
+    for watcher in watchers:
+        watcher.start()
+    wait_for(lambda: "\nv1 " in text.text() and "\n" in json_out.text(), what="both watching")
+
+    def figured(version: int) -> pb.TableState:
+        """``version`` once the server has its figures (both seats' best actions while they
+        decide, the next round's edge) and both watches have shown them: read before the next
+        event, else a newer version may take the place of the last publication."""
+        state = pb.TableState()
+
+        def complete() -> bool:
+            nonlocal state
+            state = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
+            deciding = state.phase == pb.PHASE_DEALING
+            return state.HasField("player_edge") and all(
+                bool(s.decisions) == deciding for s in state.seats
+            )
+
+        wait_for(complete, what=f"version {version}'s figures")
+        assert state.version == version
+        wait_for(
+            lambda: any(
+                json_format.ParseDict(json.loads(line), pb.TableState()) == state
+                for line in json_out.text().splitlines()
+            ),
+            what=f"the --json watch printing version {version} with its figures",
+        )
+        # Its own figures on its lines; the edge of a round still dealing may be on an
+        # earlier version's, if it was known by then.
+        mark, edge = f"{_FIGURES} v{version} ", f"edge {state.player_edge:+.2%}"
+        for prefix, shown in ((mark, _figures_of(state)), (_FIGURES, edge)):
+            wait_for(
+                partial(_printed, text, prefix, shown),
+                what=f"the watch printing {shown!r} on a line of figures marked {prefix!r}",
+            )
+        return state
+
+    rounds = [("KH", "5D", "9S", "7C", "6H"), ("2C", "8D", "3S", "4H", "QD")]
+    states = []
+    for cards in rounds:
+        for seat, card in zip((1, 2, 1, 2), cards, strict=False):
+            feed.expose(card, pb.CARD_ROLE_PLAYER, seat)
+        deciding = figured(feed.expose(cards[4], pb.CARD_ROLE_DEALER).version)
+        assert {s.seat for s in deciding.seats if s.decisions} == {1, 2}
+        states += [deciding, figured(feed.end_round().version)]
+    closed = feed.close()
+    for watcher in watchers:
+        watcher.join(30)
+        assert not watcher.is_alive()
+
+    lines = text.text().splitlines()
+    assert lines[-1] == f"table {table_id!r} closed"
+    versions = [int(m.group(1)) for line in lines if (m := re.match(r"v(\d+) ", line))]
+    assert versions == list(range(1, closed.version + 1))  # each version on one line, once
+    ended = [line.split(":")[0] for line in lines if line.startswith("  round")]
+    # Once each, though their versions came again (round 3: voided by the close).
+    assert ended == ["  round 1", "  round 2", "  round 3"]
+    for state in states:  # the figures follow their version's line, before any other
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"v{state.version} "))
+        after = itertools.takewhile(lambda line: line.startswith(_FIGURES), lines[at + 1 :])
+        assert any(_figures_of(state) in line for line in after), lines[at:]
+    edges = [line.split(" edge ")[1] for line in lines if " edge " in line]
+    assert len(edges) == len(set(edges)) == 3  # each shoe's, once
+
+    publications = [json.loads(line) for line in json_out.text().splitlines()]
+    seen = [int(p["version"]) for p in publications]
+    assert sorted(set(seen)) == versions  # every version, each publication with its version
+    assert all(seen.count(s.version) >= 2 for s in states)  # and again with its figures

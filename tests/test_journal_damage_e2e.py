@@ -76,17 +76,26 @@ def journal_with(tables: dict[str, int], tmp_path: Path) -> tuple[Path, dict[str
     return data, states
 
 
-def test_bytes_flipped_in_the_file_refuse_start_up_check_and_export(tmp_path: Path) -> None:
-    data, _ = journal_with({"a": 30, "b": 30}, tmp_path)
+def damage_root(
+    data: Path, name: str, at: int = 3, flipped: bytes = (500).to_bytes(2, "big")
+) -> None:
+    """Write ``flipped`` over the bytes at offset ``at`` of the root page of SQLite's B-tree
+    ``name`` in the journal of ``data`` (by default its count of cells, made 500)."""
     path = data / FILE_NAME
     conn = sqlite3.connect(path)
-    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'events'").fetchone()
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,)).fetchone()
     (page_size,) = conn.execute("PRAGMA page_size").fetchone()
     conn.close()
     raw = bytearray(path.read_bytes())
-    at = (root - 1) * page_size + 3  # the events B-tree root's count of cells
-    raw[at : at + 2] = (500).to_bytes(2, "big")
+    start = (root - 1) * page_size + at
+    raw[start : start + len(flipped)] = flipped
     path.write_bytes(raw)
+
+
+def test_bytes_flipped_in_the_file_refuse_start_up_check_and_export(tmp_path: Path) -> None:
+    data, _ = journal_with({"a": 30, "b": 30}, tmp_path)
+    path = data / FILE_NAME
+    damage_root(data, "events")
 
     err = start_fails(data)
     assert f"{path} fails SQLite's quick_check" in err, err
@@ -95,6 +104,32 @@ def test_bytes_flipped_in_the_file_refuse_start_up_check_and_export(tmp_path: Pa
     assert code == 1 and "quick_check" in out and "ok" not in out.splitlines()[0], out
     code, out, err = run("journal", "export", "a", "--data-dir", str(data))
     assert code == 1 and out == "", out
+
+
+def test_a_malformed_list_of_tables_is_said_once_and_the_file_named_damaged(
+    tmp_path: Path,
+) -> None:
+    """The list of tables' B-tree overwritten: SQLite finds the file "malformed" in every
+    read of it (its quick_check, the tables' check and the load at start-up alike), which
+    start-up says once; check says the file itself is damaged, though it read no table."""
+    data, _ = journal_with({"a": 30, "b": 30}, tmp_path)
+    path = data / FILE_NAME
+    damage_root(data, "tables", at=0, flipped=b"\xff" * 16)
+
+    err = start_fails(data)
+    error = next(line for line in err.splitlines() if "cannot start" in line)
+    assert f"{path} fails SQLite's quick_check: database disk image is malformed." in error
+    assert error.count("disk image is malformed") == 1 and error.count(str(path)) == 1, error
+    code, out, _ = run("journal", "check", "--data-dir", str(data))
+    assert code == 1
+    assert out.splitlines() == [
+        f"journal {path}: SQLite quick_check fails: database disk image is malformed",
+        f"journal {path}: its tables cannot be read: database disk image is malformed",
+        "the file itself is DAMAGED; 0 table(s) read before it failed, 0 of them damaged",
+    ]
+    code, out, err = run("journal", "export", "a", "--data-dir", str(data))
+    assert (code, out) == (1, "")
+    assert err.startswith(f"pricing: {path} fails SQLite's quick_check: database disk image"), err
 
 
 def cut_short(data: Path, table: str, keep: int) -> None:
@@ -148,6 +183,47 @@ def test_events_short_of_the_recorded_version_refuse_start_up_and_salvage_starts
         with pytest.raises(grpc.RpcError) as gone:
             read.GetTable(pb.GetTableRequest(table_id="gone"))
         assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        assert server.stop() == 0, server.log()
+
+
+def test_a_journal_missing_a_middle_version_stops_before_the_gap_and_salvages_whole(
+    tmp_path: Path,
+) -> None:
+    """A version lost from the middle of a table's events: the table is good up to the
+    version before the gap, whatever its count of events says (one version past its recorded
+    last makes up the count of 'moved'), and salvage copies it up to there only, so the
+    salvaged journal is whole."""
+    data, states = journal_with({"whole": 20, "gap": 30, "moved": 30}, tmp_path)
+    conn = sqlite3.connect(data / FILE_NAME)
+    with conn:
+        conn.execute("DELETE FROM events WHERE table_id = 'gap' AND version = 13")
+        conn.execute("UPDATE events SET version = 32 WHERE table_id = 'moved' AND version = 13")
+    conn.close()
+
+    code, out, _ = run("journal", "check", "--data-dir", str(data))
+    assert code == 1, out
+    stops = "its events stop at version 12 (version 13 missing, later ones kept); 31 recorded"
+    assert f"table 'gap': DAMAGED: {stops}" in out, out
+    assert f"table 'moved': DAMAGED: {stops}" in out, out
+    assert out.splitlines()[-1] == "3 table(s), 2 damaged", out
+
+    salvaged = tmp_path / "salvaged"
+    code, out, _ = run("journal", "salvage", "--data-dir", str(data), "--to", str(salvaged))
+    assert code == 0, out
+    for table in ("gap", "moved"):
+        assert f"table {table!r}: CUT SHORT at version 12, its last good version (31" in out
+    code, out, _ = run("journal", "check", "--data-dir", str(salvaged))
+    assert code == 0, out  # nothing past the gap was copied
+    assert "table 'gap': whole, versions 1-12" in out, out
+    assert "table 'moved': whole, versions 1-12" in out, out
+    server = start_server(data_dir=salvaged)
+    try:
+        read = server.pricing()
+        assert read.GetTable(pb.GetTableRequest(table_id="whole")) == states["whole"]
+        for table in ("gap", "moved"):
+            state = read.GetTable(pb.GetTableRequest(table_id=table))
+            assert (state.version, list(state.exposed)) == (12, CARDS[:11])
     finally:
         assert server.stop() == 0, server.log()
 
@@ -274,19 +350,28 @@ def test_check_and_export_read_one_moment_while_a_server_writes(tmp_path: Path) 
 
 
 def test_a_damaged_snapshot_table_leaves_every_tables_events_to_salvage(tmp_path: Path) -> None:
+    """The snapshots' B-tree damaged: every table's events read whole, but from a file that
+    fails SQLite's quick_check, so nothing exports them as if whole; salvage copies them."""
     data, states = journal_with({"p": 12, "q": 12, "r": 12}, tmp_path)
-    conn = sqlite3.connect(data / FILE_NAME)
-    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'images'").fetchone()
-    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
-    conn.close()
-    raw = bytearray((data / FILE_NAME).read_bytes())
-    at = (root - 1) * page_size + 3
-    raw[at : at + 2] = (500).to_bytes(2, "big")
-    (data / FILE_NAME).write_bytes(raw)
+    damage_root(data, "images")
+    path = data / FILE_NAME
 
     code, out, _ = run("journal", "check", "--data-dir", str(data))
-    assert code == 1 and "quick_check ok" not in out, out
-    assert out.splitlines()[-1] == "3 table(s), 0 damaged", out
+    assert code == 1 and out.startswith(f"journal {path}: SQLite quick_check fails: "), out
+    assert "table 'p': whole, versions 1-13" in out  # its events are there ...
+    # ... in a file that is not.
+    assert out.splitlines()[-1] == (
+        "the file itself is DAMAGED; 3 table(s) read from it, 0 of them damaged"
+    ), out
+    for argv in (
+        ("journal", "export", "p", "--data-dir", str(data)),
+        ("analyze", "--table", "p", "--data-dir", str(data)),
+        ("analyze", "--game", "hilo", "--data-dir", str(data)),
+    ):
+        code, out, err = run(*argv)
+        assert (code, out) == (1, ""), (argv, out)
+        assert err.startswith(f"pricing: {path} fails SQLite's quick_check: "), (argv, err)
+        assert "pricing journal salvage" in err, err
     salvaged = tmp_path / "salvaged"
     code, out, _ = run("journal", "salvage", "--data-dir", str(data), "--to", str(salvaged))
     assert code == 0 and "salvaged 3 table(s)" in out, out

@@ -285,12 +285,31 @@ def _stream_on(node: NatsServer) -> dict[str, Any] | None:
     return None
 
 
-def _stream_leader(nodes: list[NatsServer]) -> NatsServer:
+def _leader_named(nodes: list[NatsServer]) -> NatsServer | None:
+    """The one of ``nodes`` some node names the tables' stream's leader, if one does now: a
+    stream just made (or one whose leader left) has none until its nodes elect one, and
+    until then its ``cluster`` has no ``leader``."""
     for node in nodes:
-        stream = _stream_on(node)
-        if stream is not None:
-            return next(n for n in nodes if n.name == stream["cluster"]["leader"])
-    raise AssertionError("no stream leader found")
+        cluster_info = (_stream_on(node) or {}).get("cluster", {})
+        leader = next((n for n in nodes if n.name == cluster_info.get("leader")), None)
+        if leader is not None:
+            return leader
+    return None
+
+
+def _stream_leader(nodes: list[NatsServer], timeout: float = 15.0) -> NatsServer:
+    """The node leading the tables' stream, once its nodes have elected one (polled from
+    their monitoring endpoints, failing after ``timeout`` seconds)."""
+    leader: NatsServer | None = None
+
+    def elected() -> bool:
+        nonlocal leader
+        leader = _leader_named(nodes)
+        return leader is not None
+
+    wait_for(elected, timeout=timeout, what="a leader of the tables' stream")
+    assert leader is not None
+    return leader
 
 
 def test_a_three_node_cluster_loses_a_node_during_a_feed_and_loses_nothing() -> None:

@@ -3,7 +3,9 @@ prices in one comparable form."""
 
 from __future__ import annotations
 
+import io
 import queue
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
@@ -122,6 +124,29 @@ def wait_for(condition: Callable[[], bool], timeout: float = 15.0, what: str = "
             raise AssertionError(f"not within {timeout} s: {what or 'condition'}")
         time.sleep(0.02)
     return time.monotonic() - t0
+
+
+class Lines(io.StringIO):
+    """Output written by a command running in a thread: read meanwhile (``text``), or waited
+    on for a text to appear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = threading.Condition()
+
+    def write(self, text: str) -> int:
+        with self.changed:
+            written = super().write(text)
+            self.changed.notify_all()
+        return written
+
+    def text(self) -> str:
+        with self.changed:
+            return self.getvalue()
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: text in self.getvalue(), timeout)
 
 
 class FeedStream:

@@ -336,18 +336,17 @@ def build_live(
     """The live statistics ``pricing analyze --table/--game`` asked for: of ``tables``, or of
     every table of ``game``, from the journal (and archive) in ``data_dir``, read-only."""
     from pricing.analysis.live import live_stats  # noqa: PLC0415
-    from pricing.journal.tools import export_records, table_ids  # noqa: PLC0415
+    from pricing.journal.tools import export_tables  # noqa: PLC0415
 
     start = None if since is None else parse_time(since)
     end = None if until is None else parse_time(until)
     if start is not None and end is not None and end <= start:
         raise InvalidOption(f"--until {until} is not after --since {since}")
     if tables:
-        journals = [export_records(data_dir, table_id) for table_id in tables]
+        journals = [records for _, records in export_tables(data_dir, tables)]
     else:
         journals = []
-        for table_id in table_ids(data_dir):
-            records = export_records(data_dir, table_id)
+        for _, records in export_tables(data_dir):
             opening = records[0].entry.event
             if isinstance(opening, OpenTable) and opening.config.game is game:
                 journals.append(records)

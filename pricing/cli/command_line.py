@@ -192,10 +192,11 @@ def _add_watch(sub: Commands) -> None:
         help="print a table's prices each time they change",
         description="Print a table's state each time it changes, until the table closes "
         "(exit 0): a legend and column header, then one line per version, and a line of its "
-        "own for each round that ends. If the table or the server is not there yet, or the "
-        "server ends the stream without the table closing (a restart), wait and reconnect, "
-        "carrying on from the next version; with --no-wait, exit 1 on an error and "
-        f"{EXIT_STREAM_ENDED} when the server ends the stream of a table that did not close.",
+        "own for each round that ends; a blackjack version's figures, computed after it is "
+        "published, come on lines marked '+ vN' after it. If the table or the server is not "
+        "there yet, or the server ends the stream without the table closing (a restart), wait "
+        "and reconnect, carrying on from the next version; with --no-wait, exit 1 on an error "
+        f"and {EXIT_STREAM_ENDED} when the server ends the stream of a table that did not close.",
     )
     w.add_argument("table", help="table id")
     w.add_argument(
@@ -211,7 +212,8 @@ def _add_watch(sub: Commands) -> None:
         help="fail at once if the table or server is not there or goes away (default: wait "
         "and reconnect)",
     )
-    _add_json(w, "each TableState, one per line (messages go to standard error)")
+    # A blackjack version is published again once its figures are computed: --json shows each.
+    _add_json(w, "each TableState published, one per line (messages go to standard error)")
     _add_server(w)
     w.set_defaults(run=run_watch)
 

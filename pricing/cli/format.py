@@ -21,6 +21,7 @@ __all__ = [
     "WATCH_WIDTH",
     "WatchPrinter",
     "format_ended",
+    "format_figures",
     "format_position",
     "format_quote",
     "format_settlement",
@@ -50,17 +51,25 @@ _LABELS: Final = {
 
 _ROUND_LINE: Final = "; a round's result is shown on a line of its own"
 
+#: What starts a line of figures computed after their version's line was printed.
+_FIGURES_MARK: Final = "  +"
+_FIGURES_LEGEND: Final = (
+    f"# {_FIGURES_MARK.strip()} vN: version N's figures once computed: the next round's player "
+    "edge, each seat's best action"
+)
 
-def _legend(game: int, round_lines: bool) -> list[str]:
+
+def _legend(game: int, round_lines: bool, figures: bool) -> list[str]:
     """What the numbers of ``format_state``'s lines are; ``round_lines``: the lines of rounds
-    that ended come between them (a watch)."""
+    that ended come between them (a watch); ``figures``: so do lines of blackjack's figures."""
     note = _ROUND_LINE if round_lines else ""
     if game == pb.GAME_BLACKJACK:
-        return [
+        legend = [
             "# side bets: RTP % of the next round while betting (! favours the player); "
             "INS: insurance RTP %",
             f"# 17 ... BUST: % of the dealer's final results{note}",
         ]
+        return [*legend, _FIGURES_LEGEND] if figures else legend
     return [f"# payout to 1 of each bet (-- closed){note}"]
 
 
@@ -120,14 +129,17 @@ def _values(state: pb.TableState) -> list[str]:
     return cells
 
 
-def watch_header(state: pb.TableState, *, round_lines: bool = True) -> list[str]:
+def watch_header(
+    state: pb.TableState, *, round_lines: bool = True, figures: bool = False
+) -> list[str]:
     """The legend of ``format_state``'s lines for a table like ``state``: what the numbers
     are, then a header over the columns (naming each bet). ``round_lines`` False: the legend
-    does not promise a line for each round's result (a state shown alone)."""
+    does not promise a line for each round's result (a state shown alone); ``figures``: it
+    explains ``format_figures``'s lines (a watch)."""
     columns = _columns(state)
     head = _head(state.game, ("ver", "shoe round", "phase", "last", "left"))
     labels = [label for label, _ in columns]
-    return [*_legend(state.game, round_lines), head + _cells(columns, labels)]
+    return [*_legend(state.game, round_lines, figures), head + _cells(columns, labels)]
 
 
 def format_state(state: pb.TableState) -> str:
@@ -163,24 +175,78 @@ def format_ended(state: pb.TableState) -> str | None:
     return f"  round {e.round_id}: {'VOID' if e.void else e.result_card}"
 
 
+def _edge_text(state: pb.TableState) -> str | None:
+    return f"edge {state.player_edge:+.2%}" if state.HasField("player_edge") else None
+
+
+def _actions_text(state: pb.TableState) -> str | None:
+    best = [
+        f"seat {s.seat} {enum_short_name(pb.Action, s.best_action)}"
+        for s in state.seats
+        if s.decisions
+    ]
+    return ", ".join(best) if best else None
+
+
+def format_figures(state: pb.TableState, parts: list[str]) -> list[str]:
+    """``parts`` of ``state``'s main-game figures on lines of their own, marked as figures of
+    its version (after its line), within ``WATCH_WIDTH`` columns.
+
+    >>> format_figures(pb.TableState(version=12), ["edge +0.52%", "seat 1 HIT, seat 2 STAND"])
+    ['  + v12 edge +0.52% | seat 1 HIT, seat 2 STAND']
+    """
+    head = f"{_FIGURES_MARK} v{state.version} "
+    lines = [head]
+    for word in " | ".join(parts).split(" "):
+        if len(lines[-1]) + len(word) > WATCH_WIDTH and lines[-1] != head:
+            lines.append(head)  # seven seats of long actions: the rest on a line of its own
+        lines[-1] += word + " "
+    return [line.rstrip() for line in lines]
+
+
 class WatchPrinter:
     """The lines ``pricing watch`` prints for each state: the header again whenever the
     columns change (the first state, a table reopened as another game), a round's result
-    when one ended, then the state's line."""
+    when one ended, then the state's line.
 
-    def __init__(self) -> None:
+    A blackjack version is published again once its main-game figures are computed, perhaps
+    more than once: its line and its round's result are printed the first time only, and
+    each publication that brings figures not shown yet adds them on a line of figures
+    (``format_figures``). The edge holds for a whole round, so it is shown when it changes;
+    the seats' best actions belong to their version. ``figures`` False: no lines of figures
+    (a dealer's feed, whose answers carry whatever figures happen to be known)."""
+
+    def __init__(self, *, figures: bool = True) -> None:
+        self._figures = figures
         self._columns: list[tuple[str, int]] | None = None
+        self._version: int | None = None
+        self._edge: str | None = None
+        self._actions: str | None = None
 
     def lines(self, state: pb.TableState) -> list[str]:
         lines = []
-        columns = _columns(state)
-        if columns != self._columns:
-            self._columns = columns
-            lines += watch_header(state)
-        ended = format_ended(state)
-        if ended is not None:
-            lines.append(ended)
-        lines.append(format_state(state))
+        if state.version != self._version:
+            self._version, self._actions = state.version, None
+            columns = _columns(state)
+            if columns != self._columns:
+                self._columns = columns
+                lines += watch_header(state, figures=self._figures)
+            ended = format_ended(state)
+            if ended is not None:
+                lines.append(ended)
+            lines.append(format_state(state))
+        edge, actions = _edge_text(state), _actions_text(state)
+        new = [
+            text
+            for text, shown in ((edge, self._edge), (actions, self._actions))
+            if text is not None and text != shown
+        ]
+        # A state without an edge is of a round whose edge is not known yet: its edge, once
+        # computed, is news even if an earlier round's was the same.
+        self._edge = edge
+        self._actions = actions or self._actions
+        if new and self._figures:
+            lines += format_figures(state, new)
         return lines
 
 

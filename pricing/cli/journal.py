@@ -160,12 +160,16 @@ def run_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None:
-    """A journal check's report: SQLite's own check, then one line per table."""
+    """A journal check's report: SQLite's own check, then one line per table, then the count;
+    a file damaged itself is said so first and last, whatever its tables' lines say."""
     problems = checked.sqlite_problems
     sqlite_says = "; ".join(problems[:3]) + (
         f"; and {len(problems) - 3} more" * (len(problems) > 3)
     )
-    print(f"journal {checked.path}: SQLite quick_check {sqlite_says or 'ok'}", file=out)
+    says = f"fails: {sqlite_says}" if problems else "ok"
+    print(f"journal {checked.path}: SQLite quick_check {says}", file=out)
+    if checked.unread:
+        print(f"journal {checked.path}: its tables cannot be read: {checked.unread}", file=out)
     for t in checked.tables:
         if t.snapshot:
             print(f"table {t.table_id!r}: {t.snapshot}", file=out)
@@ -182,7 +186,12 @@ def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None
         else:
             print(f"table {t.table_id!r}: DROPPED, no good version: {t.problem}", file=out)
     damaged = sum(not t.whole for t in checked.tables)
-    print(f"{len(checked.tables)} table(s), {damaged} damaged", file=out)
+    tables = f"{len(checked.tables)} table(s)"
+    if checked.file_whole:
+        print(f"{tables}, {damaged} damaged", file=out)
+    else:  # its tables' events may look whole: the file they are read from is not
+        read = "read before it failed" if checked.unread else "read from it"
+        print(f"the file itself is DAMAGED; {tables} {read}, {damaged} of them damaged", file=out)
 
 
 def _unmake(to: Path, made: bool) -> None:

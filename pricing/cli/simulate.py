@@ -119,7 +119,7 @@ def _deal(
     rules = getattr(request, chosen) if chosen else None
     state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
     print(f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out)
-    printer = WatchPrinter()
+    printer = WatchPrinter(figures=False)  # an answer has whatever figures were ready
 
     def show(action: str, card: str, state: pb.TableState) -> None:
         *above, line = printer.lines(state)

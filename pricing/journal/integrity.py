@@ -25,6 +25,7 @@ __all__ = [
     "TableHealth",
     "describe",
     "image_crc",
+    "is_damage",
     "quick_check",
     "records_versions",
     "snapshot",
@@ -81,12 +82,27 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     finally:
-        conn.execute("COMMIT")
+        # Nothing was written: ending the transaction can fail only on a damaged file (SQLite
+        # reads it again), which the reads made in it have said, or will say, better.
+        with contextlib.suppress(sqlite3.DatabaseError):
+            conn.execute("ROLLBACK")
+
+
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Whether SQLite's error says the file is damaged (not busy, locked or unreachable)."""
+    return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
 
 def quick_check(conn: sqlite3.Connection) -> list[str]:
-    """SQLite's ``PRAGMA quick_check``: its messages, one a line, none if the file is sound."""
-    rows = [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
+    """SQLite's ``PRAGMA quick_check``: its messages, one a line, none if the file is sound.
+    A file too damaged for the check to finish ("database disk image is malformed") fails
+    it with that message."""
+    try:
+        rows = [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        return [str(exc)]
     if rows == ["ok"]:
         return []
     lines = (line.strip() for row in rows for line in row.splitlines())

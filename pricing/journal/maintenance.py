@@ -58,16 +58,24 @@ class TableReport:
 
 @dataclass(slots=True)
 class Checked:
-    """A journal's check: SQLite's quick_check messages (and anything that could not be read
-    at all), and every table's report."""
+    """A journal's check: SQLite's quick_check messages, every table's report, and why not
+    every table could be read, if that is so (``unread``: then ``tables`` holds those read
+    before the file failed, whatever else it holds)."""
 
     path: Path
     sqlite_problems: list[str] = field(default_factory=list)
     tables: list[TableReport] = field(default_factory=list)
+    unread: str = ""
+
+    @property
+    def file_whole(self) -> bool:
+        """Whether the file itself is sound: nothing read from it is vouched for otherwise,
+        whatever its tables' events say."""
+        return not self.sqlite_problems and not self.unread
 
     @property
     def whole(self) -> bool:
-        return not self.sqlite_problems and all(t.whole for t in self.tables)
+        return self.file_whole and all(t.whole for t in self.tables)
 
 
 def _good_records(conn: sqlite3.Connection, table_id: str, upto: int) -> tuple[list[Record], str]:
@@ -142,7 +150,7 @@ def check(data_dir: Path) -> Checked:
             for health in table_health(conn):
                 checked.tables.append(_report(conn, health))
     except sqlite3.DatabaseError as exc:
-        checked.sqlite_problems.append(f"the list of tables cannot be read through: {exc}")
+        checked.unread = str(exc)
     finally:
         conn.close()
     return checked

@@ -50,6 +50,7 @@ from pricing.journal.sqlite_schema import (
     ROWS_PER_STATEMENT,
     RUNNING_MARK,
     SCHEMA_VERSION,
+    QuickCheckFailed,
     _check_schema,
     _connect,
     _format_is_current,
@@ -89,12 +90,21 @@ log = logging.getLogger("pricing.journal")
 ERROR_LOG_INTERVAL: Final = 60.0
 
 
+class _Unreadable(JournalCorrupt):
+    """A read of the file at start-up failed (each check and the load read it apart)."""
+
+
 def _together(found: list[BaseException]) -> BaseException:
-    """The start-up checks' problems as one error (a bug, if one was, as it is)."""
+    """The start-up checks' problems as one error (a bug, if one was, as it is), each said
+    once: the checks and the load each read the file, and a damaged one fails them all
+    alike; once SQLite's quick_check has said the file is damaged, a read that failed on it
+    adds nothing."""
     bugs = [exc for exc in found if not isinstance(exc, JournalCorrupt)]
     if bugs:
         return bugs[0]
-    messages = [str(exc).removesuffix(f". {WAY_OUT}") for exc in found]
+    if any(isinstance(exc, QuickCheckFailed) for exc in found):
+        found = [exc for exc in found if not isinstance(exc, _Unreadable)]
+    messages = dict.fromkeys(str(exc).removesuffix(f". {WAY_OUT}") for exc in found)
     return JournalCorrupt(". ".join(messages) + f". {WAY_OUT}")
 
 
@@ -261,7 +271,7 @@ class SqliteJournal(Journal):
                     continue
                 yield log_
         except sqlite3.DatabaseError as exc:
-            found.append(JournalCorrupt(f"{self.path} cannot be read: {exc}"))
+            found.append(_Unreadable(f"{self.path} cannot be read: {exc}"))
         finally:
             conn.close()
             for checker in checkers:
@@ -284,7 +294,7 @@ class SqliteJournal(Journal):
         except JournalCorrupt as exc:
             out.append(exc)
         except sqlite3.DatabaseError as exc:
-            out.append(JournalCorrupt(f"{self.path} cannot be read: {exc}"))
+            out.append(_Unreadable(f"{self.path} cannot be read: {exc}"))
         except BaseException as exc:  # a bug: raised in the loading thread all the same
             out.append(exc)
         finally:

@@ -33,6 +33,7 @@ __all__ = [
     "ROWS_PER_STATEMENT",
     "RUNNING_MARK",
     "SCHEMA_VERSION",
+    "QuickCheckFailed",
     "check_sqlite",
     "check_tables",
     "check_whole",
@@ -174,14 +175,19 @@ def check_whole(conn: sqlite3.Connection, path: Path) -> list[TableHealth]:
     return check_tables(conn, path)
 
 
+class QuickCheckFailed(JournalCorrupt):
+    """SQLite's quick_check finds the file damaged: any other read of it that fails says no
+    more than this does."""
+
+
 def check_sqlite(conn: sqlite3.Connection, path: Path) -> None:
-    """``JournalCorrupt`` if SQLite's quick_check finds the file damaged."""
+    """``QuickCheckFailed`` if SQLite's quick_check finds the file damaged."""
     problems = quick_check(conn)
     if problems:
         shown = "; ".join(problems[:3]) + (
             f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
         )
-        raise JournalCorrupt(f"{path} fails SQLite's quick_check: {shown}. {WAY_OUT}")
+        raise QuickCheckFailed(f"{path} fails SQLite's quick_check: {shown}. {WAY_OUT}")
 
 
 def check_tables(conn: sqlite3.Connection, path: Path) -> list[TableHealth]:

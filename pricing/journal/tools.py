@@ -2,16 +2,18 @@
 
 ``export_records`` reads a table's records from a data directory: the live journal first (a
 read-only connection, so it works while a server writes), else the newest archive file of that
-table; ``table_ids`` lists every table either holds. ``replay_lines`` folds JSON Lines of
-export's format through the engines, one table.
+table; ``export_tables`` reads several, or every table either holds. A journal file that fails
+SQLite's quick_check is refused, whichever table is asked for. ``replay_lines`` folds JSON
+Lines of export's format through the engines, one table.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,10 +22,10 @@ from pricing.journal import MEMORY, JournalCorrupt, Record
 from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
 from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, snapshot, table_health
-from pricing.journal.sqlite import FILE_NAME, connect_readonly, read_records
+from pricing.journal.sqlite import FILE_NAME, check_sqlite, connect_readonly, read_records
 from pricing.tables import Snapshot, Table
 
-__all__ = ["Replayed", "export_records", "read_lines", "replay_lines", "table_ids"]
+__all__ = ["Replayed", "export_records", "export_tables", "read_lines", "replay_lines"]
 
 
 #: An archive file's name: the table id, the time of its last event, ``.jsonl.gz``.
@@ -37,43 +39,65 @@ def _archived(data_dir: Path, table_id: str) -> list[Path]:
     return sorted(p for p in folder.iterdir() if is_archive_of(p.name, table_id))
 
 
-def table_ids(data_dir: Path) -> list[str]:
-    """Every table with records in ``data_dir``: in its journal or its archive, sorted."""
-    if str(data_dir) == MEMORY:
-        raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to read")
-    conn = connect_readonly(data_dir)
-    try:
-        ids = {row[0] for row in conn.execute("SELECT table_id FROM tables")}
-    finally:
-        conn.close()
-    folder = data_dir / "archive"
-    for path in folder.iterdir() if folder.is_dir() else ():
-        table_id = archive_table_id(path.name)
-        if table_id is not None:
-            ids.add(table_id)
-    return sorted(ids)
-
-
-def export_records(data_dir: Path, table_id: str) -> list[Record]:
-    """Every record of ``table_id`` in ``data_dir``; ``LookupError`` if it has none."""
-    if str(data_dir) == MEMORY:
-        raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to export")
+@contextlib.contextmanager
+def _sound_journal(data_dir: Path) -> Iterator[sqlite3.Connection]:
+    """The journal of ``data_dir`` read-only, as of one moment, once SQLite's quick_check
+    found the file sound: nothing read from a damaged file can be vouched for, whatever the
+    table. ``JournalCorrupt`` naming the file otherwise, or if a read of it fails."""
+    path = data_dir / FILE_NAME
     conn = connect_readonly(data_dir)
     try:
         with snapshot(conn):
-            records = _whole_records(conn, data_dir, table_id)
+            check_sqlite(conn, path)
+            yield conn
+    except sqlite3.DatabaseError as exc:
+        raise JournalCorrupt(f"{path} cannot be read: {exc}. {WAY_OUT}") from exc
     finally:
         conn.close()
-    if records:
-        return records
+
+
+def export_tables(
+    data_dir: Path, table_ids: Sequence[str] | None = None
+) -> Iterator[tuple[str, list[Record]]]:
+    """Each of ``table_ids`` (default: every table ``data_dir`` holds, in its journal or its
+    archive, by id) with every record of it: from the live journal, else from the newest
+    archive file of the table. The journal is checked once for them all; ``LookupError`` for
+    a table it and the archive lack."""
+    if str(data_dir) == MEMORY:
+        raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to read")
+    with _sound_journal(data_dir) as conn:
+        if table_ids is None:
+            listed = {row[0] for row in conn.execute("SELECT table_id FROM tables")}
+            table_ids = sorted(listed | _archived_ids(data_dir))
+        for table_id in table_ids:
+            yield (
+                table_id,
+                _whole_records(conn, data_dir, table_id) or _archived_records(data_dir, table_id),
+            )
+
+
+def export_records(data_dir: Path, table_id: str) -> list[Record]:
+    """Every record of ``table_id`` in ``data_dir`` (``export_tables``)."""
+    [(_, records)] = export_tables(data_dir, [table_id])
+    return records
+
+
+def _archived_ids(data_dir: Path) -> set[str]:
+    folder = data_dir / "archive"
+    names = (archive_table_id(path.name) for path in folder.iterdir()) if folder.is_dir() else ()
+    return {table_id for table_id in names if table_id is not None}
+
+
+def _archived_records(data_dir: Path, table_id: str) -> list[Record]:
+    """``table_id``'s records in its newest archive file; ``LookupError`` if it has none."""
     archives = _archived(data_dir, table_id)
-    if archives:
-        records = [record_from_json(json.loads(line)) for line in read_lines(archives[-1])]
-        strays = {r.table_id for r in records} - {table_id}
-        if strays:
-            raise JournalCorrupt(f"{archives[-1]} holds records of {sorted(strays)}")
-        return records
-    raise LookupError(f"no table {table_id!r} in the journal of {data_dir} or its archive")
+    if not archives:
+        raise LookupError(f"no table {table_id!r} in the journal of {data_dir} or its archive")
+    records = [record_from_json(json.loads(line)) for line in read_lines(archives[-1])]
+    strays = {r.table_id for r in records} - {table_id}
+    if strays:
+        raise JournalCorrupt(f"{archives[-1]} holds records of {sorted(strays)}")
+    return records
 
 
 def _whole_records(conn: sqlite3.Connection, data_dir: Path, table_id: str) -> list[Record]:

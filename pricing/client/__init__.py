@@ -5,9 +5,10 @@ dealer feed's events themselves.
 Failed calls raise ``grpc.RpcError`` (``grpc.aio.AioRpcError`` for the async client) with the
 server's status code and message, and what a program needs of a refusal: ``err.reason`` (a
 stable name such as ``"SEQ_GAP"``, None if the server gave none), ``err.metadata`` (its values,
-e.g. ``{"expected_seq": "9", ...}``) and ``err.field_violations`` (the request fields at
-fault), read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the
-same from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). Enum arguments
+e.g. ``{"expected_seq": "9", ...}``), ``err.field_violations`` (the request fields at
+fault) and ``err.retry_after`` (the seconds its ``RetryInfo`` asks to wait, None without one),
+read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the same
+from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). Enum arguments
 take the proto's names with or without their prefix, in any case (``"GAME_HILO"``,
 ``"hilo"``, ``"RESULT"``), or numbers.
 

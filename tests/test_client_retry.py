@@ -1,5 +1,6 @@
 """The clients honour a refusal's ``google.rpc.RetryInfo``: its delay is read into
-``ErrorDetails.retry_after`` and the errors the clients raise."""
+``ErrorDetails.retry_after`` and the errors the clients raise, and is the pause before a
+feed's event (or a watch) is sent again."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from grpc_status import rpc_status
 
 from pricing.client import error_details
 from pricing.client._errors import annotate
+from pricing.client._shared import pause, retry_delay
 from pricing.client._streams import FeedStreamError
 from pricing.server.status import Refusal, rich_status
 
@@ -44,3 +46,6 @@ def test_error_details_read_the_retry_info() -> None:
     bare = grpc.aio.AioRpcError(grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), trailers)
     assert (error_details(bare).reason, error_details(bare).retry_after) == (None, 2.5)
     assert FeedStreamError(grpc.StatusCode.UNAVAILABLE, "ended").retry_after is None
+    # The pause before sending again: the server's delay, else the client's own backoff.
+    assert pause(busy, 3) == 0.25
+    assert pause(refusal(None), 3) == retry_delay(3)

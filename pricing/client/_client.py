@@ -29,8 +29,8 @@ from pricing.client._shared import (
     Asyncio,
     Blocking,
     log,
+    pause,
     resumable,
-    retry_delay,
     say_reconnecting,
     shared,
     shared_iterator,
@@ -182,14 +182,15 @@ class _Client(Generic[FeedT]):
         on_reconnect: Callable[[str], None] | None = None,
     ) -> AsyncIterator[pb.TableState]:
         """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
-        unreachable) it waits with backoff, reconnects and resumes after the last version it
-        yielded, so versions never go back, and every round result the server still holds is
-        seen. A version comes twice only when the server adds a blackjack table's main-game
-        figures to it (docs/rules.md §3.9): the second time with them. Ends when the table
-        closes. A stream that fell further
-        behind than the server's round backlog (RESOURCE_EXHAUSTED) is resumed the same way:
-        the results no longer held are skipped (settle those rounds' bets with ``settle``).
-        ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""
+        unreachable) it waits with backoff (or as long as the error's ``RetryInfo`` asks, when
+        it has one), reconnects and resumes after the last version it yielded, so versions
+        never go back, and every round result the server still holds is seen. A version comes
+        twice only when the server adds a blackjack table's main-game figures to it
+        (docs/rules.md §3.9): the second time with them. Ends when the table closes. A stream
+        that fell further behind than the server's round backlog (RESOURCE_EXHAUSTED) is
+        resumed the same way: the results no longer held are skipped (settle those rounds' bets
+        with ``settle``). ``on_reconnect`` gets one line saying so (default: a warning on
+        ``pricing.client``)."""
         say = on_reconnect or log.warning
         attempt = 0
         while True:
@@ -210,7 +211,7 @@ class _Client(Generic[FeedT]):
                     raise
                 if attempt == 0:  # once per outage
                     say(say_reconnecting(table_id, from_version, exc))
-                await self._io.sleep(retry_delay(attempt))
+                await self._io.sleep(pause(exc, attempt))
                 attempt += 1
 
     @shared

@@ -1,8 +1,8 @@
 """Writing a client method once for both clients: the method is a coroutine that does its I/O
 through its object's transport (``_transport``); on the asyncio side it is that coroutine, on
 the blocking side it is run to its end at once, since the blocking transport never suspends.
-Also the protocol's decisions both sides share: when a feed event is resent, how long to
-wait, and when ``follow_table`` resumes."""
+Also the protocol's decisions both sides share: when a feed event is resent, when a read is
+sent again, how long to wait, and when ``follow_table`` resumes."""
 
 from __future__ import annotations
 
@@ -124,6 +124,12 @@ _RETRYABLE: Final = (
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.CANCELLED,
 )
+
+
+#: How many times a read (``get_table``, ``quote``, ...) is sent in all while the server
+#: refuses it for a budget that frees up (``refused_for_now``): enough to ride out a burst of
+#: other readers, few enough that a server that stays full is soon reported to the caller.
+READ_TRIES: Final = 5
 
 
 def refused_for_now(exc: grpc.RpcError) -> float | None:

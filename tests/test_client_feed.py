@@ -13,19 +13,31 @@ import pytest
 from pricing import client as client_module
 from pricing.client import AsyncDealerFeed, BlockingFeedStream, DealerFeed
 from pricing.v1 import pricing_pb2 as pb
+from tests.test_client_retry import limit_trailers
 
 
 class Unavailable(grpc.aio.AioRpcError):
-    def __init__(self, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE) -> None:
-        super().__init__(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details="down")
+    def __init__(
+        self,
+        code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE,
+        trailers: grpc.aio.Metadata | None = None,
+    ) -> None:
+        trailing = grpc.aio.Metadata() if trailers is None else trailers
+        super().__init__(code, grpc.aio.Metadata(), trailing, details="down")
 
 
 class FlakyServer:
-    """Fails the first ``failures`` calls with ``code``, then answers."""
+    """Fails the first ``failures`` calls with ``code`` (and ``trailers``), then answers."""
 
-    def __init__(self, failures: int, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE) -> None:
+    def __init__(
+        self,
+        failures: int,
+        code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE,
+        trailers: grpc.aio.Metadata | None = None,
+    ) -> None:
         self.failures = failures
         self.code = code
+        self.trailers = trailers
         self.seqs: list[int] = []
         self.closed = False  # as the client's: True once its caller closed it
 
@@ -34,7 +46,7 @@ class FlakyServer:
     ) -> pb.TableState:
         self.seqs.append(seq)
         if len(self.seqs) <= self.failures:
-            raise Unavailable(self.code)
+            raise Unavailable(self.code, self.trailers)
         return pb.TableState(table_id=table_id, last_seq=seq)
 
 
@@ -72,6 +84,40 @@ def test_a_refusal_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     feed = DealerFeed(server, "t")  # type: ignore[arg-type]
     with pytest.raises(grpc.RpcError):
         feed.expose("7H")
+    assert server.seqs == [1]
+
+
+def test_a_refusal_for_a_budget_that_frees_up_is_resent_after_its_retry_info(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """RESOURCE_EXHAUSTED with a RetryInfo (--max-concurrent-writes full): the same seq again,
+    after the delay the server asked for instead of the feed's own backoff."""
+    pauses: list[float] = []
+    monkeypatch.setattr(client_module.time, "sleep", pauses.append)
+    busy = limit_trailers("max-concurrent-writes", retry_after=0.3)
+    server = FlakyServer(failures=2, code=grpc.StatusCode.RESOURCE_EXHAUSTED, trailers=busy)
+    feed = DealerFeed(server, "t")  # type: ignore[arg-type]
+    try:
+        state = feed.expose("7H")
+    except grpc.RpcError as exc:
+        pytest.fail(f"not resent: {exc.code().name} raised at once")
+    assert state.last_seq == 1
+    assert server.seqs == [1, 1, 1] and pauses == [0.3, 0.3]
+    said = [r.getMessage() for r in caplog.records if r.name == "pricing.client"]
+    assert said == ["table 't': RESOURCE_EXHAUSTED, resending seq 1 in 0.30 s"] * 2
+
+
+def test_a_refusal_without_retry_info_is_not_resent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RESOURCE_EXHAUSTED without one (--max-events-per-second, --max-tables) would be refused
+    again: raised at once, with no delay to say."""
+    monkeypatch.setattr(client_module.time, "sleep", lambda _: pytest.fail("no resend expected"))
+    refused = limit_trailers("max-events-per-second", retry_after=None)
+    server = FlakyServer(failures=1, code=grpc.StatusCode.RESOURCE_EXHAUSTED, trailers=refused)
+    with pytest.raises(grpc.RpcError) as info:
+        DealerFeed(server, "t").expose("7H")  # type: ignore[arg-type]
+    assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert info.value.retry_after is None  # type: ignore[attr-defined]
+    assert info.value.metadata == {"limit": "max-events-per-second"}  # type: ignore[attr-defined]
     assert server.seqs == [1]
 
 

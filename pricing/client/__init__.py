@@ -5,9 +5,13 @@ dealer feed's events themselves.
 Failed calls raise ``grpc.RpcError`` (``grpc.aio.AioRpcError`` for the async client) with the
 server's status code and message, and what a program needs of a refusal: ``err.reason`` (a
 stable name such as ``"SEQ_GAP"``, None if the server gave none), ``err.metadata`` (its values,
-e.g. ``{"expected_seq": "9", ...}``) and ``err.field_violations`` (the request fields at
-fault), read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the
-same from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). Enum arguments
+e.g. ``{"expected_seq": "9", ...}``), ``err.field_violations`` (the request fields at
+fault) and ``err.retry_after`` (the seconds its ``RetryInfo`` asks to wait, None without one),
+read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the same
+from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). A read (``quote``,
+``get_table``, ``settle``, ...) refused for a budget that frees up (RESOURCE_EXHAUSTED with a
+``RetryInfo``) is sent again after that delay, at most ``READ_TRIES`` times in all and within
+the client's ``timeout``; a feed resends its event (same seq) after it too. Enum arguments
 take the proto's names with or without their prefix, in any case (``"GAME_HILO"``,
 ``"hilo"``, ``"RESULT"``), or numbers.
 
@@ -51,6 +55,7 @@ from pricing.client._requests import EVENTS as EVENTS
 from pricing.client._requests import Event as Event
 from pricing.client._requests import Rules as Rules
 from pricing.client._shared import FEED_RETRIES as FEED_RETRIES
+from pricing.client._shared import READ_TRIES as READ_TRIES
 from pricing.client._shared import log as log
 from pricing.client._shared import retry_delay as retry_delay
 from pricing.client._streams import BlockingFeedStream, FeedStreamError

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
@@ -26,11 +27,13 @@ from pricing.client._requests import (
     settle_request,
 )
 from pricing.client._shared import (
+    READ_TRIES,
     Asyncio,
     Blocking,
     log,
+    pause,
+    refused_for_now,
     resumable,
-    retry_delay,
     say_reconnecting,
     shared,
     shared_iterator,
@@ -82,6 +85,31 @@ class _Client(Generic[FeedT]):
     async def _call(self, call: Callable[..., Any], request: Message) -> Any:
         with detailed():
             return await self._io.unary(call, request, self.timeout, self._md)
+
+    async def _read(self, call: Callable[..., Any], request: Message) -> Any:
+        """A read (a PricingService call: it changes nothing, so sending it again is safe),
+        sent again while the server refuses it for a budget that frees up, after the delay it
+        asks for (``refused_for_now``): at most ``READ_TRIES`` times in all, all within the
+        client's timeout, which bounds the whole call as it bounds a call sent once. Then the
+        last refusal is raised."""
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        for attempt in range(1, READ_TRIES + 1):
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            try:
+                with detailed():
+                    return await self._io.unary(call, request, left, self._md)
+            except self._io.error as exc:
+                delay = refused_for_now(exc)
+                if delay is None or attempt == READ_TRIES or self.closed:
+                    raise
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    raise  # no time left for another try
+                what = type(request).__name__
+                log.debug("%s refused (%s): sent again in %.2f s", what, exc.details(), delay)
+                await self._io.sleep(delay)
+                if self.closed:  # closed while it waited: its channel is gone
+                    raise
+        raise AssertionError("unreachable: the last try raises")
 
     # DealerService
     @shared
@@ -151,7 +179,7 @@ class _Client(Generic[FeedT]):
     # PricingService
     @shared
     async def get_table(self, table_id: str) -> pb.TableState:
-        state: pb.TableState = await self._call(
+        state: pb.TableState = await self._read(
             self._pricing.GetTable, pb.GetTableRequest(table_id=table_id)
         )
         return state
@@ -182,14 +210,15 @@ class _Client(Generic[FeedT]):
         on_reconnect: Callable[[str], None] | None = None,
     ) -> AsyncIterator[pb.TableState]:
         """``watch_table`` across server restarts: on UNAVAILABLE (the server shutting down or
-        unreachable) it waits with backoff, reconnects and resumes after the last version it
-        yielded, so versions never go back, and every round result the server still holds is
-        seen. A version comes twice only when the server adds a blackjack table's main-game
-        figures to it (docs/rules.md §3.9): the second time with them. Ends when the table
-        closes. A stream that fell further
-        behind than the server's round backlog (RESOURCE_EXHAUSTED) is resumed the same way:
-        the results no longer held are skipped (settle those rounds' bets with ``settle``).
-        ``on_reconnect`` gets one line saying so (default: a warning on ``pricing.client``)."""
+        unreachable) it waits with backoff (or as long as the error's ``RetryInfo`` asks, when
+        it has one), reconnects and resumes after the last version it yielded, so versions
+        never go back, and every round result the server still holds is seen. A version comes
+        twice only when the server adds a blackjack table's main-game figures to it
+        (docs/rules.md §3.9): the second time with them. Ends when the table closes. A stream
+        that fell further behind than the server's round backlog (RESOURCE_EXHAUSTED) is
+        resumed the same way: the results no longer held are skipped (settle those rounds' bets
+        with ``settle``). ``on_reconnect`` gets one line saying so (default: a warning on
+        ``pricing.client``)."""
         say = on_reconnect or log.warning
         attempt = 0
         while True:
@@ -210,7 +239,7 @@ class _Client(Generic[FeedT]):
                     raise
                 if attempt == 0:  # once per outage
                     say(say_reconnecting(table_id, from_version, exc))
-                await self._io.sleep(retry_delay(attempt))
+                await self._io.sleep(pause(exc, attempt))
                 attempt += 1
 
     @shared
@@ -234,7 +263,7 @@ class _Client(Generic[FeedT]):
         )
         request.include_player_edge = include_player_edge
         request.base_card = base_card
-        response: pb.QuoteResponse = await self._call(self._pricing.Quote, request)
+        response: pb.QuoteResponse = await self._read(self._pricing.Quote, request)
         return response
 
     @shared
@@ -250,7 +279,7 @@ class _Client(Generic[FeedT]):
     ) -> pb.SettleResponse:
         """``seat``: the seat (box) a blackjack side bet is on, 1 to the table's seats."""
         request = settle_request(table_id, round_id, version, bet, stake_cents, seat=seat)
-        settlement: pb.SettleResponse = await self._call(self._pricing.Settle, request)
+        settlement: pb.SettleResponse = await self._read(self._pricing.Settle, request)
         return settlement
 
     @shared
@@ -261,7 +290,7 @@ class _Client(Generic[FeedT]):
         after it): each leg's value, what was collected and what still rides
         (SettlePositionRequest)."""
         request = position_request(table_id, stake_cents, legs)
-        position: pb.SettlePositionResponse = await self._call(
+        position: pb.SettlePositionResponse = await self._read(
             self._pricing.SettlePosition, request
         )
         return position
@@ -270,7 +299,7 @@ class _Client(Generic[FeedT]):
     async def list_tables(self, game: str | int = 0) -> list[pb.TableSummary]:
         """The lobby: every table the server holds (open or closed), by id; ``game``: only
         that game's."""
-        response = await self._call(self._pricing.ListTables, list_request(game))
+        response = await self._read(self._pricing.ListTables, list_request(game))
         return list(response.tables)
 
     @shared

@@ -20,8 +20,8 @@ from pricing.client._shared import (
     Asyncio,
     Blocking,
     log,
+    pause,
     resend,
-    retry_delay,
     say_resending,
     shared,
 )
@@ -85,7 +85,8 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 class _Feed(Generic[_C, _Stream]):
     """A dealer feed for one table: numbers events ``last_seq + 1`` and resends the same
-    ``seq`` when the server was unreachable (safe: the server applies a seq once).
+    ``seq`` when the server was unreachable, or refused it for a budget that frees up (after
+    the delay its ``RetryInfo`` asks for); safe: the server applies a seq once.
     ``streamed``: the events go on one Feed stream (opened at the first event, and again after
     it failed) instead of a call each; an event not answered within the client's ``timeout``
     is resent on a new stream. ``end_stream()`` or leaving ``with feed:`` ends the stream
@@ -145,9 +146,10 @@ class _Feed(Generic[_C, _Stream]):
     async def _resending(
         self, what: str, send: Callable[[], Awaitable[pb.TableState]]
     ) -> pb.TableState:
-        """``send()``, sent again after a growing pause while it fails in a way a resend may
-        cure (``resend``) and the caller has not cut it off meanwhile; ``what`` it sends, for
-        the log. Safe: the server applies a seq once, and an opening once per config."""
+        """``send()``, sent again while it fails in a way a resend may cure (``resend``) and the
+        caller has not cut it off meanwhile: after the delay the server asked for, else a
+        growing pause (``pause``); ``what`` it sends, for the log. Safe: the server applies a
+        seq once, and an opening once per config."""
         for attempt in range(self.retries + 1):
             ended = self._ended
             try:
@@ -156,8 +158,9 @@ class _Feed(Generic[_C, _Stream]):
                 annotate(exc)  # a Feed stream's error too, as a call's
                 if not self._may_resend(exc, ended) or attempt == self.retries:
                     raise
-                self.on_resend(say_resending(self.table_id, what, exc, retry_delay(attempt)))
-                await self._io.sleep(retry_delay(attempt))
+                delay = pause(exc, attempt)
+                self.on_resend(say_resending(self.table_id, what, exc, delay))
+                await self._io.sleep(delay)
                 if not self._may_resend(exc, ended):  # the caller ended it while we waited
                     raise
         raise AssertionError("unreachable: the last attempt raises")

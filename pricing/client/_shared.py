@@ -1,8 +1,8 @@
 """Writing a client method once for both clients: the method is a coroutine that does its I/O
 through its object's transport (``_transport``); on the asyncio side it is that coroutine, on
 the blocking side it is run to its end at once, since the blocking transport never suspends.
-Also the protocol's decisions both sides share: when a feed event is resent, how long to
-wait, and when ``follow_table`` resumes."""
+Also the protocol's decisions both sides share: when a feed event is resent, when a read is
+sent again, how long to wait, and when ``follow_table`` resumes."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from types import MethodType
 from typing import Any, Concatenate, Final, Generic, ParamSpec, Self, TypeVar, overload
 
 import grpc
+
+from pricing.client._errors import error_details
 
 log = logging.getLogger("pricing.client")
 
@@ -124,13 +126,32 @@ _RETRYABLE: Final = (
 )
 
 
+#: How many times a read (``get_table``, ``quote``, ...) is sent in all while the server
+#: refuses it for a budget that frees up (``refused_for_now``): enough to ride out a burst of
+#: other readers, few enough that a server that stays full is soon reported to the caller.
+READ_TRIES: Final = 5
+
+
+def refused_for_now(exc: grpc.RpcError) -> float | None:
+    """The seconds the server asked to wait when it refused a call for a budget that frees up
+    by itself (RESOURCE_EXHAUSTED with a ``google.rpc.RetryInfo``: the concurrency budgets,
+    the expensive reads'), else None. Any other RESOURCE_EXHAUSTED (``--max-tables``,
+    ``--max-events-per-second``, a request too large) would be refused again: never resent."""
+    if exc.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    return error_details(exc).retry_after
+
+
 def resend(exc: grpc.RpcError, cancelled_here: bool) -> bool:
     """Whether a feed event that failed with ``exc`` is sent again (with the same seq).
     ``cancelled_here``: the caller cut it off (closed the client, ended or cancelled the feed's
     stream meanwhile), which is never undone by a resend. Otherwise a CANCELLED came from the
-    server or the connection (a call cut off by a shutdown), and the seq makes resending safe.
+    server or the connection (a call cut off by a shutdown), and the seq makes resending safe;
+    so does a refusal for a budget that frees up (``refused_for_now``), after its delay.
     (Ctrl-C and a cancelled task raise no RpcError: they are never resent either.)"""
-    return exc.code() in _RETRYABLE and not cancelled_here
+    if cancelled_here:
+        return False
+    return exc.code() in _RETRYABLE or refused_for_now(exc) is not None
 
 
 def retry_delay(attempt: int) -> float:
@@ -141,6 +162,13 @@ def retry_delay(attempt: int) -> float:
     [0.05, 0.1, 0.2, 0.4, 0.8, 1.0]
     """
     return float(min(0.05 * 2**attempt, 1.0))
+
+
+def pause(exc: grpc.RpcError, attempt: int) -> float:
+    """Seconds to wait before sending again after failed attempt ``attempt``: the delay the
+    server asked for (its ``RetryInfo``), else ``retry_delay``'s backoff."""
+    asked = error_details(exc).retry_after
+    return retry_delay(attempt) if asked is None else asked
 
 
 def say_resending(table_id: str, what: str, exc: grpc.RpcError, delay: float) -> str:

@@ -93,6 +93,7 @@ class FeedStreamError(grpc.RpcError):
         self.reason: str | None = None
         self.metadata: Mapping[str, str] = {}
         self.field_violations: tuple[FieldViolation, ...] = ()
+        self.retry_after: float | None = None
 
     def code(self) -> grpc.StatusCode:
         return self._code

@@ -71,7 +71,9 @@ class _Patient:
         """The feed resends an event (or its opening): said once per outage."""
         if not self.waiting:
             self.waiting = True
-            print(f"server {self.target} unavailable: retrying", file=self.out, flush=True)
+            # The feed's line names the status: a write budget that frees up is not an outage.
+            why = "busy" if "RESOURCE_EXHAUSTED" in line else "unavailable"
+            print(f"server {self.target} {why}: retrying", file=self.out, flush=True)
 
     def __call__(self, call: Callable[[], T]) -> T:
         attempt = 0

@@ -12,6 +12,7 @@ import grpc
 import pytest
 
 from pricing import __version__, cli
+from pricing.cli.simulate import _Patient
 from pricing.client import PricingClient
 from tests.conftest import ServerProcess, start_server
 from tests.wire import Lines
@@ -190,3 +191,15 @@ def test_simulate_waits_for_an_unavailable_server() -> None:
             assert client.get_table("late").phase == 4  # CLOSED
     finally:
         assert own.stop() == 0
+
+
+def test_simulate_says_busy_for_a_full_budget_and_unavailable_for_an_outage() -> None:
+    for line, said in (
+        ("table 't': RESOURCE_EXHAUSTED, resending event 3 in 0.10 s", "busy"),
+        ("table 't': UNAVAILABLE, resending event 3 in 0.05 s", "unavailable"),
+    ):
+        out = io.StringIO()
+        patient = _Patient("127.0.0.1:1", out)
+        patient.resending(line)
+        patient.resending(line)  # once per outage
+        assert out.getvalue() == f"server 127.0.0.1:1 {said}: retrying\n"

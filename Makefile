@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
+.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -67,6 +67,11 @@ bench: $(STAMP)  ## every benchmark in bench/, ratios against their baselines
 	@failed=""; for script in bench/[!_]*.py; do echo "== $$script"; \
 		$(PY) $$script || failed="$$failed $$script"; done; \
 	if [ -n "$$failed" ]; then echo "goals missed or errors in:$$failed"; exit 1; fi
+
+# Alone, never beside other load: it measures the dealer feed's latency against its own idle
+# figures while reader processes do their worst (bench/hostile.py).
+hostile: $(STAMP)  ## the hostile-reader check: the feed against the costliest reads, a real server (minutes)
+	$(PY) bench/hostile.py
 
 fuzz: $(STAMP)  ## fuzz the card parser, request decoding and the table fold (a few minutes)
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest fuzz -q -p no:cacheprovider --durations=0

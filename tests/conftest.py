@@ -100,10 +100,14 @@ def _no_server_outlives_the_session() -> Iterator[None]:
 
 
 def start_server(
-    *args: str, env: dict[str, str] | None = None, data_dir: Path | None = None
+    *args: str,
+    env: dict[str, str] | None = None,
+    data_dir: Path | None = None,
+    grace: float | None = 1,
 ) -> ServerProcess:
     """Start ``server.py``; its journal goes to ``data_dir`` (a fresh folder by default, so
-    every test server runs on the real SQLite journal), unless ``args`` name a --data-dir."""
+    every test server runs on the real SQLite journal), unless ``args`` name a --data-dir.
+    ``grace``: its --grace, 1 s so that tests stop servers quickly (None: the default)."""
     log = Path(tempfile.mkstemp(prefix="pricing-server-", suffix=".log")[1])
     if not any(a.startswith("--data-dir") for a in args):
         data_dir = data_dir or Path(tempfile.mkdtemp(prefix="pricing-data-"))
@@ -115,7 +119,7 @@ def start_server(
         str(ROOT / "server.py"),
         "--port=0",
         "--metrics-port=0",
-        "--grace=1",
+        *([] if grace is None else [f"--grace={grace}"]),
         *args,
     ]
     with log.open("w") as log_file:

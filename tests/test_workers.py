@@ -239,3 +239,27 @@ def test_a_limit_crosses_a_process_boundary_whole() -> None:
     assert (str(back), back.limit, back.value, back.table_id, back.retry_after) == (
         str(exc), "max-answer-bytes", 10, "t", 2.0,
     )  # fmt: skip
+
+
+def test_callers_leaving_together_leave_no_work_behind(tmp_path: Path) -> None:
+    """The running call and those waiting behind it are cancelled at once (a client process
+    gone): the turn the first one frees is handed to a waiting call in the same moment, whose
+    cancellation must not be lost (it would compute an answer nobody reads)."""
+
+    async def body(lane: Lane) -> None:
+        markers = [tmp_path / f"started-{i}" for i in range(4)]
+        calls = [
+            asyncio.ensure_future(lane.run(tasks.sleep_forever, str(m), deadline=later(300)))
+            for m in markers
+        ]
+        await started_pid(markers[0])
+        for call in calls:
+            call.cancel()
+        _, still = await asyncio.wait(calls, timeout=20)
+        assert not still, f"{len(still)} cancelled call(s) went on to run"
+        assert all(call.cancelled() for call in calls)
+        assert (lane.running, lane.waiting) == (0, 0)
+        assert await lane.run(tasks.echo, b"next", deadline=later(30)) == b"next"
+        assert [m.name for m in markers[1:] if m.exists()] == []
+
+    run(Lane("test", 1), body)

@@ -168,10 +168,23 @@ class Lane:
         ready: asyncio.Future[None] = loop.create_future()
         entry = _Waiting(priority, next(self._order), ready)
         heapq.heappush(self._waiting, entry)
+
+        def late() -> None:
+            if not ready.done():
+                ready.set_exception(
+                    DeadlinePassed(
+                        f"the deadline passed while the call waited for a {self.name} worker"
+                    )
+                )
+
+        # Not asyncio.wait_for: on Python 3.11 it returns the result of a future that is done
+        # as the waiting task is cancelled, and so loses the cancellation (a caller that left
+        # would have its report computed all the same).
+        timer = loop.call_at(deadline, late)
         try:
-            await asyncio.wait_for(ready, max(0.0, deadline - loop.time()))
-        except BaseException as exc:
-            if ready.done() and not ready.cancelled():
+            await ready
+        except BaseException:
+            if ready.done() and not ready.cancelled() and ready.exception() is None:
                 self._running -= 1  # the turn came as the caller left: pass it on
                 self._next()
             else:
@@ -179,11 +192,9 @@ class Lane:
                 with contextlib.suppress(ValueError):
                     self._waiting.remove(entry)
                     heapq.heapify(self._waiting)
-            if isinstance(exc, TimeoutError):
-                raise DeadlinePassed(
-                    f"the deadline passed while the call waited for a {self.name} worker"
-                ) from None
             raise
+        finally:
+            timer.cancel()
 
     def _next(self) -> None:
         """A worker is free: hand it to the first call waiting."""

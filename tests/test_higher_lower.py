@@ -1,5 +1,6 @@
 """Higher/Lower (docs/rules.md §6): the provider's printed pays from one RTP, the engine against a
-pure-Python reference over random feeds in both shuffle modes, and its refusals."""
+pure-Python reference over random feeds in both shuffle modes, its refusals, and the table
+adapter's quote, settlement and position cap on their own."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOpti
 from pricing.games import higher_lower as hl
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.payout import PayRule
+from pricing.tables import Game, TableConfig
+from pricing.tables.adapters.higher_lower import HigherLowerAdapter
 from tests.reference import higher_lower_ref as ref
 
 ORDER = ref.ORDER
@@ -258,7 +261,6 @@ def test_whole_shoes_dealt_to_their_end_are_the_references(
 def test_an_empty_rules_message_is_the_published_table() -> None:
     """Every field left out keeps its default: 3 burns, a continuous shuffler, 96.70 % on
     every bet, no cap; rtp_bp sets every bet that bets does not name."""
-    from pricing.tables import Game  # noqa: PLC0415
     from pricing.v1 import pricing_pb2 as pb  # noqa: PLC0415
     from pricing.wire import config_from_proto  # noqa: PLC0415
 
@@ -353,3 +355,52 @@ def test_rules_name_a_bad_option() -> None:
         hl.HigherLowerRules(burns=11)
     with pytest.raises(InvalidOption, match=r"max_position_payout_cents .* got -1"):
         hl.HigherLowerRules(max_position_payout_cents=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table adapter (pricing/tables/adapters/higher_lower.py)
+
+
+def adapter_config(**rules: Any) -> tuple[HigherLowerAdapter, TableConfig]:
+    adapter = HigherLowerAdapter()
+    config = TableConfig(Game.HIGHER_LOWER, 0, hl.HigherLowerRules(**rules) if rules else None)
+    return adapter, adapter.configure(config)
+
+
+def test_a_continuous_quote_without_a_base_card_prices_the_full_shoe() -> None:
+    """A continuous shuffler took every card seen back: with no base card out, the next card
+    is one of all 288 (the base card alone is out when sent)."""
+    adapter, config = adapter_config()
+    seen = ["2S", "KD", "7H"]
+    assert adapter.quote(config, seen).cards_remaining == 288
+    assert adapter.quote(config, seen).prices["ACE"].remaining == 288
+    assert adapter.quote(config, seen, base_card="AS").prices["ACE"].remaining == 287
+    adapter, depleting = adapter_config(shuffle=hl.ShuffleMode.DEPLETING)
+    assert adapter.quote(depleting, seen).cards_remaining == 285
+    assert adapter.quote(depleting, seen, base_card="AS").cards_remaining == 284
+
+
+@pytest.mark.parametrize(
+    ("base", "result", "winners"),
+    [
+        ("2S", "KD", {"HIGHER", "RANGE_J_A", "RED", "KING_OR_ACE"}),
+        ("KD", "2S", {"LOWER", "RANGE_2_5", "BLACK"}),
+        ("AS", "AH", {"SNAP", "RANGE_J_A", "RED", "KING_OR_ACE", "ACE"}),
+        ("9C", "9C", {"SNAP", "RANGE_6_9", "BLACK"}),
+    ],
+)
+def test_the_adapter_decides_a_bet_on_the_base_then_the_result(
+    base: str, result: str, winners: set[str]
+) -> None:
+    """``RoundResult.result_cards`` lists the base first: read the other way round, HIGHER
+    and LOWER swap and the absolute bets read the base card."""
+    adapter, config = adapter_config()
+    cards = (parse_card(base), parse_card(result))
+    assert {bet for bet in hl.BETS if adapter.bet_wins(config, bet, cards)} == winners
+
+
+def test_the_position_cap_is_the_tables_own() -> None:
+    adapter, config = adapter_config(max_position_payout_cents=250_000)
+    assert adapter.position_cap_cents(config) == 250_000
+    adapter, uncapped = adapter_config()
+    assert adapter.position_cap_cents(uncapped) == 0

@@ -248,6 +248,59 @@ def test_an_invalid_argument_names_its_field(
     ]
 
 
+HL, BJ = pb.GAME_HIGHER_LOWER, pb.GAME_BLACKJACK
+
+
+@pytest.mark.parametrize(
+    ("request_", "reason", "field", "message"),
+    [
+        (
+            pb.QuoteRequest(game=BJ, player_hand=["AS", "ZZ"], dealer_up_card="5H"),
+            "INVALID_CARD",
+            "player_hand[1]",
+            "ZZ",
+        ),
+        (
+            pb.QuoteRequest(game=BJ, decks=1, player_hand=["AS", "AS"], dealer_up_card="5H"),
+            "INVALID_ARGUMENT",
+            "player_hand[1]",
+            "card AS in player_hand[1] is one more than the shoe holds: a deck holds one of each",
+        ),
+        (
+            pb.QuoteRequest(game=BJ, decks=1, player_hand=["AS", "KD"], dealer_up_card="AS"),
+            "INVALID_ARGUMENT",
+            "dealer_up_card",
+            "card AS in dealer_up_card is one more",
+        ),
+        (
+            pb.QuoteRequest(game=BJ, decks=2, exposed=["7C", "7C"], player_hand=["7C", "8D"],
+                            dealer_up_card="5H"),
+            "INVALID_ARGUMENT",
+            "player_hand[0]",
+            "card 7C in player_hand[0] is one more than the shoe holds: 2 decks hold 2 of each",
+        ),
+        (
+            pb.QuoteRequest(game=HL, decks=8, exposed=["2S"] * 400),
+            "INVALID_ARGUMENT",
+            "exposed",
+            "a quote takes at most the 384 cards of its 8-deck shoe, got 400",
+        ),
+    ],
+    ids=["bad-hand-card", "hand-twice", "up-card-twice",
+         "hand-thrice-in-two-decks", "over-a-48-card-shoe"],
+)  # fmt: skip
+def test_a_quote_names_the_field_that_holds_the_bad_card(
+    server: ServerProcess, request_: pb.QuoteRequest, reason: str, field: str, message: str
+) -> None:
+    """Not ``exposed`` for every card: the place of the card at fault, in the request's own
+    paths, with the game's own shoe (Higher/Lower's decks hold 48 cards)."""
+    err = refused(lambda: server.pricing().Quote(request_), grpc.StatusCode.INVALID_ARGUMENT)
+    assert message in err.details()
+    assert info_of(err) == (reason, {"field": field})
+    violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
+    assert (violation.field, violation.reason) == (field, reason)
+
+
 @pytest.mark.parametrize(
     ("card", "table", "field"), [("ZZ", "t", "card"), ("2S", "a b", "table_id")]
 )

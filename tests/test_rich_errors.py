@@ -254,6 +254,8 @@ HL, BJ = pb.GAME_HIGHER_LOWER, pb.GAME_BLACKJACK
 @pytest.mark.parametrize(
     ("request_", "reason", "field", "message"),
     [
+        (pb.QuoteRequest(game=HL, base_card="10H"), "INVALID_CARD", "base_card", "no 10s"),
+        (pb.QuoteRequest(game=HL, exposed=["2S", "10S"]), "INVALID_CARD", "exposed[1]", "10S"),
         (
             pb.QuoteRequest(game=BJ, player_hand=["AS", "ZZ"], dealer_up_card="5H"),
             "INVALID_CARD",
@@ -286,7 +288,7 @@ HL, BJ = pb.GAME_HIGHER_LOWER, pb.GAME_BLACKJACK
             "a quote takes at most the 384 cards of its 8-deck shoe, got 400",
         ),
     ],
-    ids=["bad-hand-card", "hand-twice", "up-card-twice",
+    ids=["ten-base", "ten-exposed", "bad-hand-card", "hand-twice", "up-card-twice",
          "hand-thrice-in-two-decks", "over-a-48-card-shoe"],
 )  # fmt: skip
 def test_a_quote_names_the_field_that_holds_the_bad_card(
@@ -299,6 +301,25 @@ def test_a_quote_names_the_field_that_holds_the_bad_card(
     assert info_of(err) == (reason, {"field": field})
     violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
     assert (violation.field, violation.reason) == (field, reason)
+
+
+def test_a_ten_at_higher_lower_is_an_invalid_card_in_exposecard_and_quote_alike(
+    server: ServerProcess, table_id: str
+) -> None:
+    """A card the game's deck does not have is malformed for that table, whatever its shoe
+    holds: INVALID_ARGUMENT (INVALID_CARD) on the feed, as in a Quote."""
+    feed = Feed(server, table_id)
+    feed.open(game=HL)
+    fed = refused(lambda: feed.expose("10S", pb.CARD_ROLE_RESULT), grpc.StatusCode.INVALID_ARGUMENT)
+    quoted = refused(
+        lambda: server.pricing().Quote(pb.QuoteRequest(game=HL, exposed=["10S"])),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    assert fed.details() == quoted.details() == "card 10S is not in this game's deck: it has no 10s"
+    assert info_of(fed) == ("INVALID_CARD", {"field": "card"})
+    assert info_of(quoted) == ("INVALID_CARD", {"field": "exposed[0]"})
+    state = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
+    assert (state.version, state.cards_remaining) == (1, 288)  # nothing applied
 
 
 @pytest.mark.parametrize(

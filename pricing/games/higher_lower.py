@@ -273,7 +273,9 @@ class HigherLowerShoe:
                 f"card {card} rejected: the shoe is complete ({self.cards_remaining} cards "
                 f"left, a round takes {self.rules.burns + 1}); start a new shoe"
             )
-        self._game.deck.check_in(card, self.decks - self.exposed.count(card))
+        deck = self._game.deck
+        deck.check_holds(card, field="card")  # a ten: the request's card, whatever the shoe
+        deck.check_in(card, self.decks - self.exposed.count(card))
         burns = self.rules.burns
         if role is CardRole.BURN:
             if self.phase is Phase.OPENING:

@@ -83,8 +83,13 @@ class HigherLowerAdapter:
                 )
         rules = self.rules(config)
         game = hl.game(config.decks)
+        cards = [(f"exposed[{i}]", parse_card(text)) for i, text in enumerate(exposed)]
         base = parse_card(base_card) if base_card else None
-        out = [*map(parse_card, exposed), *([base] if base else [])]
+        if base is not None:
+            cards.append(("base_card", base))
+        for place, card in cards:
+            game.deck.check_holds(card, place)  # a ten is named where it was sent
+        out = [card for _, card in cards]
         counts = game.deck.counts(out)  # every card checked against the shoe
         if rules.shuffle is hl.ShuffleMode.CONTINUOUS:  # the seen cards went back but the base
             out = out[-1:] if base else []

@@ -303,6 +303,80 @@ def test_a_quote_names_the_field_that_holds_the_bad_card(
     assert (violation.field, violation.reason) == (field, reason)
 
 
+def _rules(message: Any, **fields: Any) -> Any:
+    for path, value in fields.items():
+        *parents, name = path.split("__")
+        target = message
+        for parent in parents:
+            target = getattr(target, parent)
+        setattr(target, name, value)
+    return message
+
+
+TOO_HIGH = 10**9 + 1
+ACE_RULE = pb.PayRule(rtp_bp=9000, max_hundredths=100)
+
+
+@pytest.mark.parametrize(
+    ("method", "request_", "fields", "message"),
+    [
+        ("Quote", pb.QuoteRequest(game=HL, higher_lower=pb.HigherLowerRules(
+            bets={"ACE": pb.PayRule(rtp_bp=9000, max_hundredths=TOO_HIGH)})),
+         {'higher_lower.bets["ACE"].max_hundredths'},
+         "paytable entry ACE: max_hundredths must be a whole number from 0 to 1000000000 (a "
+         "pay of 10,000,000 : 1), got 1000000001"),
+        ("OpenTable", pb.OpenTableRequest(table_id="t", game=pb.GAME_HILO, hilo=pb.HiLoRules(
+            low=pb.PayRule(rtp_bp=0, max_hundredths=264))),
+         {"hilo.low.rtp_bp"}, "rtp_bp must be in (0, 10000]"),
+        ("Quote", pb.QuoteRequest(game=pb.GAME_GOA_GAE, goa_gae=pb.GoaGaeRules(
+            bets={"nine": pb.PayRule(rtp_bp=9000, min_hundredths=500, max_hundredths=100)})),
+         {'goa_gae.bets["nine"].min_hundredths'}, "min_hundredths 500 is above"),
+        ("Quote", pb.QuoteRequest(game=HL, higher_lower=pb.HigherLowerRules(
+            bets={"ace": ACE_RULE, "ACE": ACE_RULE})),
+         {'higher_lower.bets["ace"]', 'higher_lower.bets["ACE"]'}, "send each once"),
+        ("Quote", pb.QuoteRequest(game=HL, higher_lower=pb.HigherLowerRules(shuffle_mode=99)),  # type: ignore[arg-type]
+         {"higher_lower.shuffle_mode"}, "unknown higher_lower.shuffle_mode 99"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(shuffle_mode=99)),  # type: ignore[arg-type]
+         {"blackjack.shuffle_mode"}, "unknown blackjack.shuffle_mode 99"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(dealer_rule=7)),  # type: ignore[arg-type]
+         {"blackjack.dealer_rule"}, "unknown blackjack.dealer_rule 7"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=_rules(
+            pb.BlackjackRules(), royal_match__crown_enabled=False,
+            royal_match__crown_hundredths=5)),
+         {"blackjack.royal_match.crown_hundredths"}, "Crown Treasure is off"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=_rules(
+            pb.BlackjackRules(), royal_match__easy_hundredths=TOO_HIGH)),
+         {"blackjack.royal_match.easy_hundredths"}, "easy_hundredths must be"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(
+            pairs=pb.PairsPaytable(payout_hundredths={"QUADS": 5}))),
+         {'blackjack.pairs.payout_hundredths["QUADS"]'}, "pairs outcome 'QUADS'"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(
+            pairs=pb.PairsPaytable(payout_hundredths={"perfect": TOO_HIGH}))),
+         {'blackjack.pairs.payout_hundredths["perfect"]'}, "perfect_hundredths must be"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(
+            pairs=pb.PairsPaytable(preset=5))),  # type: ignore[arg-type]
+         {"blackjack.pairs.preset"}, "unknown blackjack.pairs.preset 5"),
+        ("Analyze", pb.AnalyzeRequest(game=BJ, shoes=20_001),
+         {"shoes"}, "shoes must be at most 20000, got 20001"),
+    ],
+    ids=["pay-rule-over-its-bound", "hilo-pay-rule", "min-above-max", "names-in-two-cases",
+         "hl-shuffle-mode-99", "bj-shuffle-mode-99", "dealer-rule-7", "crown-without-crown",
+         "royal-match-pay", "pairs-outcome", "pairs-pay", "pairs-preset", "analyze-shoes"],
+)  # fmt: skip
+def test_an_invalid_option_names_its_path_in_the_request(
+    server: ServerProcess, method: str, request_: Message, fields: set[str], message: str
+) -> None:
+    """Every option refused carries its BadRequest: the path of the option in the request,
+    down to the field of a pay rule (``hilo.low.rtp_bp``) or the key of a map entry."""
+    stub: Any = server.dealer() if method == "OpenTable" else server.pricing()
+    err = refused(lambda: getattr(stub, method)(request_), grpc.StatusCode.INVALID_ARGUMENT)
+    assert message in err.details()
+    reason, metadata = info_of(err)
+    assert reason == "INVALID_OPTION" and metadata["field"] in fields, metadata
+    violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
+    assert violation.field == metadata["field"]
+
+
 def test_a_ten_at_higher_lower_is_an_invalid_card_in_exposecard_and_quote_alike(
     server: ServerProcess, table_id: str
 ) -> None:

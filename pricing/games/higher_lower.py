@@ -266,7 +266,8 @@ class HigherLowerShoe:
         if role not in (CardRole.BURN, CardRole.RESULT):
             raise InvalidInput(
                 f"card role CARD_ROLE_{role.name} is not used in Higher/Lower: use "
-                "CARD_ROLE_BURN or CARD_ROLE_RESULT"
+                "CARD_ROLE_BURN or CARD_ROLE_RESULT",
+                field="role",
             )
         if self.phase is Phase.SHOE_COMPLETE:
             raise IllegalMove(

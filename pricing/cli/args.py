@@ -122,7 +122,9 @@ def check_game_options(
 ) -> None:
     """Raise ``ValueError`` if an option given belongs to other games than ``game``.
     ``options`` maps each game-specific option's dest to the games that have it; an option
-    left out of the command line is None (or False for a switch).
+    left out of the command line is None (or False for a switch). The message names the flag
+    its dest is made from, so such an option keeps argparse's own dest (``--side-bet``:
+    ``side_bet``), never another name.
 
     >>> ns = argparse.Namespace(mode="continuous")
     >>> check_game_options(ns, "hilo", {"mode": ("blackjack",)})

@@ -116,7 +116,6 @@ def _add_side_bets(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--side-bet",
         action="append",
-        dest="side_bets",
         metavar="BET[:PRESET]",
         default=None,
         help="blackjack: a side bet to offer, by its name and optionally a preset (repeat for "

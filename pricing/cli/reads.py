@@ -52,7 +52,7 @@ __all__ = [
 _QUOTE_OPTIONS: Final = {
     **{
         dest: ("blackjack",)
-        for dest in ("up", "rule", "pairs", "no_crown", "side_bets", "player_edge")
+        for dest in ("up", "rule", "pairs", "no_crown", "side_bet", "player_edge")
     },
     "base": ("higher-lower",),
     "mode": ("higher-lower",),
@@ -72,8 +72,8 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
         request.include_player_edge = args.player_edge
         rules = request.blackjack
         rules.dealer_rule = enum_number(pb.DealerRule, args.rule or "S17")  # type: ignore[assignment]
-        offer_side_bets(rules, args.side_bets)
-        if args.pairs is not None or not args.side_bets:
+        offer_side_bets(rules, args.side_bet)
+        if args.pairs is not None or not args.side_bet:
             rules.pairs.preset = (
                 pb.PAIRS_PRESET_ANY_PAIR
                 if args.pairs == "any-pair"

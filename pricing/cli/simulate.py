@@ -29,7 +29,7 @@ __all__ = ["SIMULATED_SEATS", "run_simulate"]
 _SIMULATE_OPTIONS: Final = {
     "mode": ("blackjack", "higher-lower"),
     "seats": ("blackjack",),
-    "side_bets": ("blackjack",),
+    "side_bet": ("blackjack",),
 }
 #: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
 SIMULATED_SEATS: Final = 3
@@ -46,7 +46,7 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
     if request.game == pb.GAME_BLACKJACK:
         request.blackjack.shuffle_mode = shuffle_mode(args.mode, "depleting")
         request.blackjack.seats = args.seats or SIMULATED_SEATS
-        offer_side_bets(request.blackjack, args.side_bets)
+        offer_side_bets(request.blackjack, args.side_bet)
     if request.game == pb.GAME_HIGHER_LOWER:
         request.higher_lower.shuffle_mode = shuffle_mode(args.mode, "continuous")
     config = config_from_proto(request.game, request.decks, request)

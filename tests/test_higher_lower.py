@@ -404,3 +404,28 @@ def test_the_position_cap_is_the_tables_own() -> None:
     assert adapter.position_cap_cents(config) == 250_000
     adapter, uncapped = adapter_config()
     assert adapter.position_cap_cents(uncapped) == 0
+
+
+@pytest.mark.parametrize(
+    ("mode", "ace_min", "refused"),
+    [
+        # continuous, 6 decks: an ace base leaves 23 aces of 287, the lowest chance to win
+        (hl.ShuffleMode.CONTINUOUS, 1100, False),  # 12.00 for one × 23/287 = 0.96
+        (hl.ShuffleMode.CONTINUOUS, 1200, True),  # 13.00 × 23/287 = 1.04: always closed
+        # depleting: one ace left among 265 cards at best (22 aces out, then an ace base)
+        (hl.ShuffleMode.DEPLETING, 26_400, False),  # 265.00 × 1/265 = 1: at par, offered
+        (hl.ShuffleMode.DEPLETING, 26_500, True),
+    ],
+)
+def test_a_table_may_not_have_a_bet_it_could_never_offer(
+    mode: hl.ShuffleMode, ace_min: int, refused: bool
+) -> None:
+    table = hl.HigherLowerPaytable(ace=PayRule(9670, ace_min, max(ace_min, 10_000)))
+    adapter, config = adapter_config(paytable=table, shuffle=mode)
+    if not refused:
+        adapter.check_offer(config)
+        return
+    with pytest.raises(InvalidOption, match="bet ACE could never be offered") as caught:
+        adapter.check_offer(config)
+    assert caught.value.field == 'higher_lower.bets["ACE"].min_hundredths'
+    assert adapter.quote(config, [], base_card="AS").prices["ACE"].open is False  # still quoted

@@ -429,3 +429,46 @@ def test_a_table_may_not_have_a_bet_it_could_never_offer(
         adapter.check_offer(config)
     assert caught.value.field == 'higher_lower.bets["ACE"].min_hundredths'
     assert adapter.quote(config, [], base_card="AS").prices["ACE"].open is False  # still quoted
+
+
+def burnt_out(mode: hl.ShuffleMode) -> hl.HigherLowerShoe:
+    """A one-deck shoe on a base 2S whose round 1 burns every other card."""
+    shoe = on_base("2S", rules=hl.HigherLowerRules(shuffle=mode), decks=1)
+    for card in (c for c in DECK if c.rank.symbol != "10" and str(c) != "2S"):
+        assert shoe.phase is not hl.Phase.SHOE_COMPLETE
+        shoe = shoe.expose(card, CardRole.BURN)
+    return shoe
+
+
+@pytest.mark.parametrize("mode", list(hl.ShuffleMode))
+def test_a_shoe_burnt_down_to_its_last_card_is_complete_and_its_round_void(
+    mode: hl.ShuffleMode,
+) -> None:
+    """No card is left for a result, in a continuous shuffler too (its burns go back only
+    once the round ends): the shoe is complete, as a Hi-Lo deck's last card ends it."""
+    shoe = burnt_out(mode)
+    assert (shoe.phase, shoe.cards_remaining) == (hl.Phase.SHOE_COMPLETE, 0)
+    assert shoe.outcome == hl.RoundOutcome(1, 1, None)  # round 1 void: refunded
+    assert not any(price.open for price in shoe.prices.values())
+    with pytest.raises(IllegalMove, match="shoe is complete"):
+        shoe.expose(parse_card("2S"), CardRole.RESULT)
+    fresh = shoe.new_shoe()
+    assert (fresh.phase, fresh.outcome, fresh.cards_remaining) == (hl.Phase.OPENING, None, 48)
+    # Opening burns alone can burn a shoe out too: no base card can come.
+    opening = hl.HigherLowerShoe(rules=hl.HigherLowerRules(shuffle=mode), decks=1)
+    for card in (c for c in DECK if c.rank.symbol != "10"):
+        opening = opening.expose(card, CardRole.BURN)
+    assert (opening.phase, opening.outcome) == (hl.Phase.SHOE_COMPLETE, None)
+    with pytest.raises(IllegalMove, match="no round to void"):
+        opening.void_round()
+
+
+def test_a_void_after_a_burn_out_is_taken_as_it_was_before_such_a_shoe_completed() -> None:
+    """A journal written before may follow a burn-out with VoidRound: a continuous shuffler
+    takes its burns back and opens round 2 on the same base; a depleting shoe stays complete.
+    Round 1 ended (void) at the burn-out, so the void ends no round again."""
+    again = burnt_out(hl.ShuffleMode.CONTINUOUS).void_round()
+    assert (again.phase, again.round_id, again.cards_remaining) == (hl.Phase.BETTING, 2, 47)
+    assert again.outcome is None and str(again.base) == "2S"
+    done = burnt_out(hl.ShuffleMode.DEPLETING).void_round()
+    assert (done.phase, done.round_id, done.outcome) == (hl.Phase.SHOE_COMPLETE, 2, None)

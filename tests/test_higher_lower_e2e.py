@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
 import pytest
 
-from pricing.cards import parse_card
+from pricing.cards import DECK, parse_card
 from pricing.games import higher_lower as hl
-from pricing.games.events import CardRole
+from pricing.games.events import CardRole, ExposeCard, FeedEvent, VoidRound
 from pricing.journal import Record
 from pricing.journal.sqlite import SqliteJournal
 from pricing.payout import PayRule
@@ -269,23 +270,36 @@ def test_a_table_with_a_bet_it_could_never_offer_is_refused_but_quoted(
     assert server.dealer().OpenTable(open_).version == 1
 
 
+def write_journal(
+    data_dir: Path,
+    table_id: str,
+    rules: pb.HigherLowerRules,
+    events: Sequence[FeedEvent] = (),
+    decks: int = 0,
+) -> None:
+    """A journal as a server wrote it: ``table_id`` opened with ``rules``, then ``events``
+    (seq 1, 2, …), appended without the checks a server makes of new requests."""
+    request = pb.OpenTableRequest(decks=decks, higher_lower=rules)
+    config = HigherLowerAdapter().configure(config_from_proto(pb.GAME_HIGHER_LOWER, decks, request))
+    entries = [OpenTable(table_id, config), *events]
+
+    async def write() -> None:
+        journal = SqliteJournal(data_dir)
+        for version, event in enumerate(entries, start=1):
+            entry = JournalEntry(version - 1, version, event)
+            await journal.append(Record(table_id, entry, time.time()))
+        await journal.close()
+
+    asyncio.run(write())
+
+
 def test_a_journal_holding_such_a_table_from_before_the_check_still_reads_back(
     tmp_path: Path, table_id: str
 ) -> None:
     """The check is made when a table is opened, not when its journal is folded: a table an
     older server opened (written here as that server wrote it) starts, serves and takes
     events, and opening it again with its own rules answers it."""
-    config = HigherLowerAdapter().configure(
-        config_from_proto(pb.GAME_HIGHER_LOWER, 0, pb.OpenTableRequest(higher_lower=NEVER_OFFERED))
-    )
-
-    async def write() -> None:
-        journal = SqliteJournal(tmp_path)
-        opening = JournalEntry(0, 1, OpenTable(table_id, config))
-        await journal.append(Record(table_id, opening, time.time()))
-        await journal.close()
-
-    asyncio.run(write())
+    write_journal(tmp_path, table_id, NEVER_OFFERED)
     server = start_server(data_dir=tmp_path)
     try:
         feed = Feed(server, table_id)
@@ -302,3 +316,35 @@ def test_a_journal_holding_such_a_table_from_before_the_check_still_reads_back(
         )
     finally:
         assert server.stop() == 0
+
+
+def test_a_continuous_shoe_burnt_out_is_complete_and_an_old_void_after_it_still_folds(
+    server: ServerProcess, table_id: str, tmp_path: Path
+) -> None:
+    """Burnt down to its last card mid-round, a continuous shuffler's shoe is complete and its
+    round void (ended_round), as a Hi-Lo deck's is. A journal from before, which followed a
+    burn-out with VoidRound and dealt on, still folds: the void is taken as it was then."""
+    others = [c for c in DECK if c.rank.symbol != "10" and str(c) != "2S"]
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_HIGHER_LOWER, decks=1)
+    feed.expose("2S", RESULT)
+    for card in others:
+        state = feed.expose(str(card), BURN)
+    assert (state.phase, state.cards_remaining) == (pb.PHASE_SHOE_COMPLETE, 0)
+    assert (state.ended_round.round_id, state.ended_round.void) == (1, True)
+    expect_error(lambda: feed.expose("2S", RESULT), grpc.StatusCode.FAILED_PRECONDITION)
+
+    burnt = [ExposeCard(parse_card("2S"), CardRole.RESULT)]
+    burnt += [ExposeCard(card, CardRole.BURN) for card in others]
+    after = [VoidRound(), *(ExposeCard(parse_card(c), CardRole.BURN) for c in ("3C", "4C", "5C"))]
+    write_journal(tmp_path, "old", pb.HigherLowerRules(), [*burnt, *after], decks=1)
+    old = start_server(data_dir=tmp_path)
+    try:
+        feed = Feed(old, "old")
+        feed.seq = len(burnt) + len(after)
+        state = feed.expose("KD", RESULT)  # round 2, opened by the void, decided
+        assert (state.phase, state.base_card) == (pb.PHASE_BETTING, "KD")
+        assert list(state.ended_round.result_cards) == ["2S", "KD"]
+        assert state.ended_round.round_id == 2
+    finally:
+        assert old.stop() == 0

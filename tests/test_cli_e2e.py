@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from pricing import cli
+from pricing.cli.common import GAMES
 from pricing.client import AsyncPricingClient, PricingClient
 from pricing.games import blackjack, goagae
 from pricing.v1 import pricing_pb2 as pb
@@ -255,3 +256,29 @@ def test_feed_rejoins_a_table_where_it_left_off(server: ServerProcess, table_id:
         again = client.feed(table_id)
         assert again.open().last_seq == 1
         assert again.expose("KS").last_seq == 2
+
+
+def test_each_games_demo_deals_to_its_own_table_in_the_readmes_order() -> None:
+    """The README's quickstart deals Hi-Lo to table demo, then suggests the other games'
+    demos on the same server: each opens a table of its own (demo-GAME), none is refused for
+    finding the table of another game."""
+    server = start_server()
+    try:
+        demos = [
+            ("hilo", "demo", ()),
+            ("higher-lower", "demo-higher-lower", ()),
+            ("goagae", "demo-goagae", ()),
+            ("blackjack", "demo-blackjack", ("--decks", "1")),
+        ]
+        for game, table, more in demos:
+            code, fed = run(
+                "simulate", "--server", server.target, "--game", game, "--pace", "0",
+                "--shoes", "1", "--seed", "3", *more,
+            )  # fmt: skip
+            assert code == 0, fed
+            assert fed.startswith(f"table {table!r} at version 1,")
+        with PricingClient(server.target) as client:
+            for game, table, _ in demos:
+                assert client.get_table(table).game == GAMES[game]
+    finally:
+        assert server.stop() == 0

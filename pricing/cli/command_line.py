@@ -223,7 +223,12 @@ def _add_simulate(sub: Commands) -> None:
         "printing each state; every argument is checked before the server is called, and an "
         "unavailable server is waited for.",
     )
-    m.add_argument("--table", default="demo", help="table id (default: demo)")
+    m.add_argument(
+        "--table",
+        default=None,
+        help="table id (default: demo for hilo, demo-GAME for the others, e.g. "
+        "demo-higher-lower: each game's demo its own table)",
+    )
     m.add_argument(
         "--game", choices=list(GAMES), type=str.lower, default="hilo", help="default hilo"
     )

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 __all__ = [
     "UINT64_MAX",
     "Leg",
+    "card_list",
     "check_game_options",
     "fraction",
     "integer",
@@ -78,6 +80,16 @@ def position_leg(text: str) -> Leg:
     whole = integer(1, UINT64_MAX)
     collect = integer(0, UINT64_MAX)(parts[3]) if len(parts) == 4 else 0
     return Leg(whole(parts[0]), whole(parts[1]), parts[2], collect)
+
+
+def card_list(text: str) -> list[str]:
+    """An argparse ``type``: cards in one argument, apart by commas or blanks (each is read,
+    and refused naming its place, by the service's own code).
+
+    >>> card_list("8S,8H"), card_list(" AS  7D ")
+    (['8S', '8H'], ['AS', '7D'])
+    """
+    return [card for card in re.split(r"[,\s]+", text) if card]
 
 
 def _number(text: str, what: str = "a number") -> float:

@@ -63,16 +63,25 @@ class PayRule:
     max_hundredths: int
 
     def __post_init__(self) -> None:
+        # Each refusal names the rule's field at fault (``field``), for the wire to prefix
+        # with the rule's own path in the request.
         if not is_whole_number(self.rtp_bp) or not 0 < self.rtp_bp <= 10_000:
-            raise InvalidOption(f"rtp_bp must be in (0, 10000] basis points, got {self.rtp_bp!r}")
+            raise InvalidOption(
+                f"rtp_bp must be in (0, 10000] basis points, got {self.rtp_bp!r}", field="rtp_bp"
+            )
         for name in ("min_hundredths", "max_hundredths"):
             value = getattr(self, name)
             if not is_whole_number(value) or not 0 <= value <= MAX_HUNDREDTHS:
-                raise InvalidOption(f"{name} must be a whole number >= 0, got {value!r}")
+                raise InvalidOption(
+                    f"{name} must be a whole number from 0 to {MAX_HUNDREDTHS} (a pay of "
+                    f"{MAX_HUNDREDTHS // 100:,} : 1), got {value!r}",
+                    field=name,
+                )
         if self.min_hundredths > self.max_hundredths:
             raise InvalidOption(
                 f"min_hundredths {self.min_hundredths} is above "
-                f"max_hundredths {self.max_hundredths}"
+                f"max_hundredths {self.max_hundredths}",
+                field="min_hundredths",
             )
 
     def as_tuple(self) -> tuple[int, int, int]:

@@ -32,6 +32,7 @@ __all__ = [
     "check_table_id",
     "distinct_names",
     "fraction_text",
+    "key_path",
     "quoted",
 ]
 
@@ -121,9 +122,20 @@ def ascii_name(kind: str, text: str) -> str:
     return name.upper()
 
 
-def distinct_names(kind: str, names: Iterable[str]) -> dict[str, str]:
+def key_path(field: str, key: str) -> str:
+    """The path of a map entry in a request, as a ``BadRequest`` names it.
+
+    >>> key_path("higher_lower.bets", "ace")
+    'higher_lower.bets["ace"]'
+    """
+    return f'{field}["{key}"]'
+
+
+def distinct_names(kind: str, names: Iterable[str], field: str | None = None) -> dict[str, str]:
     """Each given name's normalised form, by the name as sent; ``InvalidOption`` if two of
-    them collide (``"triple"`` and ``"TRIPLE"``), instead of silently keeping one.
+    them collide (``"triple"`` and ``"TRIPLE"``), instead of silently keeping one. ``field``:
+    the request's map the names are the keys of, for the refusal to name (the second key of
+    a collision; the map itself for a key that is no name, which may be too long to repeat).
 
     >>> distinct_names("bet", ["triple", "nine"])
     {'triple': 'TRIPLE', 'nine': 'NINE'}
@@ -135,10 +147,15 @@ def distinct_names(kind: str, names: Iterable[str]) -> dict[str, str]:
     seen: dict[str, str] = {}
     out: dict[str, str] = {}
     for given in names:
-        name = ascii_name(kind, given)
+        try:
+            name = ascii_name(kind, given)
+        except InvalidInput as exc:
+            exc.field = field
+            raise
         if name in seen:
             raise InvalidOption(
-                f"{kind} {quoted(given)} is also given as {quoted(seen[name])}: send each once"
+                f"{kind} {quoted(given)} is also given as {quoted(seen[name])}: send each once",
+                field=None if field is None else key_path(field, given),
             )
         seen[name] = given
         out[given] = name

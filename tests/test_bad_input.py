@@ -177,7 +177,9 @@ def test_a_quote_of_900000_cards_is_refused_at_once_and_memory_returns(
     largest = pb.QuoteRequest(game=pb.GAME_BLACKJACK, decks=8, exposed=["AS"] * 417)
     for _ in range(100):  # the largest that fits the message limit, over the shoe size
         expect_error(
-            lambda: pricing.Quote(largest), grpc.StatusCode.INVALID_ARGUMENT, "at most 416 cards"
+            lambda: pricing.Quote(largest),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "at most the 416 cards",
         )
     assert server.rss_bytes() - before < 50 * MIB
 

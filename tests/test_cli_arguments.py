@@ -51,6 +51,7 @@ def _table_exists(server: ServerProcess, table_id: str) -> bool:
         (("--mode", "continuous"), "--mode is a blackjack or higher-lower option: not for hilo"),
         (("--game", "goagae", "--mode", "depleting"), "--mode is a blackjack or higher-lower"),
         (("--seats", "2"), "--seats is a blackjack option: not for hilo"),
+        (("--side-bet", "HOT_3"), "--side-bet is a blackjack option: not for hilo"),
         (("--game", "blackjack", "--seats", "8"), "argument --seats: 8 is out of range: use 1"),
         (("--decks", "3"), "decks 3 is not allowed for Hi-Lo"),
         (("--table", ""), "--table must not be empty"),
@@ -129,11 +130,16 @@ def test_an_error_found_here_or_by_the_server_exits_the_same(
     assert "INVALID_ARGUMENT" in remote_err
 
 
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [(("--rule", "S17"), "--rule"), (("--side-bet", "HOT_3"), "--side-bet")],
+)
 def test_an_option_of_another_game_is_an_error_for_quote(
-    capsys: pytest.CaptureFixture[str],
+    argv: tuple[str, ...], flag: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run("quote", "hilo", "--rule", "S17")[0] == cli.EXIT_USAGE
-    assert "--rule is a blackjack option: not for hilo" in capsys.readouterr().err
+    """The message names the flag as it is typed."""
+    assert run("quote", "hilo", *argv)[0] == cli.EXIT_USAGE
+    assert f"{flag} is a blackjack option: not for hilo" in capsys.readouterr().err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,9 +10,11 @@ import threading
 import pytest
 
 from pricing import cli
+from pricing.cli.common import GAMES
 from pricing.client import AsyncPricingClient, PricingClient
 from pricing.games import blackjack, goagae
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import answer_quote
 from tests.conftest import ServerProcess, start_server
 from tests.wire import metric
 
@@ -165,6 +167,8 @@ def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> No
         ("blackjack", "KH", "--decks", "1", "--rule", "h17", "--pairs", "any-pair", "--no-crown"),
         ("higher-lower", "--base", "9D"),
         ("higher-lower", "2S", "AD", "--base", "KS", "--mode", "depleting", "--decks", "1"),
+        ("blackjack", "2C", "--up", "6D", "--hand", "8S,8H", "--max-splits", "1",
+         "--no-double-after-split"),
     ],
     ids=[
         "goagae",
@@ -172,8 +176,9 @@ def test_quote_offline_and_through_the_server_agree(server: ServerProcess) -> No
         "blackjack-options",
         "higher-lower",
         "higher-lower-depleting",
+        "blackjack-hand",
     ],
-)
+)  # fmt: skip
 def test_quote_of_goagae_and_blackjack_offline_and_online_agree(
     server: ServerProcess, argv: tuple[str, ...]
 ) -> None:
@@ -255,3 +260,64 @@ def test_feed_rejoins_a_table_where_it_left_off(server: ServerProcess, table_id:
         again = client.feed(table_id)
         assert again.open().last_seq == 1
         assert again.expose("KS").last_seq == 2
+
+
+def test_each_games_demo_deals_to_its_own_table_in_the_readmes_order() -> None:
+    """The README's quickstart deals Hi-Lo to table demo, then suggests the other games'
+    demos on the same server: each opens a table of its own (demo-GAME), none is refused for
+    finding the table of another game."""
+    server = start_server()
+    try:
+        demos = [
+            ("hilo", "demo", ()),
+            ("higher-lower", "demo-higher-lower", ()),
+            ("goagae", "demo-goagae", ()),
+            ("blackjack", "demo-blackjack", ("--decks", "1")),
+        ]
+        for game, table, more in demos:
+            code, fed = run(
+                "simulate", "--server", server.target, "--game", game, "--pace", "0",
+                "--shoes", "1", "--seed", "3", *more,
+            )  # fmt: skip
+            assert code == 0, fed
+            assert fed.startswith(f"table {table!r} at version 1,")
+        with PricingClient(server.target) as client:
+            for game, table, _ in demos:
+                assert client.get_table(table).game == GAMES[game]
+    finally:
+        assert server.stop() == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "rules"),
+    [
+        ((), pb.BlackjackRules()),
+        (
+            ("--max-splits", "1", "--no-double-after-split"),
+            pb.BlackjackRules(max_splits=1, double_after_split=False),
+        ),
+    ],
+    ids=["default-rules", "split-rules"],
+)
+def test_quote_prints_a_players_hands_decisions(
+    argv: tuple[str, ...], rules: pb.BlackjackRules
+) -> None:
+    """``--hand`` reaches QuoteRequest.player_hand (and the split rules its rules): each
+    action open to the hand with its EV, the best marked, as the service answers them."""
+    code, text = run("quote", "blackjack", "--up", "6D", "--hand", "8S, 8H", *argv)
+    assert code == 0, text
+    rules.dealer_rule = pb.DEALER_RULE_S17
+    rules.pairs.preset = pb.PAIRS_PRESET_PERFECT_PAIRS
+    answer = answer_quote(
+        pb.QuoteRequest(
+            game=pb.GAME_BLACKJACK, dealer_up_card="6D", player_hand=["8S", "8H"], blackjack=rules
+        )
+    )
+    assert answer.best_action == pb.ACTION_SPLIT
+    printed = [line for line in text.splitlines() if line.startswith("DECISION ")]
+    assert printed == [
+        f"DECISION {pb.Action.Name(d.action).removeprefix('ACTION_'):<9} EV {d.ev:+.6f}"
+        + ("  (best)" if d.action == pb.ACTION_SPLIT else "")
+        for d in answer.decisions
+    ]
+    assert len(printed) == 5  # stand, hit, double, split, surrender against a 6

@@ -1,5 +1,6 @@
 """Higher/Lower (docs/rules.md §6): the provider's printed pays from one RTP, the engine against a
-pure-Python reference over random feeds in both shuffle modes, and its refusals."""
+pure-Python reference over random feeds in both shuffle modes, its refusals, and the table
+adapter's quote, settlement and position cap on their own."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from hypothesis import strategies as st
 
 from pricing import _next_card
 from pricing.cards import DECK, parse_card
-from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
+from pricing.errors import CardNotInShoe, IllegalMove, InvalidCard, InvalidInput, InvalidOption
 from pricing.games import higher_lower as hl
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.payout import PayRule
+from pricing.tables import Game, TableConfig
+from pricing.tables.adapters.higher_lower import HigherLowerAdapter
 from tests.reference import higher_lower_ref as ref
 
 ORDER = ref.ORDER
@@ -177,7 +180,7 @@ def test_every_state_of_a_random_feed_is_the_references(
         accepted = kind != "TEN" and table.step(kind, card)
         try:
             after = shoe.apply(event)
-        except (IllegalMove, CardNotInShoe):
+        except (IllegalMove, InvalidCard):  # a ten: the game has none
             assert not accepted, (kind, card)
             continue
         assert accepted, (kind, card)
@@ -258,7 +261,6 @@ def test_whole_shoes_dealt_to_their_end_are_the_references(
 def test_an_empty_rules_message_is_the_published_table() -> None:
     """Every field left out keeps its default: 3 burns, a continuous shuffler, 96.70 % on
     every bet, no cap; rtp_bp sets every bet that bets does not name."""
-    from pricing.tables import Game  # noqa: PLC0415
     from pricing.v1 import pricing_pb2 as pb  # noqa: PLC0415
     from pricing.wire import config_from_proto  # noqa: PLC0415
 
@@ -320,7 +322,7 @@ def test_a_depleting_shoe_completes_when_a_round_cannot_be_dealt() -> None:
 @pytest.mark.parametrize(
     ("steps", "error", "message"),
     [
-        ([("10S", CardRole.BURN)], CardNotInShoe, "card 10S is not in this game's deck"),
+        ([("10S", CardRole.BURN)], InvalidCard, "card 10S is not in this game's deck"),
         ([("2S", CardRole.RESULT), ("3S", CardRole.RESULT)], IllegalMove, "3 burns come"),
         ([("2S", CardRole.PLAYER)], InvalidInput, "CARD_ROLE_PLAYER is not used"),
         (
@@ -353,3 +355,120 @@ def test_rules_name_a_bad_option() -> None:
         hl.HigherLowerRules(burns=11)
     with pytest.raises(InvalidOption, match=r"max_position_payout_cents .* got -1"):
         hl.HigherLowerRules(max_position_payout_cents=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table adapter (pricing/tables/adapters/higher_lower.py)
+
+
+def adapter_config(**rules: Any) -> tuple[HigherLowerAdapter, TableConfig]:
+    adapter = HigherLowerAdapter()
+    config = TableConfig(Game.HIGHER_LOWER, 0, hl.HigherLowerRules(**rules) if rules else None)
+    return adapter, adapter.configure(config)
+
+
+def test_a_continuous_quote_without_a_base_card_prices_the_full_shoe() -> None:
+    """A continuous shuffler took every card seen back: with no base card out, the next card
+    is one of all 288 (the base card alone is out when sent)."""
+    adapter, config = adapter_config()
+    seen = ["2S", "KD", "7H"]
+    assert adapter.quote(config, seen).cards_remaining == 288
+    assert adapter.quote(config, seen).prices["ACE"].remaining == 288
+    assert adapter.quote(config, seen, base_card="AS").prices["ACE"].remaining == 287
+    adapter, depleting = adapter_config(shuffle=hl.ShuffleMode.DEPLETING)
+    assert adapter.quote(depleting, seen).cards_remaining == 285
+    assert adapter.quote(depleting, seen, base_card="AS").cards_remaining == 284
+
+
+@pytest.mark.parametrize(
+    ("base", "result", "winners"),
+    [
+        ("2S", "KD", {"HIGHER", "RANGE_J_A", "RED", "KING_OR_ACE"}),
+        ("KD", "2S", {"LOWER", "RANGE_2_5", "BLACK"}),
+        ("AS", "AH", {"SNAP", "RANGE_J_A", "RED", "KING_OR_ACE", "ACE"}),
+        ("9C", "9C", {"SNAP", "RANGE_6_9", "BLACK"}),
+    ],
+)
+def test_the_adapter_decides_a_bet_on_the_base_then_the_result(
+    base: str, result: str, winners: set[str]
+) -> None:
+    """``RoundResult.result_cards`` lists the base first: read the other way round, HIGHER
+    and LOWER swap and the absolute bets read the base card."""
+    adapter, config = adapter_config()
+    cards = (parse_card(base), parse_card(result))
+    assert {bet for bet in hl.BETS if adapter.bet_wins(config, bet, cards)} == winners
+
+
+def test_the_position_cap_is_the_tables_own() -> None:
+    adapter, config = adapter_config(max_position_payout_cents=250_000)
+    assert adapter.position_cap_cents(config) == 250_000
+    adapter, uncapped = adapter_config()
+    assert adapter.position_cap_cents(uncapped) == 0
+
+
+@pytest.mark.parametrize(
+    ("mode", "ace_min", "refused"),
+    [
+        # continuous, 6 decks: an ace base leaves 23 aces of 287, the lowest chance to win
+        (hl.ShuffleMode.CONTINUOUS, 1100, False),  # 12.00 for one × 23/287 = 0.96
+        (hl.ShuffleMode.CONTINUOUS, 1200, True),  # 13.00 × 23/287 = 1.04: always closed
+        # depleting: one ace left among 265 cards at best (22 aces out, then an ace base)
+        (hl.ShuffleMode.DEPLETING, 26_400, False),  # 265.00 × 1/265 = 1: at par, offered
+        (hl.ShuffleMode.DEPLETING, 26_500, True),
+    ],
+)
+def test_a_table_may_not_have_a_bet_it_could_never_offer(
+    mode: hl.ShuffleMode, ace_min: int, refused: bool
+) -> None:
+    table = hl.HigherLowerPaytable(ace=PayRule(9670, ace_min, max(ace_min, 10_000)))
+    adapter, config = adapter_config(paytable=table, shuffle=mode)
+    if not refused:
+        adapter.check_offer(config)
+        return
+    with pytest.raises(InvalidOption, match="bet ACE could never be offered") as caught:
+        adapter.check_offer(config)
+    assert caught.value.field == 'higher_lower.bets["ACE"].min_hundredths'
+    assert adapter.quote(config, [], base_card="AS").prices["ACE"].open is False  # still quoted
+
+
+def burnt_out(mode: hl.ShuffleMode) -> hl.HigherLowerShoe:
+    """A one-deck shoe on a base 2S whose round 1 burns every other card."""
+    shoe = on_base("2S", rules=hl.HigherLowerRules(shuffle=mode), decks=1)
+    for card in (c for c in DECK if c.rank.symbol != "10" and str(c) != "2S"):
+        assert shoe.phase is not hl.Phase.SHOE_COMPLETE
+        shoe = shoe.expose(card, CardRole.BURN)
+    return shoe
+
+
+@pytest.mark.parametrize("mode", list(hl.ShuffleMode))
+def test_a_shoe_burnt_down_to_its_last_card_is_complete_and_its_round_void(
+    mode: hl.ShuffleMode,
+) -> None:
+    """No card is left for a result, in a continuous shuffler too (its burns go back only
+    once the round ends): the shoe is complete, as a Hi-Lo deck's last card ends it."""
+    shoe = burnt_out(mode)
+    assert (shoe.phase, shoe.cards_remaining) == (hl.Phase.SHOE_COMPLETE, 0)
+    assert shoe.outcome == hl.RoundOutcome(1, 1, None)  # round 1 void: refunded
+    assert not any(price.open for price in shoe.prices.values())
+    with pytest.raises(IllegalMove, match="shoe is complete"):
+        shoe.expose(parse_card("2S"), CardRole.RESULT)
+    fresh = shoe.new_shoe()
+    assert (fresh.phase, fresh.outcome, fresh.cards_remaining) == (hl.Phase.OPENING, None, 48)
+    # Opening burns alone can burn a shoe out too: no base card can come.
+    opening = hl.HigherLowerShoe(rules=hl.HigherLowerRules(shuffle=mode), decks=1)
+    for card in (c for c in DECK if c.rank.symbol != "10"):
+        opening = opening.expose(card, CardRole.BURN)
+    assert (opening.phase, opening.outcome) == (hl.Phase.SHOE_COMPLETE, None)
+    with pytest.raises(IllegalMove, match="no round to void"):
+        opening.void_round()
+
+
+def test_a_void_after_a_burn_out_is_taken_as_it_was_before_such_a_shoe_completed() -> None:
+    """A journal written before may follow a burn-out with VoidRound: a continuous shuffler
+    takes its burns back and opens round 2 on the same base; a depleting shoe stays complete.
+    Round 1 ended (void) at the burn-out, so the void ends no round again."""
+    again = burnt_out(hl.ShuffleMode.CONTINUOUS).void_round()
+    assert (again.phase, again.round_id, again.cards_remaining) == (hl.Phase.BETTING, 2, 47)
+    assert again.outcome is None and str(again.base) == "2S"
+    done = burnt_out(hl.ShuffleMode.DEPLETING).void_round()
+    assert (done.phase, done.round_id, done.outcome) == (hl.Phase.SHOE_COMPLETE, 2, None)

@@ -4,19 +4,29 @@ their base and result cards; a table's own rules, a Quote, a restart and the ref
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
 
 import grpc
 import pytest
 
-from pricing.cards import parse_card
+from pricing.cards import DECK, parse_card
 from pricing.games import higher_lower as hl
-from pricing.games.events import CardRole
+from pricing.games.events import CardRole, ExposeCard, FeedEvent, VoidRound
+from pricing.journal import Record
+from pricing.journal.sqlite import SqliteJournal
 from pricing.payout import PayRule
+from pricing.tables import JournalEntry, OpenTable
+from pricing.tables.adapters.higher_lower import HigherLowerAdapter
 from pricing.v1 import pricing_pb2 as pb
+from pricing.wire import config_from_proto
 from tests.conftest import ServerProcess, start_server
 from tests.reference import higher_lower_ref as ref
 from tests.test_higher_lower import printed_pays
+from tests.test_rich_errors import info_of
 from tests.wire import Feed, engine_prices, expect_error, wire_prices
 
 pytestmark = pytest.mark.timeout(120)
@@ -226,3 +236,115 @@ def test_live_statistics_list_every_bet_in_order_against_the_exact_report(
     for bet in live.bets:
         certified = report.continuous[bet.bet].overall.per_offered_round
         assert bet.certified.exact == f"{certified.numerator}/{certified.denominator}"
+
+
+#: Ace at 12 : 1 or more: over par even on a base ace (23 aces of 287 cards), the lowest chance
+#: a 6-deck continuous shuffler gives it, so never offered.
+NEVER_OFFERED = pb.HigherLowerRules(
+    bets={"ACE": pb.PayRule(rtp_bp=9670, min_hundredths=1200, max_hundredths=10_000)}
+)
+
+
+def test_a_table_with_a_bet_it_could_never_offer_is_refused_but_quoted(
+    server: ServerProcess, table_id: str
+) -> None:
+    open_ = pb.OpenTableRequest(
+        table_id=table_id, game=pb.GAME_HIGHER_LOWER, higher_lower=NEVER_OFFERED
+    )
+    error = expect_error(
+        lambda: server.dealer().OpenTable(open_),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "bet ACE could never be offered at this table: at its minimum pay, 12.00 : 1, it "
+        "returns more than the stake even at its lowest chance to win (23 of 287 cards)",
+    )
+    field = 'higher_lower.bets["ACE"].min_hundredths'
+    assert info_of(error) == ("INVALID_OPTION", {"field": field})
+    quote = server.pricing().Quote(
+        pb.QuoteRequest(game=pb.GAME_HIGHER_LOWER, base_card="AS", higher_lower=NEVER_OFFERED)
+    )
+    assert {p.bet: p.open for p in quote.prices}["ACE"] is False
+    depleting = pb.HigherLowerRules()
+    depleting.CopyFrom(NEVER_OFFERED)
+    depleting.shuffle_mode = pb.SHUFFLE_MODE_DEPLETING  # one ace left among many: offered
+    open_.higher_lower.CopyFrom(depleting)
+    assert server.dealer().OpenTable(open_).version == 1
+
+
+def write_journal(
+    data_dir: Path,
+    table_id: str,
+    rules: pb.HigherLowerRules,
+    events: Sequence[FeedEvent] = (),
+    decks: int = 0,
+) -> None:
+    """A journal as a server wrote it: ``table_id`` opened with ``rules``, then ``events``
+    (seq 1, 2, …), appended without the checks a server makes of new requests."""
+    request = pb.OpenTableRequest(decks=decks, higher_lower=rules)
+    config = HigherLowerAdapter().configure(config_from_proto(pb.GAME_HIGHER_LOWER, decks, request))
+    entries = [OpenTable(table_id, config), *events]
+
+    async def write() -> None:
+        journal = SqliteJournal(data_dir)
+        for version, event in enumerate(entries, start=1):
+            entry = JournalEntry(version - 1, version, event)
+            await journal.append(Record(table_id, entry, time.time()))
+        await journal.close()
+
+    asyncio.run(write())
+
+
+def test_a_journal_holding_such_a_table_from_before_the_check_still_reads_back(
+    tmp_path: Path, table_id: str
+) -> None:
+    """The check is made when a table is opened, not when its journal is folded: a table an
+    older server opened (written here as that server wrote it) starts, serves and takes
+    events, and opening it again with its own rules answers it."""
+    write_journal(tmp_path, table_id, NEVER_OFFERED)
+    server = start_server(data_dir=tmp_path)
+    try:
+        feed = Feed(server, table_id)
+        reopened = feed.open(game=pb.GAME_HIGHER_LOWER, higher_lower=NEVER_OFFERED)
+        assert (reopened.version, reopened.last_seq) == (1, 0)
+        state = feed.expose("AS", RESULT)
+        assert state.version == 2 and {p.bet: p.open for p in state.prices}["ACE"] is False
+        expect_error(
+            lambda: Feed(server, f"{table_id}-new").open(
+                game=pb.GAME_HIGHER_LOWER, higher_lower=NEVER_OFFERED
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "could never be offered",
+        )
+    finally:
+        assert server.stop() == 0
+
+
+def test_a_continuous_shoe_burnt_out_is_complete_and_an_old_void_after_it_still_folds(
+    server: ServerProcess, table_id: str, tmp_path: Path
+) -> None:
+    """Burnt down to its last card mid-round, a continuous shuffler's shoe is complete and its
+    round void (ended_round), as a Hi-Lo deck's is. A journal from before, which followed a
+    burn-out with VoidRound and dealt on, still folds: the void is taken as it was then."""
+    others = [c for c in DECK if c.rank.symbol != "10" and str(c) != "2S"]
+    feed = Feed(server, table_id)
+    feed.open(game=pb.GAME_HIGHER_LOWER, decks=1)
+    feed.expose("2S", RESULT)
+    for card in others:
+        state = feed.expose(str(card), BURN)
+    assert (state.phase, state.cards_remaining) == (pb.PHASE_SHOE_COMPLETE, 0)
+    assert (state.ended_round.round_id, state.ended_round.void) == (1, True)
+    expect_error(lambda: feed.expose("2S", RESULT), grpc.StatusCode.FAILED_PRECONDITION)
+
+    burnt = [ExposeCard(parse_card("2S"), CardRole.RESULT)]
+    burnt += [ExposeCard(card, CardRole.BURN) for card in others]
+    after = [VoidRound(), *(ExposeCard(parse_card(c), CardRole.BURN) for c in ("3C", "4C", "5C"))]
+    write_journal(tmp_path, "old", pb.HigherLowerRules(), [*burnt, *after], decks=1)
+    old = start_server(data_dir=tmp_path)
+    try:
+        feed = Feed(old, "old")
+        feed.seq = len(burnt) + len(after)
+        state = feed.expose("KD", RESULT)  # round 2, opened by the void, decided
+        assert (state.phase, state.base_card) == (pb.PHASE_BETTING, "KD")
+        assert list(state.ended_round.result_cards) == ["2S", "KD"]
+        assert state.ended_round.round_id == 2
+    finally:
+        assert old.stop() == 0

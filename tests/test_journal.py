@@ -253,16 +253,21 @@ async def _feed(store: TableStore, table_id: str, events: list[FeedEvent]) -> No
 
 
 def openable(config: TableConfig) -> TableConfig:
-    """``config``, or, if a table may not offer its side bets (one would return its stake or
-    more on a full shoe: ``check_offer``), the same table with the default two."""
+    """``config``, or, if a table may not be opened so (``check_offer``: a side bet that would
+    return its stake or more on a full shoe, a Higher/Lower bet it could never offer), the
+    same table with the default side bets or paytable."""
     adapter = adapter_for(config.game)
     try:
         adapter.check_offer(adapter.configure(config))
     except InvalidOption:
-        assert isinstance(config.rules, BlackjackOptions)
-        return dataclasses.replace(
-            config, rules=dataclasses.replace(config.rules, side_bets=DEFAULT_SIDE_BETS)
-        )
+        if isinstance(config.rules, higher_lower.HigherLowerRules):
+            rules: object = dataclasses.replace(
+                config.rules, paytable=higher_lower.DEFAULT_PAYTABLE
+            )
+        else:
+            assert isinstance(config.rules, BlackjackOptions)
+            rules = dataclasses.replace(config.rules, side_bets=DEFAULT_SIDE_BETS)
+        return dataclasses.replace(config, rules=rules)
     return config
 
 

@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pricing.cards import DECK
 from pricing.server.auth import TokenStore
 from pricing.server.interceptors import AuthInterceptor, ConcurrencyInterceptor
-from pricing.server.limits import Limits, TokenBucket, grpc_options
+from pricing.server.limits import LimitExceeded, Limits, TableRates, TokenBucket, grpc_options
 from pricing.server.metrics import Metrics
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, Watcher, start_server
@@ -247,6 +247,24 @@ def test_token_bucket_refills_at_its_rate() -> None:
     assert sum(bucket.take() for _ in range(20)) == 10
     now[0] = 0.35
     assert sum(bucket.take() for _ in range(20)) == 3
+
+
+def test_half_an_event_a_second_lets_one_event_through_every_two_seconds() -> None:
+    """A rate under one a second still holds a whole token: the first event passes, then one
+    every 1 / rate seconds (a bucket that never reached one token would refuse them all)."""
+    now = [0.0]
+    bucket = TokenBucket(rate=0.5, burst=0.5, clock=lambda: now[0])
+    rates = TableRates(0.5, clock=lambda: now[0])
+    taken = []
+    for second in range(7):
+        now[0] = float(second)
+        taken.append(bucket.take())
+        try:
+            rates.check("t")
+            taken.append(True)
+        except LimitExceeded:
+            taken.append(False)
+    assert taken == [True, True, False, False] * 3 + [True, True]
 
 
 class _Context:

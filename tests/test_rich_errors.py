@@ -198,34 +198,41 @@ def test_stale_bets(server: ServerProcess, table_id: str, client: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("request_", "method", "field"),
+    ("request_", "method", "field", "reason"),
     [
         (
             pb.ExposeCardRequest(table_id="t", seq=1, card="ZZ", role=pb.CARD_ROLE_BURN),
             "ExposeCard",
             "card",
+            "INVALID_CARD",
         ),
-        (pb.ExposeCardRequest(table_id="t", seq=1, card="2S", role=0), "ExposeCard", "role"),
+        (
+            pb.ExposeCardRequest(table_id="t", seq=1, card="2S", role=0),
+            "ExposeCard",
+            "role",
+            "INVALID_ARGUMENT",
+        ),
         (
             pb.ExposeCardRequest(table_id="a b", seq=1, card="2S", role=pb.CARD_ROLE_BURN),
             "ExposeCard",
             "table_id",
+            "INVALID_ARGUMENT",
         ),
         (
             pb.SettleRequest(table_id="t", round_id=1, version=1, bet="HIGH", stake_cents=0),
             "Settle",
             "stake_cents",
+            "INVALID_ARGUMENT",
         ),
     ],
 )
 def test_an_invalid_argument_names_its_field(
-    server: ServerProcess, request_: Message, method: str, field: str
+    server: ServerProcess, request_: Message, method: str, field: str, reason: str
 ) -> None:
     Feed(server, "t").open()
     stub: Any = server.dealer() if method == "ExposeCard" else server.pricing()
     err = refused(lambda: getattr(stub, method)(request_), grpc.StatusCode.INVALID_ARGUMENT)
-    reason, metadata = info_of(err)
-    assert reason in ("INVALID_ARGUMENT", "INVALID_CARD") and metadata == {"field": field}
+    assert info_of(err) == (reason, {"field": field})  # a malformed card: its own reason
     violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
     assert (violation.field, violation.description) == (field, err.details())
 
@@ -235,10 +242,158 @@ def test_an_invalid_argument_names_its_field(
             mine = refused(lambda: call("t", 1, 1, "HIGH", 0), err.code())
         else:
             mine = refused(lambda: call(request_), err.code())
-    assert by_client(mine) == (reason, metadata)
+    assert by_client(mine) == (reason, {"field": field})
     assert [(v.field, v.description) for v in mine.field_violations] == [  # type: ignore[attr-defined]
         (field, err.details())
     ]
+
+
+HL, BJ = pb.GAME_HIGHER_LOWER, pb.GAME_BLACKJACK
+
+
+@pytest.mark.parametrize(
+    ("request_", "reason", "field", "message"),
+    [
+        (pb.QuoteRequest(game=HL, base_card="10H"), "INVALID_CARD", "base_card", "no 10s"),
+        (pb.QuoteRequest(game=HL, exposed=["2S", "10S"]), "INVALID_CARD", "exposed[1]", "10S"),
+        (
+            pb.QuoteRequest(game=BJ, player_hand=["AS", "ZZ"], dealer_up_card="5H"),
+            "INVALID_CARD",
+            "player_hand[1]",
+            "ZZ",
+        ),
+        (
+            pb.QuoteRequest(game=BJ, decks=1, player_hand=["AS", "AS"], dealer_up_card="5H"),
+            "INVALID_ARGUMENT",
+            "player_hand[1]",
+            "card AS in player_hand[1] is one more than the shoe holds: a deck holds one of each",
+        ),
+        (
+            pb.QuoteRequest(game=BJ, decks=1, player_hand=["AS", "KD"], dealer_up_card="AS"),
+            "INVALID_ARGUMENT",
+            "dealer_up_card",
+            "card AS in dealer_up_card is one more",
+        ),
+        (
+            pb.QuoteRequest(game=BJ, decks=2, exposed=["7C", "7C"], player_hand=["7C", "8D"],
+                            dealer_up_card="5H"),
+            "INVALID_ARGUMENT",
+            "player_hand[0]",
+            "card 7C in player_hand[0] is one more than the shoe holds: 2 decks hold 2 of each",
+        ),
+        (
+            pb.QuoteRequest(game=HL, decks=8, exposed=["2S"] * 400),
+            "INVALID_ARGUMENT",
+            "exposed",
+            "a quote takes at most the 384 cards of its 8-deck shoe, got 400",
+        ),
+    ],
+    ids=["ten-base", "ten-exposed", "bad-hand-card", "hand-twice", "up-card-twice",
+         "hand-thrice-in-two-decks", "over-a-48-card-shoe"],
+)  # fmt: skip
+def test_a_quote_names_the_field_that_holds_the_bad_card(
+    server: ServerProcess, request_: pb.QuoteRequest, reason: str, field: str, message: str
+) -> None:
+    """Not ``exposed`` for every card: the place of the card at fault, in the request's own
+    paths, with the game's own shoe (Higher/Lower's decks hold 48 cards)."""
+    err = refused(lambda: server.pricing().Quote(request_), grpc.StatusCode.INVALID_ARGUMENT)
+    assert message in err.details()
+    assert info_of(err) == (reason, {"field": field})
+    violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
+    assert (violation.field, violation.reason) == (field, reason)
+
+
+def _rules(message: Any, **fields: Any) -> Any:
+    for path, value in fields.items():
+        *parents, name = path.split("__")
+        target = message
+        for parent in parents:
+            target = getattr(target, parent)
+        setattr(target, name, value)
+    return message
+
+
+TOO_HIGH = 10**9 + 1
+ACE_RULE = pb.PayRule(rtp_bp=9000, max_hundredths=100)
+
+
+@pytest.mark.parametrize(
+    ("method", "request_", "fields", "message"),
+    [
+        ("Quote", pb.QuoteRequest(game=HL, higher_lower=pb.HigherLowerRules(
+            bets={"ACE": pb.PayRule(rtp_bp=9000, max_hundredths=TOO_HIGH)})),
+         {'higher_lower.bets["ACE"].max_hundredths'},
+         "paytable entry ACE: max_hundredths must be a whole number from 0 to 1000000000 (a "
+         "pay of 10,000,000 : 1), got 1000000001"),
+        ("OpenTable", pb.OpenTableRequest(table_id="t", game=pb.GAME_HILO, hilo=pb.HiLoRules(
+            low=pb.PayRule(rtp_bp=0, max_hundredths=264))),
+         {"hilo.low.rtp_bp"}, "rtp_bp must be in (0, 10000]"),
+        ("Quote", pb.QuoteRequest(game=pb.GAME_GOA_GAE, goa_gae=pb.GoaGaeRules(
+            bets={"nine": pb.PayRule(rtp_bp=9000, min_hundredths=500, max_hundredths=100)})),
+         {'goa_gae.bets["nine"].min_hundredths'}, "min_hundredths 500 is above"),
+        ("Quote", pb.QuoteRequest(game=HL, higher_lower=pb.HigherLowerRules(
+            bets={"ace": ACE_RULE, "ACE": ACE_RULE})),
+         {'higher_lower.bets["ace"]', 'higher_lower.bets["ACE"]'}, "send each once"),
+        ("Quote", pb.QuoteRequest(game=HL, higher_lower=pb.HigherLowerRules(shuffle_mode=99)),  # type: ignore[arg-type]
+         {"higher_lower.shuffle_mode"}, "unknown higher_lower.shuffle_mode 99"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(shuffle_mode=99)),  # type: ignore[arg-type]
+         {"blackjack.shuffle_mode"}, "unknown blackjack.shuffle_mode 99"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(dealer_rule=7)),  # type: ignore[arg-type]
+         {"blackjack.dealer_rule"}, "unknown blackjack.dealer_rule 7"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=_rules(
+            pb.BlackjackRules(), royal_match__crown_enabled=False,
+            royal_match__crown_hundredths=5)),
+         {"blackjack.royal_match.crown_hundredths"}, "Crown Treasure is off"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=_rules(
+            pb.BlackjackRules(), royal_match__easy_hundredths=TOO_HIGH)),
+         {"blackjack.royal_match.easy_hundredths"}, "easy_hundredths must be"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(
+            pairs=pb.PairsPaytable(payout_hundredths={"QUADS": 5}))),
+         {'blackjack.pairs.payout_hundredths["QUADS"]'}, "pairs outcome 'QUADS'"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(
+            pairs=pb.PairsPaytable(payout_hundredths={"perfect": TOO_HIGH}))),
+         {'blackjack.pairs.payout_hundredths["perfect"]'}, "perfect_hundredths must be"),
+        ("Quote", pb.QuoteRequest(game=BJ, blackjack=pb.BlackjackRules(
+            pairs=pb.PairsPaytable(preset=5))),  # type: ignore[arg-type]
+         {"blackjack.pairs.preset"}, "unknown blackjack.pairs.preset 5"),
+        ("Analyze", pb.AnalyzeRequest(game=BJ, shoes=20_001),
+         {"shoes"}, "shoes must be at most 20000, got 20001"),
+    ],
+    ids=["pay-rule-over-its-bound", "hilo-pay-rule", "min-above-max", "names-in-two-cases",
+         "hl-shuffle-mode-99", "bj-shuffle-mode-99", "dealer-rule-7", "crown-without-crown",
+         "royal-match-pay", "pairs-outcome", "pairs-pay", "pairs-preset", "analyze-shoes"],
+)  # fmt: skip
+def test_an_invalid_option_names_its_path_in_the_request(
+    server: ServerProcess, method: str, request_: Message, fields: set[str], message: str
+) -> None:
+    """Every option refused carries its BadRequest: the path of the option in the request,
+    down to the field of a pay rule (``hilo.low.rtp_bp``) or the key of a map entry."""
+    stub: Any = server.dealer() if method == "OpenTable" else server.pricing()
+    err = refused(lambda: getattr(stub, method)(request_), grpc.StatusCode.INVALID_ARGUMENT)
+    assert message in err.details()
+    reason, metadata = info_of(err)
+    assert reason == "INVALID_OPTION" and metadata["field"] in fields, metadata
+    violation = detail(raw_status(err), error_details_pb2.BadRequest).field_violations[0]
+    assert violation.field == metadata["field"]
+
+
+def test_a_ten_at_higher_lower_is_an_invalid_card_in_exposecard_and_quote_alike(
+    server: ServerProcess, table_id: str
+) -> None:
+    """A card the game's deck does not have is malformed for that table, whatever its shoe
+    holds: INVALID_ARGUMENT (INVALID_CARD) on the feed, as in a Quote."""
+    feed = Feed(server, table_id)
+    feed.open(game=HL)
+    fed = refused(lambda: feed.expose("10S", pb.CARD_ROLE_RESULT), grpc.StatusCode.INVALID_ARGUMENT)
+    quoted = refused(
+        lambda: server.pricing().Quote(pb.QuoteRequest(game=HL, exposed=["10S"])),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    assert fed.details() == quoted.details() == "card 10S is not in this game's deck: it has no 10s"
+    assert info_of(fed) == ("INVALID_CARD", {"field": "card"})
+    assert info_of(quoted) == ("INVALID_CARD", {"field": "exposed[0]"})
+    state = server.pricing().GetTable(pb.GetTableRequest(table_id=table_id))
+    assert (state.version, state.cards_remaining) == (1, 288)  # nothing applied
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@
     pricing quote hilo 7H KS 2D        # prices after those cards (offline; --server to ask one)
     pricing quote goagae 2S 3S         # Goa Gae category bets on the next hand
     pricing quote blackjack --decks 6 --up AS KH QS   # side bets, insurance, dealer outcomes
+    pricing quote blackjack --up 6D --hand 8S,8H      # and each action's EV for that hand
     pricing settle demo --round 3 --version 9 --bet HIGH --stake-cents 1000
     pricing settle-position hl --stake-cents 1000 --leg 1:2:HIGHER --leg 2:7:LOWER:500
     pricing health                     # exit 0 if the server is SERVING (Docker HEALTHCHECK)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 __all__ = [
     "UINT64_MAX",
     "Leg",
+    "card_list",
     "check_game_options",
     "fraction",
     "integer",
@@ -80,6 +82,16 @@ def position_leg(text: str) -> Leg:
     return Leg(whole(parts[0]), whole(parts[1]), parts[2], collect)
 
 
+def card_list(text: str) -> list[str]:
+    """An argparse ``type``: cards in one argument, apart by commas or blanks (each is read,
+    and refused naming its place, by the service's own code).
+
+    >>> card_list("8S,8H"), card_list(" AS  7D ")
+    (['8S', '8H'], ['AS', '7D'])
+    """
+    return [card for card in re.split(r"[,\s]+", text) if card]
+
+
 def _number(text: str, what: str = "a number") -> float:
     try:
         value = float(text)
@@ -122,7 +134,9 @@ def check_game_options(
 ) -> None:
     """Raise ``ValueError`` if an option given belongs to other games than ``game``.
     ``options`` maps each game-specific option's dest to the games that have it; an option
-    left out of the command line is None (or False for a switch).
+    left out of the command line is None (or False for a switch). The message names the flag
+    its dest is made from, so such an option keeps argparse's own dest (``--side-bet``:
+    ``side_bet``), never another name.
 
     >>> ns = argparse.Namespace(mode="continuous")
     >>> check_game_options(ns, "hilo", {"mode": ("blackjack",)})

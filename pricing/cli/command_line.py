@@ -12,7 +12,7 @@ from typing import Final, TypeAlias
 from pricing import __version__
 from pricing.cards import MAX_DECKS
 from pricing.cli.analyze import run_analyze
-from pricing.cli.args import UINT64_MAX, fraction, integer, position_leg, seconds
+from pricing.cli.args import UINT64_MAX, card_list, fraction, integer, position_leg, seconds
 from pricing.cli.common import GAMES
 from pricing.cli.journal import run_backup, run_check, run_export, run_replay, run_salvage
 from pricing.cli.reads import (
@@ -28,6 +28,7 @@ from pricing.cli.reads import (
 )
 from pricing.cli.simulate import SIMULATED_SEATS, run_simulate
 from pricing.client import default_target
+from pricing.games.blackjack.decisions import MAX_SPLITS
 from pricing.games.blackjack.rounds import MAX_SEATS
 from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 from pricing.tables import MAX_STAKE_CENTS
@@ -116,7 +117,6 @@ def _add_side_bets(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--side-bet",
         action="append",
-        dest="side_bets",
         metavar="BET[:PRESET]",
         default=None,
         help="blackjack: a side bet to offer, by its name and optionally a preset (repeat for "
@@ -136,51 +136,53 @@ def _add_quote(sub: Commands) -> None:
     q.add_argument("game", choices=list(GAMES), type=str.lower)
     q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
     q.add_argument(
-        "--decks",
-        type=integer(0, MAX_DECKS, _DECKS_NOTE),
-        default=0,
+        "--decks", type=integer(0, MAX_DECKS, _DECKS_NOTE), default=0,
         help=f"decks in the shoe, 0 to {MAX_DECKS} ({_DECKS_NOTE})",
-    )
+    )  # fmt: skip
     q.add_argument("--up", default=None, help="blackjack: the dealer's up card (not in CARDS)")
     q.add_argument(
-        "--base",
-        default=None,
-        help="higher-lower: the base card the next card is compared with (not in CARDS; "
-        "without it HIGHER, LOWER and SNAP are closed)",
+        "--hand", type=card_list, default=None, metavar="CARDS",
+        help="blackjack, with --up: a player's hand, two cards or more (not in CARDS), e.g. "
+        "8S,8H: the EV of every action open to it, the best marked",
+    )  # fmt: skip
+    q.add_argument(
+        "--max-splits", type=integer(1, MAX_SPLITS), default=None,
+        help=f"blackjack: a pair splits into N + 1 hands at most, 1 to {MAX_SPLITS} (default "
+        f"{MAX_SPLITS})",
+    )  # fmt: skip
+    q.add_argument(
+        "--no-double-after-split", action="store_true", help="blackjack: no double after a split"
     )
     q.add_argument(
-        "--mode",
-        choices=["depleting", "continuous"],
-        type=str.lower,
-        default=None,
+        "--base", default=None,
+        help="higher-lower: the base card the next card is compared with (not in CARDS; "
+        "without it HIGHER, LOWER and SNAP are closed)",
+    )  # fmt: skip
+    q.add_argument(
+        "--mode", choices=["depleting", "continuous"], type=str.lower, default=None,
         help="higher-lower: a continuous shuffler (default: priced on the full shoe without "
         "the base card, CARDS ignored) or a depleting shoe (without CARDS and the base)",
-    )
+    )  # fmt: skip
     q.add_argument(
         "--rule", choices=["S17", "H17"], type=str.upper, default=None, help="blackjack: S17/H17"
     )
     q.add_argument(
-        "--pairs",
-        choices=["perfect-pairs", "any-pair"],
-        type=str.lower,
-        default=None,
+        "--pairs", choices=["perfect-pairs", "any-pair"], type=str.lower, default=None,
         help="blackjack: the pair side bet's preset (default perfect-pairs)",
-    )
+    )  # fmt: skip
     q.add_argument(
         "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
     )
     q.add_argument(
-        "--player-edge",
-        action="store_true",
+        "--player-edge", action="store_true",
         help="blackjack: also the main bet's player edge of the next round (about 0.1 s on a "
         "full 8-deck shoe)",
-    )
+    )  # fmt: skip
     _add_side_bets(q)
     q.add_argument(
-        "--server",
-        default=None,
+        "--server", default=None,
         help="ask this gRPC server instead of computing here (same numbers either way)",
-    )
+    )  # fmt: skip
     _add_connection(q)
     _add_json(q, "the QuoteResponse")
     q.set_defaults(run=run_quote)
@@ -226,16 +228,18 @@ def _add_simulate(sub: Commands) -> None:
         "printing each state; every argument is checked before the server is called, and an "
         "unavailable server is waited for.",
     )
-    m.add_argument("--table", default="demo", help="table id (default: demo)")
+    m.add_argument(
+        "--table", default=None,
+        help="table id (default: demo for hilo, demo-GAME for the others, e.g. "
+        "demo-higher-lower: each game's demo its own table)",
+    )  # fmt: skip
     m.add_argument(
         "--game", choices=list(GAMES), type=str.lower, default="hilo", help="default hilo"
     )
     m.add_argument(
-        "--decks",
-        type=integer(0, MAX_DECKS, _DECKS_NOTE),
-        default=0,
+        "--decks", type=integer(0, MAX_DECKS, _DECKS_NOTE), default=0,
         help=f"decks, 0 to {MAX_DECKS} ({_DECKS_NOTE}: blackjack and higher-lower 6, the others 1)",
-    )
+    )  # fmt: skip
     m.add_argument(
         "--mode",
         choices=["depleting", "continuous"],

@@ -285,6 +285,12 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
         d = response.dealer_outcomes
         cells = "  ".join(f"{o.name} {o.probability:.6f}" for o in d.outcomes)
         lines.append(f"DEALER {d.up_card} {enum_short_name(pb.DealerRule, d.rule)}  {cells}")
+    if isinstance(response, pb.QuoteResponse):
+        # a player_hand's decisions: each action open to it, its EV per unit of the wager
+        for decision in response.decisions:
+            best = "  (best)" if decision.action == response.best_action else ""
+            action = enum_short_name(pb.Action, decision.action)
+            lines.append(f"DECISION {action:<9} EV {decision.ev:+.6f}{best}")
     if isinstance(response, pb.QuoteResponse) and response.HasField("player_edge"):
         lines.append(f"PLAYER EDGE  {response.player_edge:+.6%}  (the next round's main bet)")
     if response.side_bets:

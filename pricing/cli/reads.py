@@ -52,7 +52,17 @@ __all__ = [
 _QUOTE_OPTIONS: Final = {
     **{
         dest: ("blackjack",)
-        for dest in ("up", "rule", "pairs", "no_crown", "side_bets", "player_edge")
+        for dest in (
+            "up",
+            "hand",
+            "max_splits",
+            "no_double_after_split",
+            "rule",
+            "pairs",
+            "no_crown",
+            "side_bet",
+            "player_edge",
+        )
     },
     "base": ("higher-lower",),
     "mode": ("higher-lower",),
@@ -69,11 +79,16 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
         request.higher_lower.shuffle_mode = shuffle_mode(args.mode, "continuous")
     if game == pb.GAME_BLACKJACK:
         request.dealer_up_card = args.up or ""
+        request.player_hand.extend(args.hand or ())
         request.include_player_edge = args.player_edge
         rules = request.blackjack
         rules.dealer_rule = enum_number(pb.DealerRule, args.rule or "S17")  # type: ignore[assignment]
-        offer_side_bets(rules, args.side_bets)
-        if args.pairs is not None or not args.side_bets:
+        if args.max_splits is not None:
+            rules.max_splits = args.max_splits
+        if args.no_double_after_split:
+            rules.double_after_split = False
+        offer_side_bets(rules, args.side_bet)
+        if args.pairs is not None or not args.side_bet:
             rules.pairs.preset = (
                 pb.PAIRS_PRESET_ANY_PAIR
                 if args.pairs == "any-pair"
@@ -98,6 +113,7 @@ def run_quote(args: argparse.Namespace, out: TextIO) -> int:
                 dealer_up_card=request.dealer_up_card,
                 include_player_edge=request.include_player_edge,
                 base_card=request.base_card,
+                player_hand=list(request.player_hand),
             )
     else:
         response = answer_quote(request)

@@ -23,30 +23,42 @@ from pricing.tables import adapter_for
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import config_from_proto
 
-__all__ = ["SIMULATED_SEATS", "run_simulate"]
+__all__ = ["SIMULATED_SEATS", "default_table", "run_simulate"]
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _SIMULATE_OPTIONS: Final = {
     "mode": ("blackjack", "higher-lower"),
     "seats": ("blackjack",),
-    "side_bets": ("blackjack",),
+    "side_bet": ("blackjack",),
 }
 #: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
 SIMULATED_SEATS: Final = 3
+
+
+def default_table(game: str) -> str:
+    """The table ``simulate --game GAME`` deals to without ``--table``: each game its own, so
+    one game's demo after another's opens a table instead of finding one of the other game
+    (Hi-Lo's is ``demo``, the README's first).
+
+    >>> default_table("hilo"), default_table("higher-lower")
+    ('demo', 'demo-higher-lower')
+    """
+    return "demo" if game == "hilo" else f"demo-{game}"
 
 
 def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
     """The OpenTable request ``simulate`` sends, checked here first by the service's own code
     (an option of another game, decks the game does not have), so a bad argument is found
     before anything is opened or dealt."""
-    if not args.table:
+    table_id = default_table(args.game) if args.table is None else args.table
+    if not table_id:
         raise ValueError("--table must not be empty")
     check_game_options(args, args.game, _SIMULATE_OPTIONS)
-    request = pb.OpenTableRequest(table_id=args.table, game=GAMES[args.game], decks=args.decks)
+    request = pb.OpenTableRequest(table_id=table_id, game=GAMES[args.game], decks=args.decks)
     if request.game == pb.GAME_BLACKJACK:
         request.blackjack.shuffle_mode = shuffle_mode(args.mode, "depleting")
         request.blackjack.seats = args.seats or SIMULATED_SEATS
-        offer_side_bets(request.blackjack, args.side_bets)
+        offer_side_bets(request.blackjack, args.side_bet)
     if request.game == pb.GAME_HIGHER_LOWER:
         request.higher_lower.shuffle_mode = shuffle_mode(args.mode, "continuous")
     config = config_from_proto(request.game, request.decks, request)
@@ -102,7 +114,9 @@ def run_simulate(args: argparse.Namespace, out: TextIO) -> int:
     rng = random.Random(args.seed)
     with connect(args) as client:
         patient = _Patient(client.target, out)
-        with client.feed(args.table, streamed=args.stream, on_resend=patient.resending) as feed:
+        with client.feed(
+            request.table_id, streamed=args.stream, on_resend=patient.resending
+        ) as feed:
             return _deal(args, feed, patient, out, request=request, rng=rng)
 
 
@@ -120,7 +134,10 @@ def _deal(
     chosen = request.WhichOneof("rules")
     rules = getattr(request, chosen) if chosen else None
     state = patient(lambda: feed.open(game, decks=request.decks, rules=rules))
-    print(f"table {args.table!r} at version {state.version}, last_seq {state.last_seq}", file=out)
+    print(
+        f"table {request.table_id!r} at version {state.version}, last_seq {state.last_seq}",
+        file=out,
+    )
     printer = WatchPrinter(figures=False)  # an answer has whatever figures were ready
 
     def show(action: str, card: str, state: pb.TableState) -> None:

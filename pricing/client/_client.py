@@ -254,15 +254,18 @@ class _Client(Generic[FeedT]):
         rules: Rules | None = None,
         include_player_edge: bool = False,
         base_card: str = "",
+        player_hand: Sequence[str] = (),
     ) -> pb.QuoteResponse:
         """``include_player_edge`` (blackjack): also the next round's player edge, about 0.1 s
         on a full 8-deck shoe (QuoteRequest.include_player_edge); ``base_card`` (Higher/Lower):
-        the card the next one is compared with."""
+        the card the next one is compared with; ``player_hand`` (blackjack, with
+        ``dealer_up_card``): a hand whose decisions to answer (QuoteResponse.decisions)."""
         request = quote_request(
             game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
         request.include_player_edge = include_player_edge
         request.base_card = base_card
+        request.player_hand.extend(player_hand)
         response: pb.QuoteResponse = await self._read(self._pricing.Quote, request)
         return response
 

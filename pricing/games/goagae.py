@@ -469,7 +469,8 @@ class GoaGaeDeck:
             name = role.name if isinstance(role, CardRole) else repr(role)
             raise InvalidInput(
                 f"card role CARD_ROLE_{name} is not used in Goa Gae: use CARD_ROLE_PLAYER, "
-                "CARD_ROLE_DEALER or CARD_ROLE_BURN"
+                "CARD_ROLE_DEALER or CARD_ROLE_BURN",
+                field="role",
             )
         if self.phase is Phase.SHOE_COMPLETE:
             raise IllegalMove(

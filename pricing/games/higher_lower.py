@@ -179,7 +179,7 @@ class Phase(Enum):
     OPENING = "OPENING"  # no base card yet: burns, then the first RESULT card
     BETTING = "BETTING"  # a round is open for bets on the next result
     DEALING = "DEALING"  # the round's burns are coming out; its bets are closed
-    SHOE_COMPLETE = "SHOE_COMPLETE"  # a depleting shoe cannot deal another round
+    SHOE_COMPLETE = "SHOE_COMPLETE"  # the shoe cannot deal another round (or a result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,25 +266,28 @@ class HigherLowerShoe:
         if role not in (CardRole.BURN, CardRole.RESULT):
             raise InvalidInput(
                 f"card role CARD_ROLE_{role.name} is not used in Higher/Lower: use "
-                "CARD_ROLE_BURN or CARD_ROLE_RESULT"
+                "CARD_ROLE_BURN or CARD_ROLE_RESULT",
+                field="role",
             )
         if self.phase is Phase.SHOE_COMPLETE:
             raise IllegalMove(
                 f"card {card} rejected: the shoe is complete ({self.cards_remaining} cards "
                 f"left, a round takes {self.rules.burns + 1}); start a new shoe"
             )
-        self._game.deck.check_in(card, self.decks - self.exposed.count(card))
+        deck = self._game.deck
+        deck.check_holds(card, field="card")  # a ten: the request's card, whatever the shoe
+        deck.check_in(card, self.decks - self.exposed.count(card))
         burns = self.rules.burns
         if role is CardRole.BURN:
             if self.phase is Phase.OPENING:
-                return replace(self, exposed=(*self.exposed, card), outcome=None)
+                return replace(self, exposed=(*self.exposed, card), outcome=None)._burnt_out()
             return replace(
                 self,
                 exposed=(*self.exposed, card),
                 phase=Phase.DEALING,
                 burns_dealt=self.burns_dealt + 1,
                 outcome=None,
-            )
+            )._burnt_out()
         if self.phase is Phase.OPENING:
             return self._next_round(card, outcome=None)
         if self.burns_dealt < burns:
@@ -318,10 +321,26 @@ class HigherLowerShoe:
             return replace(self, phase=Phase.SHOE_COMPLETE)
         return self
 
+    def _burnt_out(self) -> HigherLowerShoe:
+        """After a burn: a shoe with no card left can deal no result (a continuous shuffler
+        takes its burns back only once a round ends), so it is complete, and the round open,
+        if any, is void (docs/rules.md §6.1), as a Hi-Lo deck's last card ends its round."""
+        if self.cards_remaining:
+            return self
+        open_round = self.phase is Phase.DEALING  # a burn closed its betting
+        outcome = RoundOutcome(self.round_id, self.result_index, None) if open_round else None
+        return replace(self, phase=Phase.SHOE_COMPLETE, outcome=outcome)
+
     def void_round(self) -> HigherLowerShoe:
         """The open round is void (refunded); a new round opens on the same base card. The
-        burns dealt stay out of a depleting shoe and go back into a continuous shuffler."""
-        if self.phase not in (Phase.BETTING, Phase.DEALING):
+        burns dealt stay out of a depleting shoe and go back into a continuous shuffler.
+
+        A shoe burnt out mid-round (complete, its round void already) takes a VoidRound too,
+        as it did before such a shoe was complete (a journal may hold one): its burns go back
+        into a continuous shuffler and a round opens on the base card; a depleting shoe stays
+        complete."""
+        burnt_out = self.phase is Phase.SHOE_COMPLETE and self.burns_dealt > 0
+        if self.phase not in (Phase.BETTING, Phase.DEALING) and not burnt_out:
             raise IllegalMove(f"no round to void: phase is {self.phase.name}")
         assert self.base is not None
         continuous = self.rules.shuffle is ShuffleMode.CONTINUOUS
@@ -331,7 +350,7 @@ class HigherLowerShoe:
             phase=Phase.BETTING,
             round_id=self.round_id + 1,
             burns_dealt=0,
-            outcome=RoundOutcome(self.round_id, self.result_index, None),
+            outcome=None if burnt_out else RoundOutcome(self.round_id, self.result_index, None),
         )._shoe_end()
 
     def new_shoe(self) -> HigherLowerShoe:

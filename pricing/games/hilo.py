@@ -255,7 +255,8 @@ class HiLoDeck:
         if role not in (CardRole.BURN, CardRole.RESULT):
             raise InvalidInput(
                 f"card role CARD_ROLE_{role.name} is not used in Hi-Lo: use CARD_ROLE_BURN or "
-                "CARD_ROLE_RESULT"
+                "CARD_ROLE_RESULT",
+                field="role",
             )
         if self.phase is Phase.SHOE_COMPLETE:
             why = f"{RESULTS_PER_DECK} results" if self.cards_remaining else "its last card"

@@ -25,7 +25,7 @@ from typing import Final
 
 from pricing import _next_card
 from pricing.cards import CARD_INDEX, DECK, MAX_DECKS, Card, Rank, Suit, card_index
-from pricing.errors import CardNotInShoe, InvalidOption
+from pricing.errors import CardNotInShoe, InvalidCard, InvalidOption
 from pricing.payout import BetPrice, Paytable
 
 __all__ = [
@@ -88,9 +88,18 @@ class NextCardDeck:
     def holds(self, card: Card) -> bool:
         return card.rank in self.ranks
 
+    def check_holds(self, card: Card, field: str | None = None) -> None:
+        """``InvalidCard`` (naming the request's ``field``, if given) unless the game's deck has
+        ``card``."""
+        if not self.holds(card):
+            raise InvalidCard(
+                f"card {card} is not in this game's deck: it has no {card.rank.symbol}s",
+                field=field,
+            )
+
     def counts(self, out: Iterable[Card] = ()) -> list[int]:
-        """The 52 card counts of the full shoe without ``out``. ``CardNotInShoe`` for a card
-        the deck does not have or that is out more often than the shoe holds it."""
+        """The 52 card counts of the full shoe without ``out``: ``check_in``'s refusals for a
+        card the deck does not have or that is out more often than the shoe holds it."""
         counts = [self.decks if self.holds(c) else 0 for c in DECK]
         for card in out:
             self.check_in(card, counts[card.index])
@@ -98,11 +107,10 @@ class NextCardDeck:
         return counts
 
     def check_in(self, card: Card, left: int) -> None:
-        """``CardNotInShoe`` unless ``card`` can come out of a shoe holding ``left`` of it."""
-        if not self.holds(card):
-            raise CardNotInShoe(
-                f"card {card} is not in this game's deck: it has no {card.rank.symbol}s"
-            )
+        """Whether ``card`` can come out of a shoe holding ``left`` of it: ``InvalidCard`` for
+        a card the game's deck does not have (a malformed argument for this game, whatever
+        the shoe's state: INVALID_ARGUMENT), ``CardNotInShoe`` for one all out."""
+        self.check_holds(card)
         if left <= 0:
             held = "one of each" if self.decks == 1 else f"{self.decks} of each"
             raise CardNotInShoe(f"card {card} is not in the shoe: it holds {held}, all out")

@@ -146,13 +146,16 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
     if chosen is not None:
         field, convert = RULES_FROM_PROTO[game]
         if chosen != field:
-            raise InvalidOption(f"rules {chosen!r} were sent for a GAME_{game.name} analysis")
+            raise InvalidOption(
+                f"rules {chosen!r} were sent for a GAME_{game.name} analysis", field=chosen
+            )
         rules = convert(getattr(request, field))
     if game is not Game.BLACKJACK:
         sent = _blackjack_options(request)
         if sent:
             raise InvalidOption(
-                f"{', '.join(sent)} are for a GAME_BLACKJACK analysis, not GAME_{game.name}"
+                f"{', '.join(sent)} are for a GAME_BLACKJACK analysis, not GAME_{game.name}",
+                field=sent[0],
             )
     if game is not Game.HIGHER_LOWER and request.decks:
         raise InvalidOption(
@@ -193,11 +196,14 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
     if rules is not None:
         raise InvalidOption(
             "blackjack's Analyze reports the side-bet library's presets (side_bet and preset "
-            "choose among them): send no rules"
+            "choose among them): send no rules",
+            field=chosen,
         )
     shoes = request.shoes or DEFAULT_SHOES
     if shoes > MAX_SHOES:
-        raise InvalidOption(f"shoes must be at most {MAX_SHOES}, got {shoes}")
+        raise InvalidOption(
+            f"shoes must be at most {MAX_SHOES}, got {shoes} (0: {DEFAULT_SHOES})", field="shoes"
+        )
     for field, (bet, preset) in (
         ("side_bet", (request.side_bet, "")),
         ("preset", (request.side_bet, request.preset)),
@@ -265,7 +271,8 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
     if request.game and game_from_proto(request.game) is not game:
         raise InvalidOption(
             f"table {request.table_id!r} is a {pb.Game.Name(int(game))} table, not "  # type: ignore[arg-type]
-            f"{pb.Game.Name(request.game)}: leave game out with a table_id"
+            f"{pb.Game.Name(request.game)}: leave game out with a table_id",
+            field="game",
         )
     extra = [
         name
@@ -282,7 +289,8 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
     if extra:
         raise InvalidOption(
             f"{', '.join(extra)} are for the theoretical report: a table_id's statistics use "
-            "the table's own rules"
+            "the table's own rules",
+            field=extra[0],
         )
     since, until = _bounds(request)
     if since is not None and until is not None and until <= since:

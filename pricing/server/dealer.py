@@ -209,7 +209,8 @@ class DealerServicer:
                 raise request.error
             if field == "none":
                 raise InvalidInput(
-                    f"a FeedRequest carries no event: set one of {', '.join(FEED_FIELDS)}"
+                    f"a FeedRequest carries no event: set one of {', '.join(FEED_FIELDS)}",
+                    field="event",
                 )
             inner = getattr(request, field)
             size = inner.ByteSize()  # as its call's request would be measured
@@ -218,8 +219,8 @@ class DealerServicer:
             kind = FEED_FIELDS[field]
             return await self._write(inner.table_id, inner.seq, kind.event(inner))
         except Exception as exc:
-            if isinstance(exc, InvalidInput) and exc.field:  # a path within the FeedRequest
-                exc.field = f"{field}.{exc.field}"
+            if isinstance(exc, InvalidInput) and exc.field and field != "none":
+                exc.field = f"{field}.{exc.field}"  # a path within the FeedRequest
             code = status_code(exc)
             self.metrics.feed_refused(field, code)
             await self.refusals.refuse(f"Feed ({field})", exc, context)

@@ -108,7 +108,9 @@ def grpc_options(limits: Limits) -> list[tuple[str, Any]]:
 
 
 class TokenBucket:
-    """``rate`` events a second on average, bursts of up to ``burst``.
+    """``rate`` events a second on average, bursts of up to ``burst`` (at least one token: a
+    bucket that holds less never lets an event through, so a rate under one a second would
+    refuse every event forever instead of one every ``1 / rate`` seconds).
 
     >>> now = [0.0]
     >>> bucket = TokenBucket(rate=2, burst=2, clock=lambda: now[0])
@@ -125,9 +127,9 @@ class TokenBucket:
         self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.rate = rate
-        self.burst = burst
+        self.burst = max(1.0, burst)
         self._clock = clock
-        self._level = burst
+        self._level = self.burst
         self._stamp = clock()
 
     def take(self) -> bool:
@@ -142,17 +144,19 @@ class TokenBucket:
 
 class TableRates:
     """``--max-events-per-second`` per table (0: off): each table's bucket, a burst of up to one
-    second's worth. A table's bucket goes when the table leaves memory (``forget``)."""
+    second's worth (one event at least). A table's bucket goes when the table leaves memory
+    (``forget``)."""
 
-    def __init__(self, rate: float) -> None:
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = rate
+        self._clock = clock
         self._buckets: dict[str, TokenBucket] = {}
 
     def check(self, table_id: str) -> None:
         """``LimitExceeded`` if ``table_id`` is sent events faster than the rate."""
         bucket = self._buckets.get(table_id)
         if bucket is None:
-            bucket = self._buckets[table_id] = TokenBucket(self.rate, burst=max(1.0, self.rate))
+            bucket = self._buckets[table_id] = TokenBucket(self.rate, self.rate, self._clock)
         if not bucket.take():
             raise LimitExceeded(
                 "max-events-per-second",

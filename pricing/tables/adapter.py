@@ -20,7 +20,8 @@ class GameAdapter(Protocol):
 
     - ``configure`` fills in defaults and validates (``InvalidOption``: INVALID_ARGUMENT);
     - ``check_offer`` refuses a configured table that may not be opened though it may be
-      quoted (a blackjack side bet paying more than it takes on a full shoe);
+      quoted (a blackjack side bet paying more than it takes on a full shoe, a Higher/Lower
+      bet it could never offer); only a new table is checked, never a journal's;
     - ``new_state`` is the state of a freshly opened table;
     - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
       game's side bets, insurance and dealer outcomes);

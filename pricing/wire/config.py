@@ -5,7 +5,8 @@ adds beside its adapter in ``pricing/tables/adapters/``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Final
 
@@ -25,7 +26,7 @@ from pricing.tables import (
     TableConfig,
     adapter_for,
 )
-from pricing.text import distinct_names, quoted
+from pricing.text import distinct_names, key_path, quoted
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import ProtoEnum, enum_number
 
@@ -50,17 +51,45 @@ def game_from_proto(value: int) -> Game:
         raise InvalidOption(f"unknown game {value}", field="game") from None
 
 
-def _pay_rule(name: str, rule: pb.PayRule) -> PayRule:
+@contextmanager
+def _within(path: str, what: str = "") -> Iterator[None]:
+    """An option refused inside the request's message at ``path`` is named there: ``path``,
+    then the field of that message the refusal names, if it names one (``PayRule``'s
+    ``max_hundredths``); ``what`` goes before its message."""
     try:
-        return PayRule(rule.rtp_bp, rule.min_hundredths, rule.max_hundredths)
+        yield
     except InvalidOption as exc:
-        raise InvalidOption(f"paytable entry {name}: {exc}") from None
+        field = path if exc.field is None else f"{path}.{exc.field}"
+        raise InvalidOption(f"{what}{exc}", field=field) from None
+
+
+def _pay_rule(name: str, rule: pb.PayRule, path: str) -> PayRule:
+    """The rule of bet ``name``, sent at ``path`` in the request (``hilo.low``)."""
+    with _within(path, f"paytable entry {name}: "):
+        return PayRule(rule.rtp_bp, rule.min_hundredths, rule.max_hundredths)
+
+
+def _named_rules(
+    game: str, bets: Mapping[str, pb.PayRule], valid: tuple[str, ...], path: str
+) -> dict[str, PayRule]:
+    """Each bet's rule as the rules message's map ``bets`` (at ``path``) names it; an unknown
+    name, two names for one bet or a bad rule is refused naming its key."""
+    names = distinct_names(f"{game} bet", bets, field=path)
+    given = {}
+    for name, rule in bets.items():
+        if names[name] not in valid:
+            raise InvalidOption(
+                f"unknown {game} bet {quoted(name)} in bets: expected one of {', '.join(valid)}",
+                field=key_path(path, name),
+            )
+        given[names[name]] = _pay_rule(names[name], rule, key_path(path, name))
+    return given
 
 
 def _hilo_rules(rules: Message) -> hilo.HiLoPaytable:
     assert isinstance(rules, pb.HiLoRules)
     given = {
-        bet: _pay_rule(bet, getattr(rules, bet.lower()))
+        bet: _pay_rule(bet, getattr(rules, bet.lower()), f"hilo.{bet.lower()}")
         for bet in hilo.BETS
         if rules.HasField(bet.lower())  # type: ignore[arg-type]
     }
@@ -69,8 +98,7 @@ def _hilo_rules(rules: Message) -> hilo.HiLoPaytable:
 
 def _goagae_rules(rules: Message) -> goagae.GoaGaePaytable:
     assert isinstance(rules, pb.GoaGaeRules)
-    names = distinct_names("Goa Gae bet", rules.bets)
-    given = {names[name]: _pay_rule(names[name], rule) for name, rule in rules.bets.items()}
+    given = _named_rules("Goa Gae", rules.bets, goagae.BETS, "goa_gae.bets")
     return goagae.GoaGaePaytable.from_rules(given)
 
 
@@ -92,18 +120,14 @@ def _higher_lower_rules(rules: Message) -> higher_lower.HigherLowerRules:
             raise InvalidOption(
                 f"higher_lower.rtp_bp: {exc}", field="higher_lower.rtp_bp"
             ) from None
-    names = distinct_names("Higher/Lower bet", rules.bets)
     given = {bet: base for bet in higher_lower.BETS}
-    for name, rule in rules.bets.items():
-        if names[name] not in given:
-            raise InvalidOption(
-                f"unknown Higher/Lower bet {quoted(name)} in bets: expected one of "
-                f"{', '.join(higher_lower.BETS)}",
-                field=f'higher_lower.bets["{name}"]',
-            )
-        given[names[name]] = _pay_rule(names[name], rule)
+    given |= _named_rules("Higher/Lower", rules.bets, higher_lower.BETS, "higher_lower.bets")
     shuffle = _enum_option(
-        "shuffle_mode", pb.ShuffleMode, rules.shuffle_mode, _HIGHER_LOWER_SHUFFLES, "CONTINUOUS"
+        "higher_lower.shuffle_mode",
+        pb.ShuffleMode,
+        rules.shuffle_mode,
+        _HIGHER_LOWER_SHUFFLES,
+        "CONTINUOUS",
     )
     return higher_lower.HigherLowerRules(
         paytable=higher_lower.HigherLowerPaytable.from_rules(given),
@@ -114,15 +138,16 @@ def _higher_lower_rules(rules: Message) -> higher_lower.HigherLowerRules:
 
 
 def _enum_option(
-    kind: str, enum: ProtoEnum, value: int, names: Mapping[int, str], default: str
+    field: str, enum: ProtoEnum, value: int, names: Mapping[int, str], default: str
 ) -> str:
-    """The option a rules enum field chose (``default`` for its zero value)."""
+    """The option the rules enum ``field`` (its path in the request) chose (``default`` for
+    its zero value)."""
     if value == 0:
         return default
     name = names.get(value)
     if name is None:
         valid = ", ".join(enum.Name(number) for number in names)
-        raise InvalidOption(f"unknown {kind} {value}: expected one of {valid}")
+        raise InvalidOption(f"unknown {field} {value}: expected one of {valid}", field=field)
     return name
 
 
@@ -165,21 +190,23 @@ def _royal_match(message: pb.RoyalMatchPaytable) -> Paytable:
     elif message.HasField("crown_hundredths"):
         raise InvalidOption(
             f"royal_match crown_hundredths {message.crown_hundredths} was sent with "
-            "crown_enabled false: Crown Treasure is off, so it pays nothing of its own"
+            "crown_enabled false: Crown Treasure is off, so it pays nothing of its own",
+            field="blackjack.royal_match.crown_hundredths",
         )
-    table = blackjack.RoyalMatchPaytable(
-        royal_hundredths=(
-            message.royal_hundredths
-            if message.HasField("royal_hundredths")
-            else default.royal_hundredths
-        ),
-        easy_hundredths=(
-            message.easy_hundredths
-            if message.HasField("easy_hundredths")
-            else default.easy_hundredths
-        ),
-        crown_hundredths=crown,
-    )
+    with _within("blackjack.royal_match"):
+        table = blackjack.RoyalMatchPaytable(
+            royal_hundredths=(
+                message.royal_hundredths
+                if message.HasField("royal_hundredths")
+                else default.royal_hundredths
+            ),
+            easy_hundredths=(
+                message.easy_hundredths
+                if message.HasField("easy_hundredths")
+                else default.easy_hundredths
+            ),
+            crown_hundredths=crown,
+        )
     preset = "crown-treasure" if table.crown_treasure else "standard"
     return Paytable("ROYAL_MATCH", preset, table.pays())
 
@@ -188,21 +215,29 @@ def _pairs(message: pb.PairsPaytable) -> Paytable:
     """The old ``pairs`` field: a preset (default Perfect Pairs), its pays overridden by
     name."""
     preset = _enum_option(
-        "pairs preset", pb.PairsPreset, message.preset, _PAIRS_PRESETS, "perfect-pairs"
+        "blackjack.pairs.preset", pb.PairsPreset, message.preset, _PAIRS_PRESETS, "perfect-pairs"
     )
     table = blackjack.pairs_paytable(preset)
     pays = table.pays()
     overrides: dict[str, int] = {}
-    names = distinct_names("pairs outcome", message.payout_hundredths)
+    sent_as: dict[str, str] = {}  # each overridden field of the paytable: the key it came in
+    path = "blackjack.pairs.payout_hundredths"
+    names = distinct_names("pairs outcome", message.payout_hundredths, field=path)
     for name, hundredths in message.payout_hundredths.items():
         outcome = names[name]
         if outcome not in pays:
             raise InvalidOption(
                 f"pairs outcome {quoted(name)} is not in the {preset} paytable: expected one of "
-                f"{', '.join(pays)}"
+                f"{', '.join(pays)}",
+                field=key_path(path, name),
             )
         overrides[_PAIRS_FIELDS[outcome]] = hundredths
-    table = replace(table, **overrides) if overrides else table
+        sent_as[_PAIRS_FIELDS[outcome]] = name
+    try:
+        table = replace(table, **overrides) if overrides else table
+    except InvalidOption as exc:
+        exc.field = key_path(path, sent_as[exc.field]) if exc.field in sent_as else path
+        raise
     return Paytable("PAIRS", preset, table.pays())
 
 
@@ -218,10 +253,10 @@ def _side_bets(rules: pb.BlackjackRules) -> tuple[Paytable, ...]:
     """The bets a table offers: ``side_bets``, and ``royal_match`` / ``pairs`` when sent; with
     neither, Royal Match and the pair bet as those fields set them."""
     offered: list[Paytable] = []
-    names = distinct_names("side bet", rules.side_bets)
+    names = distinct_names("side bet", rules.side_bets, field="blackjack.side_bets")
     for name, entry in rules.side_bets.items():
         bet = names[name]
-        field = f'blackjack.side_bets["{name}"]'
+        field = key_path("blackjack.side_bets", name)
         old = _OLD_FIELDS[bet][0] if bet in _OLD_FIELDS else None
         if old is not None and rules.HasField(old):  # type: ignore[arg-type]
             raise InvalidOption(
@@ -260,12 +295,16 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
     return BlackjackOptions(
         rule=blackjack.DealerRule(
             _enum_option(
-                "dealer_rule", pb.DealerRule, rules.dealer_rule, _DEALER_RULES, default.rule.value
+                "blackjack.dealer_rule",
+                pb.DealerRule,
+                rules.dealer_rule,
+                _DEALER_RULES,
+                default.rule.value,
             )
         ),
         mode=blackjack.ShoeMode(
             _enum_option(
-                "shuffle_mode",
+                "blackjack.shuffle_mode",
                 pb.ShuffleMode,
                 rules.shuffle_mode,
                 _SHUFFLE_MODES,
@@ -407,5 +446,7 @@ def config_from_proto(
         return TableConfig(game, decks, None)
     field, convert = RULES_FROM_PROTO[game]  # every Game has its rules message
     if chosen != field:
-        raise InvalidOption(f"rules {chosen!r} were sent for a GAME_{game.name} table")
+        raise InvalidOption(
+            f"rules {chosen!r} were sent for a GAME_{game.name} table", field=chosen
+        )
     return TableConfig(game, decks, convert(getattr(request, field)))

@@ -6,11 +6,12 @@ decisions, the player edge) are computed after its state is published, so they a
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
 
-from pricing.cards import CARDS_PER_DECK, parse_card
+from pricing.cards import Card, parse_card
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.payout import BetPrice
 from pricing.tables import (
@@ -45,7 +46,7 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     config = config_from_proto(request.game, request.decks, request)
     adapter = adapter_for(config.game)
     config = adapter.configure(config)
-    shoe = CARDS_PER_DECK * config.decks
+    shoe = adapter.new_state(config).cards_remaining  # the game's own: 48-card decks, say
     seen = (
         len(request.exposed)
         + len(request.player_hand)
@@ -55,10 +56,10 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     if seen > shoe:
         # Checked before any card is read: the work a quote costs is bounded by its shoe.
         raise InvalidInput(
-            f"a quote of a {config.decks}-deck shoe takes at most {shoe} cards, got {seen}",
+            f"a quote takes at most the {shoe} cards of its {config.decks}-deck shoe, got {seen}",
             field="exposed",
         )
-    _check_cards(request)
+    _check_cards(request, config.decks)
     try:
         view = adapter.quote(
             config,
@@ -231,20 +232,32 @@ def summary_to_proto(snap: Snapshot, seats: int, watchers: int) -> pb.TableSumma
     )
 
 
-def _check_cards(request: pb.QuoteRequest) -> None:
-    """Every card of a Quote is one, else ``InvalidCard`` naming its place in the request
-    (``exposed[3]``, ``dealer_up_card``): the engines that read them know no request."""
+def _check_cards(request: pb.QuoteRequest, decks: int) -> None:
+    """Every card of a Quote is one, and no card is sent more often than a shoe of ``decks``
+    holds it; else ``InvalidInput`` naming its place in the request (``exposed[3]``,
+    ``player_hand[1]``, ``dealer_up_card``): the engines that read them know no request. A
+    card one too many is blamed where it is, in the order the fields are listed."""
     places = [(f"exposed[{i}]", text) for i, text in enumerate(request.exposed)]
+    places += [(f"player_hand[{i}]", text) for i, text in enumerate(request.player_hand)]
     if request.dealer_up_card:
         places.append(("dealer_up_card", request.dealer_up_card))
     if request.base_card:
         places.append(("base_card", request.base_card))
+    sent: Counter[Card] = Counter()
     for place, text in places:
         try:
-            parse_card(text)
+            card = parse_card(text)
         except InvalidInput as exc:
             exc.field = place
             raise
+        sent[card] += 1
+        if sent[card] > decks:
+            held = (
+                f"{decks} decks hold {decks} of each" if decks > 1 else "a deck holds one of each"
+            )
+            raise InvalidInput(
+                f"card {card} in {place} is one more than the shoe holds: {held}", field=place
+            )
 
 
 def quote_to_proto(game: Game, view: GameView) -> pb.QuoteResponse:

@@ -115,7 +115,8 @@ class RefTable:
             self.seen, self.base, self.phase, self.burned = [], None, "OPENING", 0
             return True
         if kind == "VOID":
-            if self.phase not in ("BETTING", "DEALING"):
+            burnt_out = self.phase == "COMPLETE" and self.burned > 0  # a void still taken
+            if self.phase not in ("BETTING", "DEALING") and not burnt_out:
                 return False
             if self.continuous:
                 self.seen = [self.base] if self.base else []
@@ -129,6 +130,8 @@ class RefTable:
             self.seen.append(card)
             if self.phase != "OPENING":
                 self.phase, self.burned = "DEALING", self.burned + 1
+            if not self.left():  # no card for a result: the shoe is complete
+                self.phase = "COMPLETE"
             return True
         if self.phase != "OPENING" and self.burned < self.burns:
             return False

@@ -39,7 +39,8 @@ def _check_pays(name: str, value: object) -> None:
     if not is_whole_number(value) or not 0 <= value <= MAX_HUNDREDTHS:  # type: ignore[operator]
         raise InvalidOption(
             f"{name} must be a whole number of hundredths from 0 to {MAX_HUNDREDTHS} "
-            f"(2.5 : 1 is 250), got {value!r}"
+            f"(2.5 : 1 is 250), got {value!r}",
+            field=name,
         )
 
 

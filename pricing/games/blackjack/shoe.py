@@ -202,7 +202,8 @@ class BlackjackShoe:
         if not isinstance(role, CardRole) or role is CardRole.RESULT:
             raise InvalidInput(
                 f"card role CARD_ROLE_{getattr(role, 'name', role)} is not used in blackjack: "
-                "use CARD_ROLE_PLAYER, CARD_ROLE_DEALER or CARD_ROLE_BURN"
+                "use CARD_ROLE_PLAYER, CARD_ROLE_DEALER or CARD_ROLE_BURN",
+                field="role",
             )
         card = DECK[parse_card(card).index]  # the canonical object: the kernel reads it fastest
         if self.counts[card.index] == 0:

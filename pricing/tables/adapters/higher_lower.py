@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pricing.cards import Card, parse_card
+from pricing.cards import DECK, Card, parse_card
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.games import higher_lower as hl
 from pricing.tables.events import Game, TableConfig, TablePhase
@@ -50,7 +50,39 @@ class HigherLowerAdapter:
         return rules
 
     def check_offer(self, config: TableConfig) -> None:
-        """Any configured table may be opened: a bet that would pay over par is closed."""
+        """A table may not have a bet it could never offer: one whose pay, lifted to its
+        minimum, returns more than the stake even at the lowest chance to win a round can
+        give it, so that it is always closed as over par (docs/rules.md §6.2).
+        ``InvalidOption`` naming the bet's ``min_hundredths``; a Quote may still price one.
+        Checked when a table is opened, never when a journal is folded: a table opened before
+        this check reads back as it was."""
+        rules = self.rules(config)
+        game = hl.game(config.decks)
+        depleting = rules.shuffle is hl.ShuffleMode.DEPLETING
+        # Whether a bet is offered depends only on its chance to win (its pay is clamped up
+        # to the minimum the less likely it is): each bet's lowest chance over every base
+        # card, as (winning cards, cards left).
+        lowest: dict[str, tuple[int, int]] = {}
+        for base in (card for card in DECK if game.deck.holds(card)):
+            counts = game.deck.counts([base])
+            for bet, price in game.price_counts(counts, base, rules.paytable).items():
+                wins, left = price.wins, price.remaining
+                if wins and depleting:  # the other winning cards out, then this base
+                    wins, left = 1, left - wins + 1
+                low = lowest.get(bet)
+                if wins and (low is None or wins * low[1] < low[0] * left):
+                    lowest[bet] = (wins, left)
+        for bet in hl.BETS:
+            wins, left = lowest.get(bet, (0, 0))
+            if not wins or not game.offer(bet, wins, left, rules.paytable).open:
+                pay = rules.paytable.rules()[bet].min_hundredths / 100
+                raise InvalidOption(
+                    f"bet {bet} could never be offered at this table: at its minimum pay, "
+                    f"{pay:.2f} : 1, it returns more than the stake even at its lowest chance "
+                    f"to win ({wins} of {left} cards), so it would always be closed; lower "
+                    "its min_hundredths",
+                    field=f'higher_lower.bets["{bet}"].min_hundredths',
+                )
 
     def new_state(self, config: TableConfig) -> GameState:
         return hl.HigherLowerShoe(rules=self.rules(config), decks=config.decks)
@@ -83,8 +115,13 @@ class HigherLowerAdapter:
                 )
         rules = self.rules(config)
         game = hl.game(config.decks)
+        cards = [(f"exposed[{i}]", parse_card(text)) for i, text in enumerate(exposed)]
         base = parse_card(base_card) if base_card else None
-        out = [*map(parse_card, exposed), *([base] if base else [])]
+        if base is not None:
+            cards.append(("base_card", base))
+        for place, card in cards:
+            game.deck.check_holds(card, place)  # a ten is named where it was sent
+        out = [card for _, card in cards]
         counts = game.deck.counts(out)  # every card checked against the shoe
         if rules.shuffle is hl.ShuffleMode.CONTINUOUS:  # the seen cards went back but the base
             out = out[-1:] if base else []

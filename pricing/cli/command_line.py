@@ -5,16 +5,14 @@ place, each command bound to the function that runs it (``run``, called by
 from __future__ import annotations
 
 import argparse
-import os
-from collections.abc import Callable
-from typing import Final, TypeAlias
+from typing import Final
 
 from pricing import __version__
 from pricing.cards import MAX_DECKS
 from pricing.cli.analyze import run_analyze
 from pricing.cli.args import UINT64_MAX, card_list, fraction, integer, position_leg, seconds
-from pricing.cli.common import GAMES
-from pricing.cli.journal import run_backup, run_check, run_export, run_replay, run_salvage
+from pricing.cli.common import GAMES, Commands, add_data_dir
+from pricing.cli.journal import add_journal_commands
 from pricing.cli.reads import (
     EXIT_STREAM_ENDED,
     health_services,
@@ -34,9 +32,6 @@ from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 from pricing.tables import MAX_STAKE_CENTS
 
 __all__ = ["build_parser"]
-
-#: What ``add_subparsers`` returns: each command is added to it.
-Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 _DECKS_NOTE: Final = "0: the game's default"
 
@@ -63,7 +58,7 @@ def build_parser(description: str | None) -> argparse.ArgumentParser:
     _add_settle_position(sub)
     _add_table(sub)
     _add_tables(sub)
-    _add_journal(sub)
+    add_journal_commands(sub)
     _add_analyze(sub)
     _add_health(sub)
     return p
@@ -375,90 +370,6 @@ def _add_tables(sub: Commands) -> None:
     ls.set_defaults(run=run_tables)
 
 
-def _add_data_dir(p: argparse._ActionsContainer, what: str) -> None:
-    """``--data-dir``, the server's data directory (``$PRICING_DATA_DIR`` by default); ``what``
-    the command does with it."""
-    p.add_argument(
-        "--data-dir",
-        default=os.environ.get("PRICING_DATA_DIR", "data"),
-        help=f"the server's data directory (default: $PRICING_DATA_DIR or ./data); {what}",
-    )
-
-
-def _add_journal(sub: Commands) -> None:
-    j = sub.add_parser(
-        "journal",
-        help="export, replay, check, salvage or back up the journal",
-        description="A table's accepted events, as the server journaled them: 'export' prints "
-        "them as JSON Lines (seq, version, time accepted, event), 'replay' folds such a file "
-        "through the engines and prints each round's result and the final state, or the state "
-        "at one version (the prices a bet was accepted on). 'check' says what is damaged, "
-        "'salvage' copies what is whole to a new directory, 'backup' takes a consistent copy "
-        "while the server runs.",
-    )
-    jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
-    e = jsub.add_parser("export", help="print a table's events as JSON Lines")
-    e.add_argument("table", help="table id")
-    _add_data_dir(
-        e,
-        "read-only, safe while the server runs; a table gone from the journal is read from its "
-        "archive",
-    )
-    e.set_defaults(run=run_export)
-    r = jsub.add_parser("replay", help="fold exported events through the engines")
-    r.add_argument("file", help="JSON Lines from 'pricing journal export' (.gz too; - for stdin)")
-    r.add_argument(
-        "--at-version",
-        type=int,
-        default=0,
-        metavar="V",
-        help="print only the state at version V (what a bet accepted at V was priced on)",
-    )
-    r.set_defaults(run=run_replay)
-    # The operator's tools: (name, help, description, what --data-dir is to it, --to, run).
-    tools: tuple[tuple[str, str, str, str, str, Callable[..., int]], ...] = (
-        (
-            "check",
-            "what is damaged in the journal, table by table (exit 1 if anything is)",
-            "SQLite's quick_check of journal.sqlite3, then every table: its events against its "
-            "recorded last version, folded through the engines, and its snapshot against its "
-            "checksum. Exit 0 if all is whole, 1 if anything is damaged.",
-            "read-only, safe while the server runs",
-            "",
-            run_check,
-        ),
-        (
-            "salvage",
-            "copy the tables whose events are whole into a new data directory",
-            "Copy every table whose events are whole, each other table up to its last good "
-            "version (reported CUT SHORT), and the archive, into the new directory --to; a "
-            "table with no good version is reported DROPPED. Start a server on --to to go on "
-            "from what survived.",
-            "only read",
-            "NEWDIR",
-            run_salvage,
-        ),
-        (
-            "backup",
-            "a consistent copy of the journal and its archive, while the server runs",
-            "SQLite's online backup of journal.sqlite3 (the journal as of one moment: every "
-            "event acknowledged before the backup began), checked whole, and the archive's "
-            "files, into the new directory --to. Restore: start a server with --data-dir on "
-            "it. Never back up by copying the files: journal.sqlite3 without its -wal misses "
-            "the latest events.",
-            "read-only, safe while the server runs",
-            "BACKUPDIR",
-            run_backup,
-        ),
-    )
-    for name, short, description, reads, to, run in tools:
-        tool = jsub.add_parser(name, help=short, description=description)
-        _add_data_dir(tool, reads)
-        if to:
-            tool.add_argument("--to", required=True, metavar=to, help="a new directory")
-        tool.set_defaults(run=run)
-
-
 def _add_analyze(sub: Commands) -> None:
     a = sub.add_parser(
         "analyze",
@@ -540,7 +451,7 @@ def _add_analyze(sub: Commands) -> None:
         type=str.lower,
         help="the live statistics of every table of this game, together",
     )
-    _add_data_dir(
+    add_data_dir(
         live,
         "read-only, safe while the server runs; tables gone from the journal are read from its "
         "archive",

@@ -4,8 +4,9 @@ flags, and the one choice between ``--json`` and text output."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
-from typing import Final, TextIO
+from typing import Final, TextIO, TypeAlias
 
 from google.protobuf.message import Message
 
@@ -14,7 +15,19 @@ from pricing.client import PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_number
 
-__all__ = ["GAMES", "connect", "emit_json", "offer_side_bets", "show_message", "shuffle_mode"]
+__all__ = [
+    "GAMES",
+    "Commands",
+    "add_data_dir",
+    "connect",
+    "emit_json",
+    "offer_side_bets",
+    "show_message",
+    "shuffle_mode",
+]
+
+#: What ``add_subparsers`` returns: each command is added to it.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 #: The games as the command line names them.
 GAMES: Final = {
@@ -71,3 +84,13 @@ def offer_side_bets(rules: pb.BlackjackRules, specs: list[str] | None) -> None:
     for spec in specs or ():
         bet, _, preset = spec.partition(":")
         rules.side_bets[bet.strip().upper()].preset = preset.strip()
+
+
+def add_data_dir(p: argparse._ActionsContainer, what: str) -> None:
+    """``--data-dir``, the server's data directory (``$PRICING_DATA_DIR`` by default); ``what``
+    the command does with it."""
+    p.add_argument(
+        "--data-dir",
+        default=os.environ.get("PRICING_DATA_DIR", "data"),
+        help=f"the server's data directory (default: $PRICING_DATA_DIR or ./data); {what}",
+    )

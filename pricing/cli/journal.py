@@ -13,15 +13,24 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from pricing.cli.common import Commands, add_data_dir
 from pricing.cli.format import format_state, watch_header
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import snapshot_to_proto
 
-__all__ = ["ROUNDS_HEADER", "run_backup", "run_check", "run_export", "run_replay", "run_salvage"]
+__all__ = [
+    "ROUNDS_HEADER",
+    "add_journal_commands",
+    "run_backup",
+    "run_check",
+    "run_export",
+    "run_replay",
+    "run_salvage",
+]
 
 #: The head of ``pricing journal replay``'s round lines (the result, last, may hold spaces:
 #: several cards).
@@ -255,3 +264,78 @@ def run_backup(args: argparse.Namespace, out: TextIO) -> int:
         file=out,
     )
     return 0
+
+
+def add_journal_commands(sub: Commands) -> None:
+    """``pricing journal`` and its actions, each bound to the function below that runs it."""
+    j = sub.add_parser(
+        "journal",
+        help="export, replay, check, salvage or back up the journal",
+        description="A table's accepted events, as the server journaled them: 'export' prints "
+        "them as JSON Lines (seq, version, time accepted, event), 'replay' folds such a file "
+        "through the engines and prints each round's result and the final state, or the state "
+        "at one version (the prices a bet was accepted on). 'check' says what is damaged, "
+        "'salvage' copies what is whole to a new directory, 'backup' takes a consistent copy "
+        "while the server runs.",
+    )
+    jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
+    e = jsub.add_parser("export", help="print a table's events as JSON Lines")
+    e.add_argument("table", help="table id")
+    add_data_dir(
+        e,
+        "read-only, safe while the server runs; a table gone from the journal is read from its "
+        "archive",
+    )
+    e.set_defaults(run=run_export)
+    r = jsub.add_parser("replay", help="fold exported events through the engines")
+    r.add_argument("file", help="JSON Lines from 'pricing journal export' (.gz too; - for stdin)")
+    r.add_argument(
+        "--at-version",
+        type=int,
+        default=0,
+        metavar="V",
+        help="print only the state at version V (what a bet accepted at V was priced on)",
+    )
+    r.set_defaults(run=run_replay)
+    # The operator's tools: (name, help, description, what --data-dir is to it, --to, run).
+    tools: tuple[tuple[str, str, str, str, str, Callable[..., int]], ...] = (
+        (
+            "check",
+            "what is damaged in the journal, table by table (exit 1 if anything is)",
+            "SQLite's quick_check of journal.sqlite3, then every table: its events against its "
+            "recorded last version, folded through the engines, and its snapshot against its "
+            "checksum. Exit 0 if all is whole, 1 if anything is damaged.",
+            "read-only, safe while the server runs",
+            "",
+            run_check,
+        ),
+        (
+            "salvage",
+            "copy the tables whose events are whole into a new data directory",
+            "Copy every table whose events are whole, each other table up to its last good "
+            "version (reported CUT SHORT), and the archive, into the new directory --to; a "
+            "table with no good version is reported DROPPED. Start a server on --to to go on "
+            "from what survived.",
+            "only read",
+            "NEWDIR",
+            run_salvage,
+        ),
+        (
+            "backup",
+            "a consistent copy of the journal and its archive, while the server runs",
+            "SQLite's online backup of journal.sqlite3 (the journal as of one moment: every "
+            "event acknowledged before the backup began), checked whole, and the archive's "
+            "files, into the new directory --to. Restore: start a server with --data-dir on "
+            "it. Never back up by copying the files: journal.sqlite3 without its -wal misses "
+            "the latest events.",
+            "read-only, safe while the server runs",
+            "BACKUPDIR",
+            run_backup,
+        ),
+    )
+    for name, short, description, reads, to, run in tools:
+        tool = jsub.add_parser(name, help=short, description=description)
+        add_data_dir(tool, reads)
+        if to:
+            tool.add_argument("--to", required=True, metavar=to, help="a new directory")
+        tool.set_defaults(run=run)

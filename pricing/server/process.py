@@ -332,7 +332,7 @@ async def serve(
     sweeper.cancel()
     refresh.cancel()
     await _stop_calls(service, server, grace)
-    service.offload.close()
+    await asyncio.to_thread(service.offload.close)  # joins the workers: off the loop
     service.publisher.analyst.close()
     await service.store.close()
     httpd.shutdown()

@@ -211,11 +211,12 @@ def hostile_readers(target: str, args: argparse.Namespace, tables: Tables) -> li
     quotes = tuple(q.SerializeToString() for q in edge_quotes(args.quotes))
     position = (tables.position.SerializeToString(),)
     bound = 4 * args.events / RATE + 60  # seconds: past any phase's end
-    return [
+    loads = [
         Readers("Quote", target, quotes, args.quotes, deadline=10, seconds=bound, channels=10),
         analyze_readers(target, args.analyzers, bound),
         Readers("SettlePosition", target, position, args.positions, deadline=10, seconds=bound),
     ]
+    return [load for load in loads if load.concurrent]  # 0: that kind left out (each alone)
 
 
 def analyze_readers(target: str, count: int, seconds: float) -> Readers:

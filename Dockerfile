@@ -8,9 +8,9 @@
 #     -e PRICING_READER_TOKENS_FILE=/secrets/readers.txt \
 #     -p 127.0.0.1:50051:50051 -p 127.0.0.1:9464:9464 live-odds-pricing
 #
-# The install steps are the README's "Install as a package": `pip wheel .`, then install the
-# wheel. The base is a build argument so that a machine without the public registries builds
-# on an equivalent (`make standins`, then `make image PYTHON_IMAGE=local/python:3.11-slim`).
+# The install steps are docs/operations/docker.md's "Install as a package": `pip wheel .`, then
+# install the wheel. The base is a build argument so that a machine without the public registries
+# builds on an equivalent (`make standins`, then `make image PYTHON_IMAGE=local/python:3.11-slim`).
 ARG PYTHON_IMAGE=python:3.11-slim
 
 # ---- build: compile the Cython extension into a wheel ----------------------------------------

@@ -1,4 +1,4 @@
-"""What a server's memory is made of: the figures the README's sizing quotes.
+"""What a server's memory is made of: the figures docs/operations/resources.md's sizing quotes.
 
     .venv/bin/python bench/resources.py [--hilo 1000] [--higher-lower 1000] [--blackjack 20]
         [--busy-higher-lower 5] [--full 2] [--watchers 1000]

@@ -63,7 +63,7 @@ def test_the_extremes_offered_are_the_published_table() -> None:
 
 
 def test_default_figures() -> None:
-    """The default paytable's numbers, as the README quotes them."""
+    """The default paytable's numbers, as docs/analysis/rtp.md quotes them."""
     low, seven = DEFAULT.bets["LOW"], DEFAULT.bets["SEVEN"]
     assert f"{float(low.rtp):.6f}" == "0.958390"
     assert f"{float(seven.rtp):.6f}" == "0.834694"

@@ -394,7 +394,7 @@ def test_an_event_that_does_not_decode_or_an_unlisted_table_is_named_at_start_up
     with conn:
         conn.execute("UPDATE events SET body = x'ffffffff' WHERE table_id = 'x' AND version = 11")
         conn.execute("DELETE FROM tables WHERE table_id = 'y'")
-    conn.close()  # which took the -wal into the file: as the README says, the mark goes too
+    conn.close()  # which took the -wal into the file: as journal-tools.md says, the mark goes too
     (data / "journal.running").unlink()
     err = start_fails(data)
     assert str(data / FILE_NAME) in err

@@ -1,6 +1,7 @@
-"""README.md's sample outputs are what the code prints now: every shell session (``$ pricing …``
-and the lines after it) is run in a directory holding what the samples need, and every Python
-example (``>>>``) is run as a doctest.
+"""The samples of README.md and of every page under docs/ are what the code prints now: every
+shell session (``$ pricing …`` and the lines after it) is run in a directory holding what the
+samples need, every Python example (``>>>``) is run as a doctest, every other Python block is
+compiled and every YAML block parsed.
 
 What the sessions need, made here: a real server (``PRICING_SERVER`` points at it) on
 ``./data``, Hi-Lo table ``H`` dealt ``H_CARDS`` (the export and replay samples), and table
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, start_server
@@ -32,6 +34,8 @@ from tests.wire import Feed
 pytestmark = pytest.mark.timeout(180)
 
 README = ROOT / "README.md"
+#: Every page a reader is sent to: the README, then docs/ (the site's pages).
+PAGES = (README, *sorted((ROOT / "docs").rglob("*.md")))
 
 #: Table H's cards: five opening burns, then six results (rounds 1 to 6).
 H_CARDS = ("2S", "9D", "4C", "3H", "6S", "KH", "5D", "9S", "7C", "QD", "2C")
@@ -42,14 +46,29 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
 
 @dataclass(frozen=True)
 class Session:
-    """One ``$ command`` of a README shell block and the output shown after it."""
+    """One ``$ command`` of a page's shell block and the output shown after it."""
 
+    page: str
     line: int
     command: str
     output: str
 
 
-def sessions(text: str) -> Iterator[Session]:
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of a page, in a given language."""
+
+    page: str
+    line: int
+    body: str
+
+
+def _name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def sessions(page: Path) -> Iterator[Session]:
+    text = page.read_text()
     for block in _FENCE.finditer(text):
         if block.group(1) not in ("", "sh", "console"):
             continue
@@ -59,17 +78,25 @@ def sessions(text: str) -> Iterator[Session]:
             if line.startswith("$ "):
                 if current is not None:
                     yield current
-                current = Session(start + offset, line[2:], "")
+                current = Session(_name(page), start + offset, line[2:], "")
             elif current is not None:
-                current = Session(current.line, current.command, current.output + line + "\n")
+                current = Session(
+                    current.page, current.line, current.command, current.output + line + "\n"
+                )
         if current is not None:
             yield current
 
 
-def python_examples(text: str) -> Iterator[tuple[int, str]]:
+def blocks(page: Path, language: str) -> Iterator[Block]:
+    text = page.read_text()
     for block in _FENCE.finditer(text):
-        if block.group(1) == "python" and ">>>" in block.group(2):
-            yield text.count("\n", 0, block.start(2)) + 1, block.group(2)
+        if block.group(1) == language:
+            line = text.count("\n", 0, block.start(2)) + 1
+            yield Block(_name(page), line, block.group(2))
+
+
+def python_examples(page: Path) -> Iterator[Block]:
+    return (b for b in blocks(page, "python") if ">>>" in b.body)
 
 
 def normalised(text: str) -> str:
@@ -88,12 +115,14 @@ def pattern(sample: str) -> re.Pattern[str]:
 
 
 def test_the_readme_has_samples_of_each_kind() -> None:
-    """Guards the parsing above: the samples are found where the README has them."""
-    text = README.read_text()
-    commands = [s.command for s in sessions(text)]
+    """Guards the parsing above: the samples are found where the pages have them, the
+    README's Python example and the docs pages' sessions included."""
+    commands = [s.command for page in PAGES for s in sessions(page)]
     assert any("journal replay" in c for c in commands), commands
     assert any(c.startswith("pricing analyze --table") for c in commands), commands
-    assert list(python_examples(text))
+    assert list(python_examples(README))
+    assert {s.page for page in PAGES for s in sessions(page)} - {"README.md"}
+    assert list(b for page in PAGES for b in blocks(page, "yaml"))
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +150,9 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, di
 
 
 @pytest.mark.parametrize(
-    "session", list(sessions(README.read_text())), ids=lambda s: f"README.md:{s.line}"
+    "session",
+    [s for page in PAGES for s in sessions(page)],
+    ids=lambda s: f"{s.page}:{s.line}",
 )
 def test_each_shell_sample_is_what_the_command_prints(
     session: Session, sandbox: tuple[Path, dict[str, str]]
@@ -140,16 +171,39 @@ def test_each_shell_sample_is_what_the_command_prints(
     assert done.returncode in (0, 141), done.stderr
     actual = normalised(done.stdout)
     assert pattern(session.output).fullmatch(actual), (
-        f"README.md line {session.line}: `{session.command}` now prints:\n{actual}"
+        f"{session.page} line {session.line}: `{session.command}` now prints:\n{actual}"
     )
 
 
 @pytest.mark.parametrize(
-    ("line", "example"), list(python_examples(README.read_text())), ids=lambda v: str(v)[:20]
+    "example",
+    [b for page in PAGES for b in python_examples(page)],
+    ids=lambda b: f"{b.page}:{b.line}",
 )
-def test_each_python_example_runs_as_shown(line: int, example: str) -> None:
-    test = doctest.DocTestParser().get_doctest(example, {}, "README.md", str(README), line)
+def test_each_python_example_runs_as_shown(example: Block) -> None:
+    test = doctest.DocTestParser().get_doctest(
+        example.body, {}, example.page, str(ROOT / example.page), example.line
+    )
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     report: list[str] = []
     runner.run(test, out=report.append)
     assert runner.failures == 0, "".join(report)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [b for page in PAGES for b in blocks(page, "python") if ">>>" not in b.body],
+    ids=lambda b: f"{b.page}:{b.line}",
+)
+def test_each_other_python_block_compiles(block: Block) -> None:
+    """A fragment (names from its context, no output shown) cannot run, but it must parse."""
+    compile(block.body, f"{block.page}:{block.line}", "exec", dont_inherit=True)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [b for page in PAGES for b in blocks(page, "yaml")],
+    ids=lambda b: f"{b.page}:{b.line}",
+)
+def test_each_yaml_block_parses(block: Block) -> None:
+    assert yaml.safe_load(block.body) is not None, f"{block.page}:{block.line}"

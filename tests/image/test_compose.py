@@ -1,7 +1,7 @@
-"""deploy/compose.yaml brought up with the README's commands (the images from the environment:
-``make image-test`` points them at the stand-ins): a 3-node JetStream cluster, two replicas,
-Prometheus. Its published ports are on 127.0.0.1 only, on free ports; the project has a name
-of its own, and ``down -v`` removes it whatever failed."""
+"""deploy/compose.yaml brought up with docs/operations/replicas.md's commands (the images from
+the environment: ``make image-test`` points them at the stand-ins): a 3-node JetStream cluster,
+two replicas, Prometheus. Its published ports are on 127.0.0.1 only, on free ports; the project
+has a name of its own, and ``down -v`` removes it whatever failed."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
+.PHONY: help venv build test node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -41,6 +41,11 @@ lint: $(STAMP)  ## ruff
 
 typecheck: $(STAMP)  ## mypy --strict on the package
 	$(VENV)/bin/mypy --strict pricing
+
+# mkdocs-material prints a notice about its successor on every run unless told not to: without
+# it, any line on the terminal is a real warning (and --strict has already failed on it).
+docs: $(STAMP)  ## build the docs site into site/ (mkdocs, strict: a warning or broken link fails)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 check: lint typecheck test  ## everything CI runs
 

@@ -1,6 +1,5 @@
 """The package's layout holds: imports run one way down the layers, no import cycle, no module
-too long to read, the old import paths still work, and docs/ARCHITECTURE.md names only files
-that exist."""
+too long to read, and docs/ARCHITECTURE.md names only files that exist."""
 
 from __future__ import annotations
 
@@ -11,8 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from pricing import MOVED
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "pricing"
@@ -40,11 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 #: The client stands apart: game servers import it alone, so it needs only the wire's stubs.
 CLIENT_MAY_IMPORT: tuple[str, ...] = ("pricing.client", "pricing.tls", "pricing.v1")
-#: Old module names (``pricing.MOVED``): nothing inside the package may use them.
-SHIMS: tuple[str, ...] = tuple(MOVED)
 MAX_LINES = 600
 MAX_TOP_LEVEL_MODULES = 10
-MAX_SHIM_LINES = 20
 
 
 def _name(path: Path) -> str:
@@ -112,8 +106,6 @@ def _layer(name: str) -> int | None:
 @pytest.mark.parametrize("path", list(_modules()), ids=lambda p: str(p.relative_to(ROOT)))
 def test_imports_run_down_the_layers(path: Path) -> None:
     name = _name(path)
-    if name in SHIMS:
-        return
     imported = _imports(path, top_level_only=False)
     if _within(name, "pricing.client"):
         wrong = {i for i in imported if not any(_within(i, p) for p in CLIENT_MAY_IMPORT)}
@@ -123,7 +115,7 @@ def test_imports_run_down_the_layers(path: Path) -> None:
     assert own is not None, f"{name} is in no layer of tests/test_layout.py"
     wrong = set()
     for other in imported:
-        if other in SHIMS or _within(other, "pricing.client"):
+        if _within(other, "pricing.client"):
             if not _within(name, "pricing.cli"):
                 wrong.add(other)
             continue
@@ -162,56 +154,8 @@ def test_no_module_is_too_long_and_few_sit_at_the_top() -> None:
     }
     assert not long, f"modules over {MAX_LINES} lines: {long}"
     top = [p for p in PACKAGE.glob("*.py")]
-    for stub in PACKAGE.glob("*.pyi"):  # the kernels' stubs, and the old names' for type checkers
-        if _name(stub) in SHIMS:
-            assert len(stub.read_text().splitlines()) <= MAX_SHIM_LINES, stub
     modules = sorted(p.name for p in top)
     assert len(modules) <= MAX_TOP_LEVEL_MODULES, modules
-
-
-#: Old import paths that examples and users may hold, and where each name lives now.
-OLD_PATHS: tuple[tuple[str, str, str], ...] = (
-    ("pricing.client", "PricingClient", "pricing.client._client"),
-    ("pricing.client", "AsyncDealerFeed", "pricing.client._feed"),
-    ("pricing.hilo", "quote", "pricing.games.hilo"),
-    ("pricing.hilo", "SEVEN_RULE", "pricing.games.hilo"),  # not in its __all__
-    ("pricing.goagae", "GoaGaeDeck", "pricing.games.goagae"),
-    ("pricing.blackjack", "side_bets", "pricing.games.blackjack.bets"),
-    ("pricing.blackjack", "BlackjackShoe", "pricing.games.blackjack.shoe"),
-    ("pricing.basic_strategy", "player_draws", "pricing.games.blackjack.strategy"),
-    ("pricing.events", "ExposeCard", "pricing.games.events"),
-    ("pricing.tables", "ExposeCard", "pricing.games.events"),
-    ("pricing.tables", "Table", "pricing.tables.table"),
-    ("pricing.tables", "Tables", "pricing.tables.collection"),
-    ("pricing.tables", "replay", "pricing.tables.fold"),
-    ("pricing.service", "PricingService", "pricing.server.service"),
-    ("pricing.store", "TableStore", "pricing.server.store"),
-    ("pricing.messages", "snapshot_to_proto", "pricing.wire"),
-    ("pricing.adapters.hilo", "HiLoAdapter", "pricing.tables.adapters.hilo"),
-    ("pricing.server", "serve", "pricing.server.process"),
-    ("pricing.server", "main", "pricing.server.process"),
-    ("pricing.server", "parser", "pricing.server.flags"),
-)
-
-
-@pytest.mark.parametrize(("old", "name", "new"), OLD_PATHS)
-def test_old_import_paths_still_work(old: str, name: str, new: str) -> None:
-    assert getattr(importlib.import_module(old), name) is getattr(
-        importlib.import_module(new), name
-    )
-
-
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        *MOVED.items(),
-        ("pricing.hilo", "pricing.games.hilo"),
-        ("pricing.blackjack", "pricing.games.blackjack"),
-        ("pricing.events", "pricing.games.events"),
-    ],
-)
-def test_an_old_module_is_the_moved_module_itself(old: str, new: str) -> None:
-    assert importlib.import_module(old) is importlib.import_module(new)
 
 
 def test_the_architecture_map_names_only_what_exists() -> None:

@@ -26,7 +26,7 @@ from pricing.client._errors import annotate
 from pricing.client._shared import READ_TRIES, pause, retry_delay
 from pricing.client._streams import FeedStreamError
 from pricing.client._transport import ASYNCIO, BLOCKING
-from pricing.server.interceptors import CONCURRENCY_RETRY_SECONDS
+from pricing.server.concurrency import CONCURRENCY_RETRY_SECONDS
 from pricing.server.status import Refusal, rich_status
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server

@@ -1,5 +1,6 @@
-"""The package's layout holds: imports run one way down the layers, no import cycle, no module
-too long to read, and docs/ARCHITECTURE.md names only files that exist."""
+"""The package's layout holds: imports run one way down the layers, no import cycle (imports
+for annotations alone counted), no module too long to read, and docs/ARCHITECTURE.md names
+only files that exist."""
 
 from __future__ import annotations
 
@@ -63,16 +64,25 @@ def _within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
 
+def _at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of ``body`` that run when the module is imported, with those a type
+    checker reads under ``if TYPE_CHECKING:``: an annotation-only import ties two modules
+    together as much as any other, so a cycle through one is a cycle."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from _at_import(node.body)
+
+
 def _imports(path: Path, *, top_level_only: bool) -> set[str]:
-    """The pricing modules ``path`` imports (every import, or only those run on import):
-    ``import``, ``from … import`` (relative ones resolved) and ``import_module("pricing…")``."""
+    """The pricing modules ``path`` imports (every import, or only those at its top level,
+    ``if TYPE_CHECKING:`` included): ``import``, ``from … import`` (relative ones resolved) and
+    ``import_module("pricing…")``."""
     tree = ast.parse(path.read_text(), str(path))
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    nodes = list(_at_import(tree.body)) if top_level_only else list(ast.walk(tree))
     package = _name(path) if path.name == "__init__.py" else _name(path).rpartition(".")[0]
     found: set[str] = set()
     for node in nodes:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("pricing"))
         elif isinstance(node, ast.ImportFrom):

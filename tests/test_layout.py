@@ -1,6 +1,6 @@
 """The package's layout holds: imports run one way down the layers, no import cycle (imports
-for annotations alone counted), no module too long to read, and docs/ARCHITECTURE.md names
-only files that exist."""
+for annotations alone counted), no module too long to read, each public package exports the
+names the docs use, and docs/ARCHITECTURE.md names only files that exist."""
 
 from __future__ import annotations
 
@@ -166,6 +166,91 @@ def test_no_module_is_too_long_and_few_sit_at_the_top() -> None:
     top = [p for p in PACKAGE.glob("*.py")]
     modules = sorted(p.name for p in top)
     assert len(modules) <= MAX_TOP_LEVEL_MODULES, modules
+    # Stubs at the top are the compiled kernels' (``pricing._analyzer``...): a module has one name.
+    stubs = sorted(p.name for p in PACKAGE.glob("*.pyi") if not p.name.startswith("_"))
+    assert not stubs, f"stubs of modules that are not there: {stubs}"
+
+
+def _frozen(names: str) -> frozenset[str]:
+    return frozenset(names.split())
+
+
+#: The public packages' names: what README.md, docs/ and examples/ show a game server, a card
+#: reader or a test lab importing, and what each package's ``__all__`` holds. A name added or
+#: taken away is a change of the API: make it here and in the docs together.
+PUBLIC: dict[str, frozenset[str]] = {
+    "pricing.client": _frozen(
+        "AsyncDealerFeed AsyncPricingClient BlockingFeedStream Connection DEFAULT_TARGET "
+        "DealerFeed ErrorDetails FeedStreamError FieldViolation PricingClient default_target "
+        "error_details retry_delay"
+    ),
+    "pricing.cli": _frozen("EXIT_STREAM_ENDED EXIT_USAGE format_state main"),
+    "pricing.games.hilo": _frozen(
+        "BETS BetPrice DEFAULT_PAYTABLE HILO_GAME HiLoDeck HiLoPaytable OPENING_BURNS Phase "
+        "RESULTS_PER_DECK RoundOutcome bet_wins next_card_quotes quote quote_rank_counts "
+        "winning_ranks"
+    ),
+    "pricing.games.goagae": _frozen(
+        "BETS BetPrice Category DEFAULT_PAYTABLE GoaGaeDeck GoaGaePaytable HAND_SIZE HandValue "
+        "Phase RoundOutcome Showdown bet_wins category_odds evaluate points_odds quote showdown "
+        "win_probability"
+    ),
+    "pricing.games.higher_lower": _frozen(
+        "BETS BLACK_SUITS DEFAULT_BURNS DEFAULT_DECKS DEFAULT_PAYTABLE DEFAULT_RULE "
+        "HIGHER_LOWER_RANKS HigherLowerPaytable HigherLowerRules HigherLowerShoe MAX_BURNS Phase "
+        "RED_SUITS RoundOutcome ShuffleMode game"
+    ),
+    "pricing.games.blackjack": _frozen(
+        "ANY_PAIR BlackjackShoe DEALER_OUTCOMES DEFAULT_ROYAL_MATCH DealerOdds DealerRule "
+        "InsuranceOdds OutcomeOdds PAIRS_PRESETS PERFECT_PAIRS PairsPaytable ROYAL_MATCH_PRESETS "
+        "RoyalMatchPaytable STANDARD_ROYAL_MATCH ShoeMode SideBetOdds UP_VALUES classify_pair "
+        "classify_royal_match dealer_hand_result dealer_odds dealer_odds_from_hand "
+        "dealer_outcomes dealer_outcomes_from_hand dealer_table hand_total insurance "
+        "pairs_paytable played_dealer_hand royal_match_paytable side_bets"
+    ),
+    "pricing.games.events": _frozen(
+        "CardRole EndRound Event ExposeCard FeedEvent NewShoe VoidRound"
+    ),
+}
+
+
+@pytest.mark.parametrize(("module", "names"), sorted(PUBLIC.items()), ids=sorted(PUBLIC))
+def test_a_public_package_exports_its_documented_names(module: str, names: frozenset[str]) -> None:
+    exported = set(importlib.import_module(module).__all__)
+    assert exported == names, (
+        f"{module}.__all__: added {sorted(exported - names)}, taken away {sorted(names - exported)}"
+    )
+
+
+_DOCUMENTED_IMPORT = re.compile(r"^(?:>>>|\.\.\.)?\s*from (pricing[\w.]*) import ([\w, ]+)$", re.M)
+
+
+def _documented_imports() -> Iterator[tuple[str, str, str]]:
+    """Where the docs and examples import a name from the package: (file, module, name)."""
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for path in docs:
+        for module, names in _DOCUMENTED_IMPORT.findall(path.read_text()):
+            for name in names.split(","):
+                yield path.name, module, name.strip().split(" as ")[0]
+    for path in sorted((ROOT / "examples").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pricing"):
+                for alias in node.names:
+                    yield path.name, str(node.module), alias.name
+
+
+def test_the_docs_import_only_public_names() -> None:
+    """A name the docs or the examples import is a public one: in its module's ``__all__``
+    (or a module itself), never from a private module."""
+    wrong = []
+    for where, module, name in _documented_imports():
+        if _is_module(f"{module}.{name}"):
+            continue
+        found = importlib.import_module(module)
+        public = getattr(found, "__all__", ())
+        if any(part.startswith("_") for part in module.split(".")) or name not in public:
+            wrong.append(f"{where}: from {module} import {name}")
+    assert not wrong, f"not public names: {wrong}"
 
 
 def test_the_architecture_map_names_only_what_exists() -> None:

@@ -10,8 +10,8 @@ import pytest
 from pricing.analysis import hilo_rtp
 from pricing.analysis.blackjack import full_shoe_rtps
 from pricing.analysis.live import FLAG_SE, LiveBet, live_stats
-from pricing.analysis.present import parse_time
 from pricing.cards import Rank
+from pricing.cli.analyze_options import parse_time
 from pricing.errors import InvalidInput
 from pricing.games.blackjack.rounds import BlackjackOptions
 from pricing.games.events import EndRound

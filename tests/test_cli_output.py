@@ -16,6 +16,7 @@ from google.protobuf import json_format
 
 from pricing import cli
 from pricing.cards import DECK, parse_card
+from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import WATCH_WIDTH, WatchPrinter, format_state
 from pricing.tables import CardRole, EndRound, ExposeCard, Game, NewShoe, TableConfig, Tables
 from pricing.tables import VoidRound as Void
@@ -64,7 +65,7 @@ def _dealt_states(game: Game, seed: int) -> list[pb.TableState]:
     """Two shoes as ``pricing simulate`` deals them."""
     feed = _LocalFeed(game)
     rng = random.Random(seed)
-    dealer = cli._DemoDealer(feed, rng, 0.1, lambda *_: None, seats=3)  # type: ignore[arg-type]
+    dealer = DemoDealer(feed, rng, 0.1, lambda *_: None, seats=3)  # type: ignore[arg-type]
     play = {
         Game.HILO: dealer.hilo,
         Game.GOA_GAE: dealer.goagae,
@@ -188,15 +189,18 @@ def test_quote_without_crown_treasure_has_no_crown_row() -> None:
 
 
 def test_simulate_shows_the_opening_state_pauses_for_betting_and_shows_the_close(
-    server: ServerProcess, table_id: str, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, table_id: str
 ) -> None:
     out = io.StringIO()
-    monkeypatch.setattr(cli.time, "sleep", lambda seconds: out.write(f"<pause {seconds}>\n"))
+
+    def pause(seconds: float) -> None:
+        out.write(f"<pause {seconds}>\n")
+
     argv = [
         "simulate", "--server", server.target, "--table", table_id, "--game", "blackjack",
         "--pace", "0.25", "--shoes", "1", "--seed", "2", "--close",
     ]  # fmt: skip
-    code = cli.main(argv, out=out)
+    code = cli.main(argv, out=out, sleep=pause)
     assert code == 0
     lines = [line for line in out.getvalue().splitlines() if not line.lstrip().startswith("#")]
     opened = next(i for i, line in enumerate(lines) if line.startswith("OPEN "))

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from pricing import client as client_module
-from pricing.client import AsyncDealerFeed, BlockingFeedStream, DealerFeed
+from pricing.client import AsyncDealerFeed, BlockingFeedStream, DealerFeed, PricingClient
+from pricing.client._feed import _OpenStream
 from pricing.v1 import pricing_pb2 as pb
 from tests.test_client_retry import limit_trailers
 
@@ -51,12 +51,11 @@ class FlakyServer:
 
 
 def test_a_retry_resends_the_same_seq_after_a_growing_pause(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     pauses: list[float] = []
-    monkeypatch.setattr(client_module.time, "sleep", pauses.append)
     server = FlakyServer(failures=2)
-    feed = DealerFeed(server, "t", retries=3)  # type: ignore[arg-type]
+    feed = DealerFeed(server, "t", retries=3, sleep=pauses.append)  # type: ignore[arg-type]
     assert feed.expose("7H").last_seq == 1
     assert server.seqs == [1, 1, 1]
     assert pauses == [0.05, 0.1]
@@ -69,34 +68,31 @@ def test_a_retry_resends_the_same_seq_after_a_growing_pause(
     assert server.seqs[-1] == 2 and feed.last_seq == 2
 
 
-def test_it_gives_up_after_its_retries_and_keeps_its_seq(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_module.time, "sleep", lambda _: None)
+def test_it_gives_up_after_its_retries_and_keeps_its_seq() -> None:
     server = FlakyServer(failures=10)
-    feed = DealerFeed(server, "t", retries=2)  # type: ignore[arg-type]
+    feed = DealerFeed(server, "t", retries=2, sleep=lambda _: None)  # type: ignore[arg-type]
     with pytest.raises(grpc.RpcError):
         feed.expose("7H")
     assert server.seqs == [1, 1, 1] and feed.last_seq == 0
 
 
-def test_a_refusal_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_module.time, "sleep", lambda _: pytest.fail("no retry expected"))
+def test_a_refusal_is_not_retried() -> None:
     server = FlakyServer(failures=1, code=grpc.StatusCode.FAILED_PRECONDITION)
-    feed = DealerFeed(server, "t")  # type: ignore[arg-type]
+    feed = DealerFeed(server, "t", sleep=lambda _: pytest.fail("no retry expected"))  # type: ignore[arg-type]
     with pytest.raises(grpc.RpcError):
         feed.expose("7H")
     assert server.seqs == [1]
 
 
 def test_a_refusal_for_a_budget_that_frees_up_is_resent_after_its_retry_info(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """RESOURCE_EXHAUSTED with a RetryInfo (--max-concurrent-writes full): the same seq again,
     after the delay the server asked for instead of the feed's own backoff."""
     pauses: list[float] = []
-    monkeypatch.setattr(client_module.time, "sleep", pauses.append)
     busy = limit_trailers("max-concurrent-writes", retry_after=0.3)
     server = FlakyServer(failures=2, code=grpc.StatusCode.RESOURCE_EXHAUSTED, trailers=busy)
-    feed = DealerFeed(server, "t")  # type: ignore[arg-type]
+    feed = DealerFeed(server, "t", sleep=pauses.append)  # type: ignore[arg-type]
     try:
         state = feed.expose("7H")
     except grpc.RpcError as exc:
@@ -107,14 +103,14 @@ def test_a_refusal_for_a_budget_that_frees_up_is_resent_after_its_retry_info(
     assert said == ["table 't': RESOURCE_EXHAUSTED, resending seq 1 in 0.30 s"] * 2
 
 
-def test_a_refusal_without_retry_info_is_not_resent(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refusal_without_retry_info_is_not_resent() -> None:
     """RESOURCE_EXHAUSTED without one (--max-events-per-second, --max-tables) would be refused
     again: raised at once, with no delay to say."""
-    monkeypatch.setattr(client_module.time, "sleep", lambda _: pytest.fail("no resend expected"))
     refused = limit_trailers("max-events-per-second", retry_after=None)
     server = FlakyServer(failures=1, code=grpc.StatusCode.RESOURCE_EXHAUSTED, trailers=refused)
+    feed = DealerFeed(server, "t", sleep=lambda _: pytest.fail("no resend expected"))  # type: ignore[arg-type]
     with pytest.raises(grpc.RpcError) as info:
-        DealerFeed(server, "t").expose("7H")  # type: ignore[arg-type]
+        feed.expose("7H")
     assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert info.value.retry_after is None  # type: ignore[attr-defined]
     assert info.value.metadata == {"limit": "max-events-per-second"}  # type: ignore[attr-defined]
@@ -123,14 +119,13 @@ def test_a_refusal_without_retry_info_is_not_resent(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("closed", [False, True])
 def test_a_call_the_server_cancelled_is_resent_but_not_one_the_caller_cut_off(
-    monkeypatch: pytest.MonkeyPatch, closed: bool
+    closed: bool,
 ) -> None:
     """CANCELLED from the server (a call cut off by its shutdown) is resent with the same seq;
     CANCELLED because the caller closed the client is not."""
-    monkeypatch.setattr(client_module.time, "sleep", lambda _: None)
     server = FlakyServer(failures=1, code=grpc.StatusCode.CANCELLED)
     server.closed = closed
-    feed = DealerFeed(server, "t")  # type: ignore[arg-type]
+    feed = DealerFeed(server, "t", sleep=lambda _: None)  # type: ignore[arg-type]
     if closed:
         with pytest.raises(grpc.RpcError) as info:
             feed.expose("7H")
@@ -141,7 +136,7 @@ def test_a_call_the_server_cancelled_is_resent_but_not_one_the_caller_cut_off(
         assert server.seqs == [1, 1]
 
 
-def test_the_async_feed_retries_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_async_feed_retries_alike() -> None:
     pauses: list[float] = []
 
     async def record(seconds: float) -> None:
@@ -153,9 +148,8 @@ def test_the_async_feed_retries_alike(monkeypatch: pytest.MonkeyPatch) -> None:
         ) -> pb.TableState:
             return FlakyServer.expose_card(self, table_id, seq, card, role, seat)
 
-    monkeypatch.setattr(client_module.asyncio, "sleep", record)
     server = AsyncFlaky(failures=1)
-    feed = AsyncDealerFeed(server, "t")  # type: ignore[arg-type]
+    feed = AsyncDealerFeed(server, "t", sleep=record)  # type: ignore[arg-type]
     state = asyncio.run(feed.expose("7H"))
     assert state.last_seq == 1 and server.seqs == [1, 1] and pauses == [0.05]
     # CANCELLED by the server: resent; by the caller closing the client: not.
@@ -292,7 +286,7 @@ def test_a_collected_async_feed_cancels_its_stream_on_the_streams_own_loop() -> 
     held = Held()
 
     async def collected_elsewhere() -> list[threading.Thread]:
-        holder: client_module._OpenStream[Held] = client_module._OpenStream()
+        holder: _OpenStream[Held] = _OpenStream()
         holder.stream, holder.loop = held, asyncio.get_running_loop()
         await asyncio.to_thread(holder.cancel)  # the collector ran in a worker thread
         await asyncio.sleep(0)  # the loop's turn
@@ -300,7 +294,7 @@ def test_a_collected_async_feed_cancels_its_stream_on_the_streams_own_loop() -> 
 
     assert asyncio.run(collected_elsewhere()) == [threading.main_thread()]
     late = Held()
-    holder: client_module._OpenStream[Held] = client_module._OpenStream()
+    holder: _OpenStream[Held] = _OpenStream()
     loop = asyncio.new_event_loop()
     loop.close()
     holder.stream, holder.loop = late, loop
@@ -316,7 +310,7 @@ def test_leaving_a_feed_ends_its_stream_and_an_interrupt_cancels_it_at_once(
     raised: type[BaseException] | None, ended: bool, cancelled: bool
 ) -> None:
     held = Held()
-    feed = DealerFeed(client_module.PricingClient.__new__(client_module.PricingClient), "t")
+    feed = DealerFeed(PricingClient.__new__(PricingClient), "t")
     feed.client.timeout = 5
     feed._open.stream = held  # type: ignore[assignment]
     try:

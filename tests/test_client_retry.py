@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import grpc
 import pytest
@@ -25,8 +26,7 @@ from pricing.client import AsyncPricingClient, PricingClient, error_details
 from pricing.client._errors import annotate
 from pricing.client._shared import READ_TRIES, pause, retry_delay
 from pricing.client._streams import FeedStreamError
-from pricing.client._transport import ASYNCIO, BLOCKING
-from pricing.server.interceptors import CONCURRENCY_RETRY_SECONDS
+from pricing.server.concurrency import CONCURRENCY_RETRY_SECONDS
 from pricing.server.status import Refusal, rich_status
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ServerProcess, start_server
@@ -38,6 +38,8 @@ SLOW = pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, shoes=20000, side_bet="PAIRS")
 #: A cheap read: its answer needs nothing but the server.
 QUOTE = ("HILO", ["7H"])
 LIMIT = {"limit": "max-concurrent-reads", "value": "1"}
+
+T = TypeVar("T")
 
 
 def limit_trailers(limit: str, retry_after: float | None) -> grpc.aio.Metadata:
@@ -106,39 +108,38 @@ def hold_the_read_place(server: ServerProcess) -> grpc.Future:
     raise AssertionError("the report never held the read place")
 
 
-def pausing(
-    pauses: list[float], then: Callable[[float], Awaitable[None]]
-) -> Callable[[float], Awaitable[None]]:
-    """A client's sleep (its transport's, not ``time``'s or ``asyncio``'s, which gRPC's own
-    code may use) that records each pause, then does ``then``."""
+def pausing(pauses: list[float], then: Callable[[float], T]) -> Callable[[float], T]:
+    """A client's sleep (handed to it, not ``time``'s or ``asyncio``'s, which gRPC's own code
+    may use) that records each pause, then does ``then`` (a coroutine function for the asyncio
+    client)."""
 
-    async def sleep(seconds: float) -> None:
+    def sleep(seconds: float) -> T:
         pauses.append(seconds)
-        await then(seconds)
+        return then(seconds)
 
     return sleep
 
 
-def freeing(holder: grpc.Future) -> Callable[[float], Awaitable[None]]:
+def freeing(holder: grpc.Future) -> Callable[[float], None]:
     """While the client waits, the report is cancelled: its place frees up."""
 
-    async def wait(seconds: float) -> None:
+    def wait(seconds: float) -> None:
         holder.cancel()
         time.sleep(seconds)
 
     return wait
 
 
-async def no_wait(seconds: float) -> None:
+def no_wait(seconds: float) -> None:
     """The place stays taken: nothing is waited for."""
 
 
 def test_a_read_refused_with_retry_info_is_sent_again_after_its_delay_and_answered(
-    server: ServerProcess, holder: grpc.Future, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, holder: grpc.Future
 ) -> None:
     pauses: list[float] = []
-    monkeypatch.setattr(BLOCKING, "sleep", pausing(pauses, freeing(holder)))
-    with PricingClient(server.target, timeout=10) as client:
+    sleep = pausing(pauses, freeing(holder))
+    with PricingClient(server.target, timeout=10, sleep=sleep) as client:
         try:
             answer = client.quote(*QUOTE)
         except grpc.RpcError as exc:
@@ -148,7 +149,7 @@ def test_a_read_refused_with_retry_info_is_sent_again_after_its_delay_and_answer
 
 
 def test_the_async_client_sends_a_read_again_alike(
-    server: ServerProcess, holder: grpc.Future, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, holder: grpc.Future
 ) -> None:
     pauses: list[float] = []
 
@@ -156,10 +157,10 @@ def test_the_async_client_sends_a_read_again_alike(
         holder.cancel()
         await asyncio.sleep(seconds)
 
-    monkeypatch.setattr(ASYNCIO, "sleep", pausing(pauses, wait))
+    sleep = pausing(pauses, wait)
 
     async def quote() -> pb.QuoteResponse:
-        async with AsyncPricingClient(server.target, timeout=10) as client:
+        async with AsyncPricingClient(server.target, timeout=10, sleep=sleep) as client:
             return await client.quote(*QUOTE)
 
     try:
@@ -171,11 +172,14 @@ def test_the_async_client_sends_a_read_again_alike(
 
 
 def test_a_read_is_sent_at_most_read_tries_times_then_the_last_refusal_raised(
-    server: ServerProcess, holder: grpc.Future, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, holder: grpc.Future
 ) -> None:
     pauses: list[float] = []
-    monkeypatch.setattr(BLOCKING, "sleep", pausing(pauses, no_wait))
-    with PricingClient(server.target, timeout=10) as client, pytest.raises(grpc.RpcError) as info:
+    sleep = pausing(pauses, no_wait)
+    with (
+        PricingClient(server.target, timeout=10, sleep=sleep) as client,
+        pytest.raises(grpc.RpcError) as info,
+    ):
         client.get_table("anything")
     err = info.value
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -185,34 +189,35 @@ def test_a_read_is_sent_at_most_read_tries_times_then_the_last_refusal_raised(
 
 
 def test_a_read_is_never_sent_again_past_the_clients_timeout(
-    server: ServerProcess, holder: grpc.Future, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess, holder: grpc.Future
 ) -> None:
     """A timeout of 0.35 s leaves room for 3 pauses of 0.1 s, not the 4 ``READ_TRIES``
     would allow: the whole call is bounded by the timeout, as a call sent once is."""
     pauses: list[float] = []
-
-    async def wait(seconds: float) -> None:
-        time.sleep(seconds)
-
-    monkeypatch.setattr(BLOCKING, "sleep", pausing(pauses, wait))
+    sleep = pausing(pauses, time.sleep)
     timeout = 0.35
     started = time.monotonic()
-    with PricingClient(server.target, timeout=timeout) as client, pytest.raises(grpc.RpcError):
+    with (
+        PricingClient(server.target, timeout=timeout, sleep=sleep) as client,
+        pytest.raises(grpc.RpcError),
+    ):
         client.list_tables()
     assert sum(pauses) < timeout and len(pauses) < READ_TRIES - 1, pauses
     assert time.monotonic() - started < timeout + 0.5
 
 
 def test_a_resource_exhausted_without_retry_info_is_raised_at_once(
-    server: ServerProcess, monkeypatch: pytest.MonkeyPatch
+    server: ServerProcess,
 ) -> None:
     """A request over --max-message-bytes would be refused again: never sent again."""
 
-    async def never(seconds: float) -> None:
+    def never(seconds: float) -> None:
         pytest.fail(f"sent again after {seconds} s")
 
-    monkeypatch.setattr(BLOCKING, "sleep", never)
-    with PricingClient(server.target, timeout=10) as client, pytest.raises(grpc.RpcError) as info:
+    with (
+        PricingClient(server.target, timeout=10, sleep=never) as client,
+        pytest.raises(grpc.RpcError) as info,
+    ):
         client.quote("BLACKJACK", ["10S"] * 500, decks=8)
     err = info.value
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -36,14 +36,13 @@ from pricing.journal.codec import (
 from pricing.journal.fold import apply_record
 from pricing.journal.integrity import image_crc
 from pricing.journal.memory import MemoryJournal
-from pricing.journal.sqlite import (
+from pricing.journal.sqlite import SqliteJournal, _Write
+from pricing.journal.sqlite_schema import (
     APPLICATION_ID,
     FILE_NAME,
     ROWS_PER_STATEMENT,
     SCHEMA_VERSION,
-    SqliteJournal,
     _Rows,
-    _Write,
 )
 from pricing.payout import PayRule
 from pricing.server import eventloop

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from pricing.journal import Journal, JournalConflict
-from pricing.journal.jetstream import JetStreamJournal, subject_token
+from pricing.journal.jetstream import JetStreamJournal
+from pricing.journal.jetstream_admin import subject_token
 from pricing.journal.memory import MemoryJournal
-from pricing.journal.sqlite import FILE_NAME, SqliteJournal
+from pricing.journal.sqlite import SqliteJournal
+from pricing.journal.sqlite_schema import FILE_NAME
 from tests.journal_contract import JournalContract
 from tests.natsserver import NatsServer, nats_server
 

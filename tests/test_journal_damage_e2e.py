@@ -19,7 +19,7 @@ import pytest
 from pricing import cli
 from pricing.cards import DECK
 from pricing.client import PricingClient
-from pricing.journal.sqlite import FILE_NAME
+from pricing.journal.sqlite_schema import FILE_NAME
 from pricing.v1 import pricing_pb2 as pb
 from tests.conftest import ROOT, ServerProcess, start_server
 

@@ -25,7 +25,8 @@ from pricing.cards import DECK
 from pricing.cli.format import watch_header
 from pricing.cli.journal import ROUNDS_HEADER
 from pricing.games.events import CardRole, ExposeCard
-from pricing.journal.sqlite import SCHEMA_VERSION, SqliteJournal
+from pricing.journal.sqlite import SqliteJournal
+from pricing.journal.sqlite_schema import SCHEMA_VERSION
 from pricing.server.store import TableStore
 from pricing.tables import Game, TableConfig
 from pricing.v1 import pricing_pb2 as pb

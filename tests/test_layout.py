@@ -1,6 +1,6 @@
-"""The package's layout holds: imports run one way down the layers, no import cycle, no module
-too long to read, the old import paths still work, and docs/ARCHITECTURE.md names only files
-that exist."""
+"""The package's layout holds: imports run one way down the layers, no import cycle (imports
+for annotations alone counted), no module too long to read, each public package exports the
+names the docs use, and docs/ARCHITECTURE.md names only files that exist."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from pricing import MOVED
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "pricing"
@@ -40,11 +38,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 #: The client stands apart: game servers import it alone, so it needs only the wire's stubs.
 CLIENT_MAY_IMPORT: tuple[str, ...] = ("pricing.client", "pricing.tls", "pricing.v1")
-#: Old module names (``pricing.MOVED``): nothing inside the package may use them.
-SHIMS: tuple[str, ...] = tuple(MOVED)
 MAX_LINES = 600
 MAX_TOP_LEVEL_MODULES = 10
-MAX_SHIM_LINES = 20
 
 
 def _name(path: Path) -> str:
@@ -69,16 +64,25 @@ def _within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
 
+def _at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of ``body`` that run when the module is imported, with those a type
+    checker reads under ``if TYPE_CHECKING:``: an annotation-only import ties two modules
+    together as much as any other, so a cycle through one is a cycle."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from _at_import(node.body)
+
+
 def _imports(path: Path, *, top_level_only: bool) -> set[str]:
-    """The pricing modules ``path`` imports (every import, or only those run on import):
-    ``import``, ``from … import`` (relative ones resolved) and ``import_module("pricing…")``."""
+    """The pricing modules ``path`` imports (every import, or only those at its top level,
+    ``if TYPE_CHECKING:`` included): ``import``, ``from … import`` (relative ones resolved) and
+    ``import_module("pricing…")``."""
     tree = ast.parse(path.read_text(), str(path))
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    nodes = list(_at_import(tree.body)) if top_level_only else list(ast.walk(tree))
     package = _name(path) if path.name == "__init__.py" else _name(path).rpartition(".")[0]
     found: set[str] = set()
     for node in nodes:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("pricing"))
         elif isinstance(node, ast.ImportFrom):
@@ -112,8 +116,6 @@ def _layer(name: str) -> int | None:
 @pytest.mark.parametrize("path", list(_modules()), ids=lambda p: str(p.relative_to(ROOT)))
 def test_imports_run_down_the_layers(path: Path) -> None:
     name = _name(path)
-    if name in SHIMS:
-        return
     imported = _imports(path, top_level_only=False)
     if _within(name, "pricing.client"):
         wrong = {i for i in imported if not any(_within(i, p) for p in CLIENT_MAY_IMPORT)}
@@ -123,7 +125,7 @@ def test_imports_run_down_the_layers(path: Path) -> None:
     assert own is not None, f"{name} is in no layer of tests/test_layout.py"
     wrong = set()
     for other in imported:
-        if other in SHIMS or _within(other, "pricing.client"):
+        if _within(other, "pricing.client"):
             if not _within(name, "pricing.cli"):
                 wrong.add(other)
             continue
@@ -162,56 +164,93 @@ def test_no_module_is_too_long_and_few_sit_at_the_top() -> None:
     }
     assert not long, f"modules over {MAX_LINES} lines: {long}"
     top = [p for p in PACKAGE.glob("*.py")]
-    for stub in PACKAGE.glob("*.pyi"):  # the kernels' stubs, and the old names' for type checkers
-        if _name(stub) in SHIMS:
-            assert len(stub.read_text().splitlines()) <= MAX_SHIM_LINES, stub
     modules = sorted(p.name for p in top)
     assert len(modules) <= MAX_TOP_LEVEL_MODULES, modules
+    # Stubs at the top are the compiled kernels' (``pricing._analyzer``...): a module has one name.
+    stubs = sorted(p.name for p in PACKAGE.glob("*.pyi") if not p.name.startswith("_"))
+    assert not stubs, f"stubs of modules that are not there: {stubs}"
 
 
-#: Old import paths that examples and users may hold, and where each name lives now.
-OLD_PATHS: tuple[tuple[str, str, str], ...] = (
-    ("pricing.client", "PricingClient", "pricing.client._client"),
-    ("pricing.client", "AsyncDealerFeed", "pricing.client._feed"),
-    ("pricing.hilo", "quote", "pricing.games.hilo"),
-    ("pricing.hilo", "SEVEN_RULE", "pricing.games.hilo"),  # not in its __all__
-    ("pricing.goagae", "GoaGaeDeck", "pricing.games.goagae"),
-    ("pricing.blackjack", "side_bets", "pricing.games.blackjack.bets"),
-    ("pricing.blackjack", "BlackjackShoe", "pricing.games.blackjack.shoe"),
-    ("pricing.basic_strategy", "player_draws", "pricing.games.blackjack.strategy"),
-    ("pricing.events", "ExposeCard", "pricing.games.events"),
-    ("pricing.tables", "ExposeCard", "pricing.games.events"),
-    ("pricing.tables", "Table", "pricing.tables.table"),
-    ("pricing.tables", "Tables", "pricing.tables.collection"),
-    ("pricing.tables", "replay", "pricing.tables.fold"),
-    ("pricing.service", "PricingService", "pricing.server.service"),
-    ("pricing.store", "TableStore", "pricing.server.store"),
-    ("pricing.messages", "snapshot_to_proto", "pricing.wire"),
-    ("pricing.adapters.hilo", "HiLoAdapter", "pricing.tables.adapters.hilo"),
-    ("pricing.server", "serve", "pricing.server.process"),
-    ("pricing.server", "main", "pricing.server.process"),
-    ("pricing.server", "parser", "pricing.server.flags"),
-)
+def _frozen(names: str) -> frozenset[str]:
+    return frozenset(names.split())
 
 
-@pytest.mark.parametrize(("old", "name", "new"), OLD_PATHS)
-def test_old_import_paths_still_work(old: str, name: str, new: str) -> None:
-    assert getattr(importlib.import_module(old), name) is getattr(
-        importlib.import_module(new), name
+#: The public packages' names: what README.md, docs/ and examples/ show a game server, a card
+#: reader or a test lab importing, and what each package's ``__all__`` holds. A name added or
+#: taken away is a change of the API: make it here and in the docs together.
+PUBLIC: dict[str, frozenset[str]] = {
+    "pricing.client": _frozen(
+        "AsyncDealerFeed AsyncPricingClient BlockingFeedStream Connection DEFAULT_TARGET "
+        "DealerFeed ErrorDetails FeedStreamError FieldViolation PricingClient default_target "
+        "error_details retry_delay"
+    ),
+    "pricing.cli": _frozen("EXIT_STREAM_ENDED EXIT_USAGE format_state main"),
+    "pricing.games.hilo": _frozen(
+        "BETS BetPrice DEFAULT_PAYTABLE HILO_GAME HiLoDeck HiLoPaytable OPENING_BURNS Phase "
+        "RESULTS_PER_DECK RoundOutcome bet_wins next_card_quotes quote quote_rank_counts "
+        "winning_ranks"
+    ),
+    "pricing.games.goagae": _frozen(
+        "BETS BetPrice Category DEFAULT_PAYTABLE GoaGaeDeck GoaGaePaytable HAND_SIZE HandValue "
+        "Phase RoundOutcome Showdown bet_wins category_odds evaluate points_odds quote showdown "
+        "win_probability"
+    ),
+    "pricing.games.higher_lower": _frozen(
+        "BETS BLACK_SUITS DEFAULT_BURNS DEFAULT_DECKS DEFAULT_PAYTABLE DEFAULT_RULE "
+        "HIGHER_LOWER_RANKS HigherLowerPaytable HigherLowerRules HigherLowerShoe MAX_BURNS Phase "
+        "RED_SUITS RoundOutcome ShuffleMode game"
+    ),
+    "pricing.games.blackjack": _frozen(
+        "ANY_PAIR BlackjackShoe DEALER_OUTCOMES DEFAULT_ROYAL_MATCH DealerOdds DealerRule "
+        "InsuranceOdds OutcomeOdds PAIRS_PRESETS PERFECT_PAIRS PairsPaytable ROYAL_MATCH_PRESETS "
+        "RoyalMatchPaytable STANDARD_ROYAL_MATCH ShoeMode SideBetOdds UP_VALUES classify_pair "
+        "classify_royal_match dealer_hand_result dealer_odds dealer_odds_from_hand "
+        "dealer_outcomes dealer_outcomes_from_hand dealer_table hand_total insurance "
+        "pairs_paytable played_dealer_hand royal_match_paytable side_bets"
+    ),
+    "pricing.games.events": _frozen(
+        "CardRole EndRound Event ExposeCard FeedEvent NewShoe VoidRound"
+    ),
+}
+
+
+@pytest.mark.parametrize(("module", "names"), sorted(PUBLIC.items()), ids=sorted(PUBLIC))
+def test_a_public_package_exports_its_documented_names(module: str, names: frozenset[str]) -> None:
+    exported = set(importlib.import_module(module).__all__)
+    assert exported == names, (
+        f"{module}.__all__: added {sorted(exported - names)}, taken away {sorted(names - exported)}"
     )
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        *MOVED.items(),
-        ("pricing.hilo", "pricing.games.hilo"),
-        ("pricing.blackjack", "pricing.games.blackjack"),
-        ("pricing.events", "pricing.games.events"),
-    ],
-)
-def test_an_old_module_is_the_moved_module_itself(old: str, new: str) -> None:
-    assert importlib.import_module(old) is importlib.import_module(new)
+_DOCUMENTED_IMPORT = re.compile(r"^(?:>>>|\.\.\.)?\s*from (pricing[\w.]*) import ([\w, ]+)$", re.M)
+
+
+def _documented_imports() -> Iterator[tuple[str, str, str]]:
+    """Where the docs and examples import a name from the package: (file, module, name)."""
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for path in docs:
+        for module, names in _DOCUMENTED_IMPORT.findall(path.read_text()):
+            for name in names.split(","):
+                yield path.name, module, name.strip().split(" as ")[0]
+    for path in sorted((ROOT / "examples").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pricing"):
+                for alias in node.names:
+                    yield path.name, str(node.module), alias.name
+
+
+def test_the_docs_import_only_public_names() -> None:
+    """A name the docs or the examples import is a public one: in its module's ``__all__``
+    (or a module itself), never from a private module."""
+    wrong = []
+    for where, module, name in _documented_imports():
+        if _is_module(f"{module}.{name}"):
+            continue
+        found = importlib.import_module(module)
+        public = getattr(found, "__all__", ())
+        if any(part.startswith("_") for part in module.split(".")) or name not in public:
+            wrong.append(f"{where}: from {module} import {name}")
+    assert not wrong, f"not public names: {wrong}"
 
 
 def test_the_architecture_map_names_only_what_exists() -> None:

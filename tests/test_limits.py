@@ -17,7 +17,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.cards import DECK
 from pricing.server.auth import TokenStore
-from pricing.server.interceptors import AuthInterceptor, ConcurrencyInterceptor
+from pricing.server.auth_interceptor import AuthInterceptor
+from pricing.server.concurrency import ConcurrencyInterceptor
 from pricing.server.limits import LimitExceeded, Limits, TableRates, TokenBucket, grpc_options
 from pricing.server.metrics import Metrics
 from pricing.v1 import pricing_pb2 as pb

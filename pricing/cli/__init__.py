@@ -24,10 +24,11 @@ works); ``--tls-ca`` (``$PRICING_TLS_CA``) connects with TLS, ``--tls-cert``/``-
 a client certificate for mutual TLS.
 
 Here: ``main``, which hands ``serve`` to the server and runs every other command. The
-parser is ``command_line``'s; the commands are ``reads``'s (quote, watch, settle, settle-position,
-table, tables, health), ``simulate``'s (its demo dealer ``dealer``'s), ``journal``'s and
-``analyze``'s, on what they share in ``common``; ``args`` checks arguments, ``format``
-turns messages into text.
+parser's top is ``command_line``'s; each command's flags are declared beside the code that runs
+it: ``reads``'s (quote, watch, settle, settle-position, table, tables, health), ``simulate``'s
+(its demo dealer ``dealer``'s), ``journal``'s and ``analyze``'s (its options read by
+``analyze_options``, its reports shown by ``report_text`` and ``report_plot``), on what they
+share in ``common``; ``args`` checks arguments, ``format`` turns messages into text.
 """
 
 from __future__ import annotations
@@ -35,24 +36,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
-# Tests reach the clock the commands sleep on (simulate's pace) as ``pricing.cli.time``.
-import time as time
+import time
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
 import grpc
 
 from pricing.cli.command_line import build_parser
-from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import format_state
-from pricing.cli.reads import EXIT_STREAM_ENDED as EXIT_STREAM_ENDED
-from pricing.cli.reads import format_tables as format_tables
+from pricing.cli.reads import EXIT_STREAM_ENDED
 
-__all__ = ["EXIT_USAGE", "format_state", "main"]
-
-#: The demo dealer by the name the tests know it by.
-_DemoDealer = DemoDealer
+__all__ = ["EXIT_STREAM_ENDED", "EXIT_USAGE", "format_state", "main"]
 
 #: The exit status of a usage error: a bad argument, found here or by the server.
 EXIT_USAGE: Final = 2
@@ -64,7 +58,15 @@ def parser() -> argparse.ArgumentParser:
     return build_parser(__doc__.split("\n\n")[0] if __doc__ else None)
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    out: TextIO = sys.stdout,
+    *,
+    sleep: Callable[[float], object] = time.sleep,
+) -> int:
+    """Run ``pricing argv``, printing to ``out``; ``sleep`` is what the commands wait with
+    (``simulate``'s pace, a pause before trying a server again): a test's clock, if it has
+    one. The exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         from pricing.server.process import main as serve  # noqa: PLC0415 - only this command needs it
@@ -76,6 +78,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         args.cards += extra  # cards after options: pricing quote blackjack --up AS KH QS
     elif extra:
         p.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.sleep = sleep  # handed over with the options: a command is given nothing else
     run: Callable[[argparse.Namespace, TextIO], int] = args.run
     try:
         return run(args, out)

@@ -1,6 +1,8 @@
 """``pricing analyze``: the exact theoretical RTP report of a game's bets, or what live
-tables' bets returned, read from a data directory (``pricing.analysis.present`` builds both,
-imported only when the command runs)."""
+tables' bets returned, read from a data directory; its parser (``add_analyze``) and the
+function that runs it. The reports are built by ``pricing.analysis.build`` from the options
+``pricing.cli.analyze_options`` reads, and shown by ``pricing.cli.report_text`` (text, JSON)
+and ``pricing.cli.report_plot``: each imported only when the command runs."""
 
 from __future__ import annotations
 
@@ -9,14 +11,20 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from pricing.cli.common import GAMES
+from pricing.cards import MAX_DECKS
+from pricing.cli.args import integer
+from pricing.cli.common import GAMES, Commands, add_data_dir, add_json
 from pricing.errors import InvalidOption
+from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 
-__all__ = ["run_analyze"]
+__all__ = ["add_analyze", "run_analyze"]
 
 
 def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
-    from pricing.analysis import present  # noqa: PLC0415 - only this command needs it
+    # Only this command needs the analysis: the others never load it.
+    from pricing.analysis.build import build_report  # noqa: PLC0415
+    from pricing.cli.analyze_options import report_options  # noqa: PLC0415
+    from pricing.cli.report_text import as_json, format_report  # noqa: PLC0415
 
     if args.table or args.of_game:
         return _analyze_live(args, out)
@@ -28,15 +36,19 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
             "report, or "
             "--table/--game for live tables' statistics"
         )
-    report = present.build_report(args)
-    print(present.as_json(report) if args.json else present.format_report(report), file=out)
+    report = build_report(report_options(args))
+    print(as_json(report) if args.json else format_report(report), file=out)
     if args.plot:
-        present.plot_report(report, args.plot)
+        from pricing.cli.report_plot import plot_report  # noqa: PLC0415 - matplotlib's, if asked
+
+        plot_report(report, args.plot)
     return 0
 
 
 def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
-    from pricing.analysis import present  # noqa: PLC0415
+    from pricing.analysis.build import build_live  # noqa: PLC0415
+    from pricing.cli.analyze_options import live_window  # noqa: PLC0415
+    from pricing.cli.report_text import as_json, format_live  # noqa: PLC0415
     from pricing.journal import JournalError  # noqa: PLC0415
     from pricing.tables import Game  # noqa: PLC0415
 
@@ -50,12 +62,137 @@ def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
             "--mode, --decks, --rounds and --cards-per-round"
         )
     game = None if args.of_game is None else Game(GAMES[args.of_game])
+    since, until = live_window(args)
     try:
-        report = present.build_live(
-            Path(args.data_dir), args.table or [], game, args.since, args.until
-        )
+        report = build_live(Path(args.data_dir), args.table or [], game, since, until)
     except (LookupError, JournalError) as exc:
         print(f"pricing: {exc}", file=sys.stderr)
         return 1
-    print(present.as_json(report) if args.json else present.format_live(report), file=out)
+    print(as_json(report) if args.json else format_live(report), file=out)
     return 0
+
+
+def add_analyze(sub: Commands) -> None:
+    a = sub.add_parser(
+        "analyze",
+        help="the exact theoretical RTP report, or what a live table's bets returned",
+        description="Exact return to player of every dynamic bet, counting the payouts' "
+        "rounding and clamps: Hi-Lo per result position, Goa Gae per round, blackjack side "
+        "bets (every bet of the side-bet library under each of its presets, or --bet's) on "
+        "a full shoe and by penetration (simulated shoes, with standard errors), or with "
+        "--eor their exact effect of removal by rank; Higher/Lower (higher-lower) per base card "
+        "in a continuous shuffler and per round of a depleting shoe. "
+        "With --table or --game: live statistics from the server's journal: for each bet, "
+        "what one unit staked on every round it was offered returned, against the exact "
+        "expectation at the prices offered, flagged beyond 4 standard errors.",
+    )
+    a.add_argument("game", nargs="?", choices=list(GAMES), type=str.lower)
+    a.add_argument(
+        "--paytable", default=None, help="Hi-Lo, Goa Gae, Higher/Lower: a JSON paytable file"
+    )
+    add_json(a, "the report")
+    a.add_argument("--plot", default=None, metavar="FILE.png", help="also draw the report")
+    a.add_argument(
+        "--rounds", type=integer(1), default=1, help="Goa Gae: rounds per deck (1: fresh)"
+    )
+    a.add_argument("--cards-per-round", type=integer(1, 52), default=6, help="Goa Gae (default 6)")
+    a.add_argument(
+        "--shoes",
+        type=integer(1),
+        default=None,
+        help="blackjack: simulated shoes of each size (default 1,000)",
+    )
+    a.add_argument(
+        "--seed", type=integer(0), default=None, help="blackjack: simulation seed (default 2026)"
+    )
+    a.add_argument(
+        "--bet",
+        metavar="NAME",
+        type=str.upper,
+        help="blackjack: only this side bet of the library (e.g. PAIRS), under each preset",
+    )
+    a.add_argument("--preset", metavar="P", help="blackjack, with --bet: only this preset of it")
+    a.add_argument(
+        "--eor",
+        action="store_true",
+        help="blackjack: the exact effect of removal by rank instead of the penetration report",
+    )
+    a.add_argument(
+        "--rule",
+        choices=["s17", "h17"],
+        type=str.lower,
+        default="s17",
+        help="blackjack: the dealer stands (s17, the default) or hits soft 17 (h17)",
+    )
+    _add_main_game(a)
+    hl = a.add_argument_group("Higher/Lower (also --decks: one shoe size, default 6)")
+    hl.add_argument(
+        "--burns",
+        type=integer(0, MAX_BURNS),
+        default=None,
+        help=f"burn cards before each result (default {DEFAULT_BURNS})",
+    )
+    hl.add_argument(
+        "--mode",
+        choices=["continuous", "depleting", "both"],
+        type=str.lower,
+        default=None,
+        help="the shuffle: a continuous shuffler, a depleting shoe or both (the default)",
+    )
+    live = a.add_argument_group("live statistics (read from a data directory)")
+    live.add_argument(
+        "--table",
+        action="append",
+        metavar="ID",
+        help="a table's live statistics; repeat for several tables of one game",
+    )
+    live.add_argument(
+        "--game",
+        dest="of_game",
+        choices=list(GAMES),
+        type=str.lower,
+        help="the live statistics of every table of this game, together",
+    )
+    add_data_dir(
+        live,
+        "read-only, safe while the server runs; tables gone from the journal are read from its "
+        "archive",
+    )
+    live.add_argument(
+        "--since", metavar="T", help="rounds ended at or after T (Unix seconds or ISO 8601)"
+    )
+    live.add_argument("--until", metavar="T", help="rounds ended before T")
+    a.set_defaults(run=run_analyze)
+
+
+def _add_main_game(a: argparse.ArgumentParser) -> None:
+    m = a.add_argument_group(
+        "blackjack main game (docs/rules.md 3.9): the full-shoe player edge of each rule set, "
+        "the EV given each up card, and the next round's edge by penetration (--shoes, --seed, "
+        "--rule and --plot apply)"
+    )
+    m.add_argument(
+        "--main-game",
+        action="store_true",
+        help="the main game's report instead of the side bets' (default 100 shoes)",
+    )
+    m.add_argument(
+        "--decks",
+        action="append",
+        type=integer(1, MAX_DECKS),
+        metavar="N",
+        help="with --main-game: the shoe size of the up-card and penetration tables (repeat "
+        "for more; default 6)",
+    )
+    m.add_argument(
+        "--points",
+        metavar="P,P,...",
+        help="with --main-game: percent of the shoe dealt at which to price the next round "
+        "(default 0,10,...,90)",
+    )
+    m.add_argument(
+        "--all-rules",
+        action="store_true",
+        help="with --main-game: the full-shoe table for every rule set (dealer rule, double "
+        "after split, 1 or 3 splits, surrender), not only the default rules",
+    )

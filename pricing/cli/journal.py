@@ -68,7 +68,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
     """``--data-dir``, checked: a directory whose journal, if there, can be opened. Its absence
     from an existing directory is the tools' to report ("no journal at …")."""
     from pricing.journal import MEMORY  # noqa: PLC0415
-    from pricing.journal.sqlite import FILE_NAME  # noqa: PLC0415
+    from pricing.journal.sqlite_schema import FILE_NAME  # noqa: PLC0415
 
     path = Path(args.data_dir)
     if args.data_dir == MEMORY:

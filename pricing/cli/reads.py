@@ -1,21 +1,34 @@
 """The commands on a server's tables, and ``quote``: ``pricing quote`` (offline, or asking a
 server), ``watch``, ``settle``, ``settle-position``, ``table``, ``tables`` (the lobby) and
-``health``."""
+``health``; each with its parser (``add_quote``, …), bound to the function that runs it."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Final, TextIO
 
 import grpc
 
-from pricing.cli.args import check_game_options
+from pricing.cards import MAX_DECKS
+from pricing.cli.args import (
+    UINT64_MAX,
+    card_list,
+    check_game_options,
+    integer,
+    position_leg,
+    seconds,
+)
 from pricing.cli.common import (
+    DECKS_NOTE,
     GAMES,
+    Commands,
+    add_connection,
+    add_json,
+    add_server,
+    add_side_bets,
     connect,
     emit_json,
     offer_side_bets,
@@ -31,12 +44,22 @@ from pricing.cli.format import (
     message_dict,
     print_json,
 )
+from pricing.games.blackjack.decisions import MAX_SPLITS
+from pricing.games.blackjack.rounds import MAX_SEATS
+from pricing.tables import MAX_STAKE_CENTS
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_number, enum_short_name
 from pricing.wire import answer_quote
 
 __all__ = [
     "EXIT_STREAM_ENDED",
+    "add_health",
+    "add_quote",
+    "add_settle",
+    "add_settle_position",
+    "add_table",
+    "add_tables",
+    "add_watch",
     "format_tables",
     "health_services",
     "run_health",
@@ -185,7 +208,7 @@ def run_watch(args: argparse.Namespace, out: TextIO) -> int:
                 if not waiting:
                     print(f"waiting for table {args.table!r} ({exc.code().name})", file=notes)
                     waiting = True
-                time.sleep(0.5)
+                args.sleep(0.5)
 
 
 def run_settle(args: argparse.Namespace, out: TextIO) -> int:
@@ -267,3 +290,205 @@ def run_tables(args: argparse.Namespace, out: TextIO) -> int:
     else:
         print("no tables" + (f" of {args.game}" if args.game else ""), file=out)
     return 0
+
+
+def add_quote(sub: Commands) -> None:
+    q = sub.add_parser(
+        "quote",
+        help="price the next round from the cards seen (Hi-Lo, Goa Gae, blackjack, Higher/Lower)",
+        description="Prices and odds for a shoe with CARDS seen: Hi-Lo's, Goa Gae's and "
+        "Higher/Lower's dynamic bets (Higher/Lower: against --base); blackjack's side bets for "
+        "the next round and, with --up, the dealer's outcomes and insurance (an Ace).",
+    )
+    q.add_argument("game", choices=list(GAMES), type=str.lower)
+    q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
+    q.add_argument(
+        "--decks", type=integer(0, MAX_DECKS, DECKS_NOTE), default=0,
+        help=f"decks in the shoe, 0 to {MAX_DECKS} ({DECKS_NOTE})",
+    )  # fmt: skip
+    q.add_argument("--up", default=None, help="blackjack: the dealer's up card (not in CARDS)")
+    q.add_argument(
+        "--hand", type=card_list, default=None, metavar="CARDS",
+        help="blackjack, with --up: a player's hand, two cards or more (not in CARDS), e.g. "
+        "8S,8H: the EV of every action open to it, the best marked",
+    )  # fmt: skip
+    q.add_argument(
+        "--max-splits", type=integer(1, MAX_SPLITS), default=None,
+        help=f"blackjack: a pair splits into N + 1 hands at most, 1 to {MAX_SPLITS} (default "
+        f"{MAX_SPLITS})",
+    )  # fmt: skip
+    q.add_argument(
+        "--no-double-after-split", action="store_true", help="blackjack: no double after a split"
+    )
+    q.add_argument(
+        "--base", default=None,
+        help="higher-lower: the base card the next card is compared with (not in CARDS; "
+        "without it HIGHER, LOWER and SNAP are closed)",
+    )  # fmt: skip
+    q.add_argument(
+        "--mode", choices=["depleting", "continuous"], type=str.lower, default=None,
+        help="higher-lower: a continuous shuffler (default: priced on the full shoe without "
+        "the base card, CARDS ignored) or a depleting shoe (without CARDS and the base)",
+    )  # fmt: skip
+    q.add_argument(
+        "--rule", choices=["S17", "H17"], type=str.upper, default=None, help="blackjack: S17/H17"
+    )
+    q.add_argument(
+        "--pairs", choices=["perfect-pairs", "any-pair"], type=str.lower, default=None,
+        help="blackjack: the pair side bet's preset (default perfect-pairs)",
+    )  # fmt: skip
+    q.add_argument(
+        "--no-crown", action="store_true", help="blackjack: Royal Match without Crown Treasure"
+    )
+    q.add_argument(
+        "--player-edge", action="store_true",
+        help="blackjack: also the main bet's player edge of the next round (about 0.1 s on a "
+        "full 8-deck shoe)",
+    )  # fmt: skip
+    add_side_bets(q)
+    q.add_argument(
+        "--server", default=None,
+        help="ask this gRPC server instead of computing here (same numbers either way)",
+    )  # fmt: skip
+    add_connection(q)
+    add_json(q, "the QuoteResponse")
+    q.set_defaults(run=run_quote)
+
+
+def add_watch(sub: Commands) -> None:
+    w = sub.add_parser(
+        "watch",
+        help="print a table's prices each time they change",
+        description="Print a table's state each time it changes, until the table closes "
+        "(exit 0): a legend and column header, then one line per version, and a line of its "
+        "own for each round that ends; a blackjack version's figures, computed after it is "
+        "published, come on lines marked '+ vN' after it. If the table or the server is not "
+        "there yet, or the server ends the stream without the table closing (a restart), wait "
+        "and reconnect, carrying on from the next version; with --no-wait, exit 1 on an error "
+        f"and {EXIT_STREAM_ENDED} when the server ends the stream of a table that did not close.",
+    )
+    w.add_argument("table", help="table id")
+    w.add_argument(
+        "--from-version",
+        type=integer(0, UINT64_MAX),
+        default=0,
+        help="skip states before this version (default 0: from the current one)",
+    )
+    w.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_false",
+        help="fail at once if the table or server is not there or goes away (default: wait "
+        "and reconnect)",
+    )
+    # A blackjack version is published again once its figures are computed: --json shows each.
+    add_json(w, "each TableState published, one per line (messages go to standard error)")
+    add_server(w)
+    w.set_defaults(run=run_watch)
+
+
+def add_settle(sub: Commands) -> None:
+    t = sub.add_parser("settle", help="settle a bet at the price it was accepted on")
+    t.add_argument("table", help="table id")
+    t.add_argument(
+        "--round", type=integer(1, UINT64_MAX), required=True, help="round_id the bet was on"
+    )
+    t.add_argument(
+        "--version",
+        type=integer(1, UINT64_MAX),
+        required=True,
+        help="table version of the price",
+    )
+    t.add_argument(
+        "--bet",
+        required=True,
+        help="Hi-Lo LOW HIGH ODD EVEN SEVEN; Goa Gae TRIPLE STRAIGHT_FLUSH JQK STRAIGHT FLUSH "
+        "NINE; blackjack ROYAL_MATCH PAIRS (and the side bets a table offers); Higher/Lower "
+        "HIGHER LOWER SNAP RANGE_2_5 RANGE_6_9 RANGE_J_A RED BLACK KING_OR_ACE ACE",
+    )
+    _add_stake(t, "the stake")
+    t.add_argument(
+        "--seat",
+        type=integer(0, MAX_SEATS, "0: a one-seat table"),
+        default=0,
+        help=f"blackjack: the seat the side bet is on, 1 to {MAX_SEATS} (a one-seat table: may "
+        "be left out)",
+    )
+    add_json(t, "the SettleResponse")
+    add_server(t)
+    t.set_defaults(run=run_settle)
+
+
+def _add_stake(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--stake-cents",
+        type=integer(1, MAX_STAKE_CENTS),
+        required=True,
+        help=f"{what}, 1 to {MAX_STAKE_CENTS} cents",
+    )
+
+
+def add_settle_position(sub: Commands) -> None:
+    t = sub.add_parser(
+        "settle-position",
+        help="settle a position: one stake ridden from round to round, a bet each",
+        description="A stake carried through legs, each a dynamic bet on a later round at the "
+        "price of the version it was accepted on: a win adds floor(value x payout / 100), cut "
+        "to the table's max_position_payout_cents (a position that reaches it is collected whole "
+        "and rides no further); a loss ends it at 0; a void changes nothing. "
+        "After a decided leg, COLLECT_CENTS (at most its value) is taken out; the rest rides on. "
+        "Nothing can be added to a riding stake (docs/rules.md §6.3).",
+    )
+    t.add_argument("table", help="table id")
+    _add_stake(t, "the stake put in at the first leg")
+    t.add_argument(
+        "--leg",
+        type=position_leg,
+        action="append",
+        dest="legs",
+        required=True,
+        metavar="ROUND:VERSION:BET[:COLLECT_CENTS]",
+        help="a leg, in order (repeat, 1 to 1000): the round, the table version of the price, "
+        "the bet (e.g. HIGHER) and what is collected after it (default 0)",
+    )
+    add_json(t, "the SettlePositionResponse")
+    add_server(t)
+    t.set_defaults(run=run_settle_position)
+
+
+def add_table(sub: Commands) -> None:
+    g = sub.add_parser("table", help="print a summary of a table's current state")
+    g.add_argument("table", help="table id")
+    add_json(g, "the whole TableState")
+    add_server(g)
+    g.set_defaults(run=run_table)
+
+
+def add_tables(sub: Commands) -> None:
+    ls = sub.add_parser(
+        "tables",
+        help="list the server's tables (the lobby)",
+        description="Every table the server holds, open or closed: its game, decks, seats "
+        "(blackjack), phase, version, cards left in the shoe and the watchers following it.",
+    )
+    ls.add_argument("--game", choices=list(GAMES), type=str.lower, help="only this game's")
+    add_json(ls, "the tables as one JSON list of TableSummary")
+    add_server(ls)
+    ls.set_defaults(run=run_tables)
+
+
+def add_health(sub: Commands) -> None:
+    h = sub.add_parser("health", help="exit 0 if the server reports SERVING (for HEALTHCHECK)")
+    h.add_argument(
+        "--service",
+        default="",
+        help=f"one of {', '.join(health_services()[1:])}; default the whole server",
+    )
+    h.add_argument(
+        "--timeout",
+        type=seconds(0.001),
+        default=3.0,
+        help="seconds to wait, up to 3600 (default 3)",
+    )
+    add_server(h)
+    h.set_defaults(run=run_health)

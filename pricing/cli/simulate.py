@@ -1,6 +1,6 @@
 """``pricing simulate``: open a table and deal shuffled shoes into it through a dealer feed,
 showing each state, waiting out a server that is not up (the dealing itself is
-``pricing.cli.dealer``'s)."""
+``pricing.cli.dealer``'s); and its parser (``add_simulate``)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,27 @@ from typing import Final, TextIO, TypeVar
 
 import grpc
 
-from pricing.cards import DECK, Rank
-from pricing.cli.args import check_game_options
-from pricing.cli.common import GAMES, connect, offer_side_bets, shuffle_mode
+from pricing.cards import DECK, MAX_DECKS, Rank
+from pricing.cli.args import check_game_options, fraction, integer, seconds
+from pricing.cli.common import (
+    DECKS_NOTE,
+    GAMES,
+    Commands,
+    add_server,
+    add_side_bets,
+    connect,
+    offer_side_bets,
+    shuffle_mode,
+)
 from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import WatchPrinter
 from pricing.client import DealerFeed, retry_delay
+from pricing.games.blackjack.rounds import MAX_SEATS
 from pricing.tables import adapter_for
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import config_from_proto
 
-__all__ = ["SIMULATED_SEATS", "default_table", "run_simulate"]
+__all__ = ["SIMULATED_SEATS", "add_simulate", "default_table", "run_simulate"]
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _SIMULATE_OPTIONS: Final = {
@@ -78,6 +88,7 @@ class _Patient:
     target: str
     out: TextIO
     waiting: bool = False  # said that the server is unavailable, not yet that it is back
+    sleep: Callable[[float], object] = time.sleep
 
     def resending(self, line: str) -> None:
         """The feed resends an event (or its opening): said once per outage."""
@@ -96,7 +107,7 @@ class _Patient:
                 if exc.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
                 self.resending(str(exc))
-                time.sleep(retry_delay(attempt))
+                self.sleep(retry_delay(attempt))
                 attempt += 1
                 continue
             if self.waiting:
@@ -113,7 +124,7 @@ def run_simulate(args: argparse.Namespace, out: TextIO) -> int:
     request = _open_request(args)
     rng = random.Random(args.seed)
     with connect(args) as client:
-        patient = _Patient(client.target, out)
+        patient = _Patient(client.target, out, sleep=args.sleep)
         with client.feed(
             request.table_id, streamed=args.stream, on_resend=patient.resending
         ) as feed:
@@ -146,7 +157,7 @@ def _deal(
             print(f"{'':12}{text}", file=out)
         print(f"{action:<6} {card:>3}  {line}", file=out, flush=True)
         if args.pace:
-            time.sleep(args.pace)
+            args.sleep(args.pace)
 
     show("OPEN", "", state)
     dealer = DemoDealer(
@@ -181,3 +192,68 @@ def _deal(
     if args.close:
         show("CLOSE", "", patient(feed.close))
     return 0
+
+
+def add_simulate(sub: Commands) -> None:
+    m = sub.add_parser(
+        "simulate",
+        help="open a table and deal shuffled shoes into it (a demo dealer feed)",
+        description="Open a table and deal shuffled shoes into it as a card reader would, "
+        "printing each state; every argument is checked before the server is called, and an "
+        "unavailable server is waited for.",
+    )
+    m.add_argument(
+        "--table", default=None,
+        help="table id (default: demo for hilo, demo-GAME for the others, e.g. "
+        "demo-higher-lower: each game's demo its own table)",
+    )  # fmt: skip
+    m.add_argument(
+        "--game", choices=list(GAMES), type=str.lower, default="hilo", help="default hilo"
+    )
+    m.add_argument(
+        "--decks", type=integer(0, MAX_DECKS, DECKS_NOTE), default=0,
+        help=f"decks, 0 to {MAX_DECKS} ({DECKS_NOTE}: blackjack and higher-lower 6, the others 1)",
+    )  # fmt: skip
+    m.add_argument(
+        "--mode",
+        choices=["depleting", "continuous"],
+        type=str.lower,
+        default=None,
+        help="blackjack: a depleting shoe (default) or a continuous shuffle; higher-lower: a "
+        "continuous shuffler (default) or a depleting shoe",
+    )
+    m.add_argument(
+        "--seats",
+        type=integer(1, MAX_SEATS),
+        default=None,
+        help=f"blackjack: the seats dealt to, 1 to {MAX_SEATS} (default {SIMULATED_SEATS})",
+    )
+    add_side_bets(m)
+    m.add_argument(
+        "--pace",
+        type=seconds(),
+        default=1.0,
+        help="seconds each state is held, 0 to 3600 (default 1)",
+    )
+    m.add_argument(
+        "--shoes",
+        type=integer(0, note="0: until Ctrl-C"),
+        default=0,
+        help="shoes to deal (default 0: until Ctrl-C)",
+    )
+    m.add_argument("--seed", type=int, default=None, help="shuffle seed, for a repeatable run")
+    m.add_argument(
+        "--void-rate",
+        type=fraction,
+        default=0.05,
+        help="chance a round is voided, 0 to 1 (Hi-Lo: a burn during betting; Higher/Lower: "
+        "a VoidRound; default 0.05)",
+    )
+    m.add_argument("--close", action="store_true", help="close the table at the end")
+    m.add_argument(
+        "--stream",
+        action="store_true",
+        help="send the events on one Feed stream (DealerService.Feed), not a call each",
+    )
+    add_server(m)
+    m.set_defaults(run=run_simulate)

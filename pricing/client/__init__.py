@@ -10,10 +10,12 @@ fault) and ``err.retry_after`` (the seconds its ``RetryInfo`` asks to wait, None
 read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the same
 from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). A read (``quote``,
 ``get_table``, ``settle``, ...) refused for a budget that frees up (RESOURCE_EXHAUSTED with a
-``RetryInfo``) is sent again after that delay, at most ``READ_TRIES`` times in all and within
-the client's ``timeout``; a feed resends its event (same seq) after it too. Enum arguments
-take the proto's names with or without their prefix, in any case (``"GAME_HILO"``,
-``"hilo"``, ``"RESULT"``), or numbers.
+``RetryInfo``) is sent again after that delay, at most five times in all
+(``_shared.READ_TRIES``) and within the client's ``timeout``; a feed resends its event (same
+seq) after it too, and after ``retry_delay``'s backoff when the server was unreachable. A
+client's ``sleep`` is what it and its feeds wait with. Enum arguments take the proto's names
+with or without their prefix, in any case (``"GAME_HILO"``, ``"hilo"``, ``"RESULT"``), or
+numbers.
 
 Typical use (a game server)::
 
@@ -36,30 +38,17 @@ asyncio classes, run to its end at once on the blocking ones (whose transport ne
 an event loop). The modules: ``_requests`` (each call's request, and the feed's events as
 ``FeedRequest`` lists them), ``_connection``, ``_errors`` (a refusal's details), ``_shared``
 (one method for both sides, and the resend and resume rules), ``_transport``, ``_streams``
-(the Feed stream on each side), ``_client`` and ``_feed``.
+(the Feed stream on each side), ``_feed`` (a feed, written once) and ``_client`` (the clients
+and their feeds, each side's classes).
 """
 
 from __future__ import annotations
 
-# The modules whose ``sleep`` a feed pauses with (tests patch it through this package).
-import asyncio as asyncio
-import time as time
-
-# Also importable from here as before the split (``X as X``: exported, not in ``__all__``).
-from pricing.client._client import AsyncPricingClient, PricingClient
+from pricing.client._client import AsyncDealerFeed, AsyncPricingClient, DealerFeed, PricingClient
 from pricing.client._connection import DEFAULT_TARGET, Connection, default_target
 from pricing.client._errors import ErrorDetails, FieldViolation, error_details
-from pricing.client._feed import AsyncDealerFeed, DealerFeed
-from pricing.client._feed import _OpenStream as _OpenStream
-from pricing.client._requests import EVENTS as EVENTS
-from pricing.client._requests import Event as Event
-from pricing.client._requests import Rules as Rules
-from pricing.client._shared import FEED_RETRIES as FEED_RETRIES
-from pricing.client._shared import READ_TRIES as READ_TRIES
-from pricing.client._shared import log as log
-from pricing.client._shared import retry_delay as retry_delay
+from pricing.client._shared import retry_delay
 from pricing.client._streams import BlockingFeedStream, FeedStreamError
-from pricing.client._streams import FeedStream as FeedStream
 
 __all__ = [
     "DEFAULT_TARGET",
@@ -74,4 +63,5 @@ __all__ = [
     "PricingClient",
     "default_target",
     "error_details",
+    "retry_delay",
 ]

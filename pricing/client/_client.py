@@ -1,5 +1,7 @@
 """The clients: every call written once (``_Client``), as ``PricingClient`` (blocking) and
-``AsyncPricingClient`` (asyncio), which differ only in their transport."""
+``AsyncPricingClient`` (asyncio), which differ only in their transport; and their dealer feeds,
+``DealerFeed`` and ``AsyncDealerFeed`` (``_feed._Feed`` on each transport), each typed with
+the client it belongs to."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from pricing.client._connection import Connection, default_target
 from pricing.client._errors import detailed
-from pricing.client._feed import AsyncDealerFeed, DealerFeed, _Feed
+from pricing.client._feed import _Feed
 from pricing.client._requests import (
     Rules,
     event_of,
@@ -39,9 +41,48 @@ from pricing.client._shared import (
     shared_iterator,
 )
 from pricing.client._streams import BlockingFeedStream, FeedStream
-from pricing.client._transport import ASYNCIO, BLOCKING, Transport
+from pricing.client._transport import ASYNCIO, BLOCKING, Sleep, Transport
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+
+
+class DealerFeed(_Feed["PricingClient", BlockingFeedStream], Blocking):
+    __doc__ = _Feed.__doc__
+    _io = BLOCKING
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._leave(exc_type)
+
+
+class AsyncDealerFeed(_Feed["AsyncPricingClient", FeedStream], Asyncio):
+    """``DealerFeed`` for the asyncio client. ``streamed``: the events go on one Feed stream
+    (opened at the first event, and again after it failed) instead of a call each; an event
+    not answered within the client's ``timeout`` is resent on a new stream, as a call past its
+    deadline is resent. ``end_stream()`` or leaving ``async with feed:`` ends the stream
+    (leaving it as the task is cancelled cancels the stream instead of waiting); a feed
+    garbage-collected with its stream open has the stream cancelled."""
+
+    _io = ASYNCIO
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._leave(exc_type)
+
 
 FeedT = TypeVar("FeedT", bound=_Feed[Any, Any])
 
@@ -63,6 +104,7 @@ class _Client(Generic[FeedT]):
         tls_key: str | os.PathLike[str] | None = None,
         tls_server_name: str | None = None,
         timeout: float | None = 10.0,
+        sleep: Sleep | None = None,
     ) -> None:
         self.target = target or default_target()
         connection = Connection.resolve(
@@ -76,6 +118,8 @@ class _Client(Generic[FeedT]):
         self.timeout = timeout
         #: ``close()`` was called: the calls it cut off are not resent.
         self.closed = False
+        self._sleep_with = sleep  # handed to its feeds too
+        self._sleep = self._io.sleeper(sleep)
 
     @shared
     async def close(self) -> None:
@@ -106,7 +150,7 @@ class _Client(Generic[FeedT]):
                     raise  # no time left for another try
                 what = type(request).__name__
                 log.debug("%s refused (%s): sent again in %.2f s", what, exc.details(), delay)
-                await self._io.sleep(delay)
+                await self._sleep(delay)
                 if self.closed:  # closed while it waited: its channel is gone
                     raise
         raise AssertionError("unreachable: the last try raises")
@@ -173,7 +217,9 @@ class _Client(Generic[FeedT]):
     ) -> FeedT:
         """A feed numbering ``table_id``'s events; ``streamed``: on a Feed stream;
         ``on_resend``: told a line before each resend (default: a warning logged)."""
-        feed: FeedT = self._feed(self, table_id, streamed=streamed, on_resend=on_resend)  # type: ignore[assignment]
+        feed: FeedT = self._feed(  # type: ignore[assignment]
+            self, table_id, streamed=streamed, on_resend=on_resend, sleep=self._sleep_with
+        )
         return feed
 
     # PricingService
@@ -239,7 +285,7 @@ class _Client(Generic[FeedT]):
                     raise
                 if attempt == 0:  # once per outage
                     say(say_reconnecting(table_id, from_version, exc))
-                await self._io.sleep(pause(exc, attempt))
+                await self._sleep(pause(exc, attempt))
                 attempt += 1
 
     @shared
@@ -319,7 +365,10 @@ class PricingClient(_Client[DealerFeed], Blocking):
     ``$PRICING_TOKEN``, else ``$PRICING_DEALER_TOKEN``) is sent with every call; ``tls_ca``,
     ``tls_cert`` and ``tls_key`` (default ``$PRICING_TLS_CA`` …) make the channel TLS, and
     ``tls_server_name`` (``$PRICING_TLS_SERVER_NAME``) names the host the server's
-    certificate must be for when ``target`` lists several replicas."""
+    certificate must be for when ``target`` lists several replicas. ``sleep`` is what the
+    client and its feeds wait with before sending again (default ``time.sleep``; the asyncio
+    client's, a coroutine function, default ``asyncio.sleep``): a test's or a simulation's
+    clock."""
 
     _io = BLOCKING
     _feed = DealerFeed

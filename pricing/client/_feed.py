@@ -1,37 +1,24 @@
 """Dealer feeds: a table's events numbered by the feed, and resent with the same seq when the
-server did not answer. Written once (``_Feed``), as ``DealerFeed`` (blocking) and
-``AsyncDealerFeed`` (asyncio), which differ only in their transport."""
+server did not answer. Written once (``_Feed``); ``DealerFeed`` (blocking) and
+``AsyncDealerFeed`` (asyncio), which differ only in their transport, stand beside the clients
+they belong to (``_client``)."""
 
 from __future__ import annotations
 
 import asyncio
 import weakref
 from collections.abc import Awaitable, Callable
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import grpc
 from google.protobuf.message import Message
 
 from pricing.client._errors import annotate
 from pricing.client._requests import EVENTS, Rules, feed_request, numbered
-from pricing.client._shared import (
-    FEED_RETRIES,
-    Asyncio,
-    Blocking,
-    log,
-    pause,
-    resend,
-    say_resending,
-    shared,
-)
-from pricing.client._streams import BlockingFeedStream, Cancellable, FeedStream
-from pricing.client._transport import ASYNCIO, BLOCKING, Transport
+from pricing.client._shared import FEED_RETRIES, log, pause, resend, say_resending, shared
+from pricing.client._streams import Cancellable
+from pricing.client._transport import Sleep, Transport
 from pricing.v1 import pricing_pb2 as pb
-
-if TYPE_CHECKING:
-    from pricing.client._client import AsyncPricingClient, PricingClient  # noqa: F401  (quoted below)
-
 
 _Stream = TypeVar("_Stream", bound=Cancellable)
 _C = TypeVar("_C")
@@ -91,7 +78,8 @@ class _Feed(Generic[_C, _Stream]):
     it failed) instead of a call each; an event not answered within the client's ``timeout``
     is resent on a new stream. ``end_stream()`` or leaving ``with feed:`` ends the stream
     (leaving it on Ctrl-C cancels the stream instead of waiting); a feed garbage-collected
-    with its stream open has the stream cancelled."""
+    with its stream open has the stream cancelled. ``sleep``: what it waits with before a resend
+    (default: the client's, ``time.sleep`` or ``asyncio.sleep``)."""
 
     _io: ClassVar[Transport[Any]]
 
@@ -103,6 +91,7 @@ class _Feed(Generic[_C, _Stream]):
         retries: int = FEED_RETRIES,
         streamed: bool = False,
         on_resend: Callable[[str], None] | None = None,
+        sleep: Sleep | None = None,
     ) -> None:
         self.client = client
         self.table_id = table_id
@@ -111,6 +100,7 @@ class _Feed(Generic[_C, _Stream]):
         self.streamed = streamed
         #: Told one line before each resend (default: a warning on ``pricing.client``).
         self.on_resend: Callable[[str], None] = on_resend or log.warning
+        self._sleep = self._io.sleeper(sleep)
         self._open: _OpenStream[_Stream] = _OpenStream.cancelling_when_collected(self)
         #: How many times the caller ended or cancelled the stream: an event cut off by that
         #: is not resent.
@@ -160,7 +150,7 @@ class _Feed(Generic[_C, _Stream]):
                     raise
                 delay = pause(exc, attempt)
                 self.on_resend(say_resending(self.table_id, what, exc, delay))
-                await self._io.sleep(delay)
+                await self._sleep(delay)
                 if not self._may_resend(exc, ended):  # the caller ended it while we waited
                     raise
         raise AssertionError("unreachable: the last attempt raises")
@@ -243,41 +233,3 @@ class _Feed(Generic[_C, _Stream]):
     @shared
     async def close(self) -> pb.TableState:
         return await self._typed("close_table")
-
-
-class DealerFeed(_Feed["PricingClient", BlockingFeedStream], Blocking):
-    __doc__ = _Feed.__doc__
-    _io = BLOCKING
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._leave(exc_type)
-
-
-class AsyncDealerFeed(_Feed["AsyncPricingClient", FeedStream], Asyncio):
-    """``DealerFeed`` for the asyncio client. ``streamed``: the events go on one Feed stream
-    (opened at the first event, and again after it failed) instead of a call each; an event
-    not answered within the client's ``timeout`` is resent on a new stream, as a call past its
-    deadline is resent. ``end_stream()`` or leaving ``async with feed:`` ends the stream
-    (leaving it as the task is cancelled cancels the stream instead of waiting); a feed
-    garbage-collected with its stream open has the stream cancelled."""
-
-    _io = ASYNCIO
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self._leave(exc_type)

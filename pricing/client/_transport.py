@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import grpc
 import grpc.aio
@@ -22,13 +22,21 @@ from pricing.client._streams import (
 )
 from pricing.v1 import pricing_pb2 as pb
 
-if TYPE_CHECKING:
-    from pricing.client._feed import _OpenStream
-
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 Stream = TypeVar("Stream", bound=Cancellable)
 Metadata = tuple[tuple[str, str], ...] | None
+#: What a client or feed waits with: its transport's ``sleeper`` makes it a coroutine.
+Sleep = Callable[[float], Any]
+
+
+class HeldStream(Protocol[Stream]):
+    """Where a feed holds its open Feed stream (``_feed._OpenStream``): the transport opens one
+    into it, and drops one that failed."""
+
+    stream: Stream | None
+    #: The event loop an asyncio stream belongs to (None on the blocking side).
+    loop: asyncio.AbstractEventLoop | None
 
 
 class Watch(Protocol[T_co]):
@@ -59,10 +67,13 @@ class Transport(Protocol[Stream]):
     async def answer(self, answer: Any) -> Any:
         """What a call of the client's answered (the blocking client's is there already)."""
 
-    async def sleep(self, seconds: float) -> None: ...
+    def sleeper(self, sleep: Sleep | None) -> Callable[[float], Awaitable[None]]:
+        """What the shared code waits with: ``sleep`` (a function on the blocking side, a
+        coroutine function on the asyncio one), by default the standard library's."""
+
     async def exchange(
         self,
-        held: _OpenStream[Stream],
+        held: HeldStream[Stream],
         open_stream: Callable[[], Stream],
         request: pb.FeedRequest,
         timeout: float | None,
@@ -118,12 +129,17 @@ class _Blocking:
     async def answer(self, answer: Any) -> Any:
         return answer
 
-    async def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)  # looked up at each call: tests pause through ``time.sleep``
+    def sleeper(self, sleep: Sleep | None) -> Callable[[float], Awaitable[None]]:
+        pause = time.sleep if sleep is None else sleep
+
+        async def wait(seconds: float) -> None:
+            pause(seconds)
+
+        return wait
 
     async def exchange(
         self,
-        held: _OpenStream[BlockingFeedStream],
+        held: HeldStream[BlockingFeedStream],
         open_stream: Callable[[], BlockingFeedStream],
         request: pb.FeedRequest,
         timeout: float | None,
@@ -174,12 +190,17 @@ class _Asyncio:
     async def answer(self, answer: Awaitable[Any]) -> Any:
         return await answer
 
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)  # looked up at each call: tests pause through it
+    def sleeper(self, sleep: Sleep | None) -> Callable[[float], Awaitable[None]]:
+        pause = asyncio.sleep if sleep is None else sleep
+
+        async def wait(seconds: float) -> None:
+            await pause(seconds)
+
+        return wait
 
     async def exchange(
         self,
-        held: _OpenStream[FeedStream],
+        held: HeldStream[FeedStream],
         open_stream: Callable[[], FeedStream],
         request: pb.FeedRequest,
         timeout: float | None,

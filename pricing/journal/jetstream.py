@@ -32,8 +32,8 @@ that journal short, so the stream has neither. Start-up reads the stream once an
 table, only the events after its image.
 
 The stream's and the bucket's names, settings and set-up, each table's subject token and the
-layout of an image in the bucket are ``pricing.journal.jetstream_admin``'s; their names are
-importable from here too.
+layout of an image in the bucket are ``pricing.journal.jetstream_admin``'s. NATS's own header
+and key-value names are nats.py's constants.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ import nats.js.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext, api
+from nats.js.client import KV_PRE_TEMPLATE, KV_STREAM_TEMPLATE
+from nats.js.kv import KV_DEL, KV_OP, KV_PURGE, KeyValue
 
 from pricing.journal import (
     Journal,
@@ -65,39 +67,23 @@ from pricing.journal import (
     TableLog,
 )
 from pricing.journal.codec import decode_event, decode_image, encode_event, format_is_current
-
-# The stream's and bucket's names, settings and set-up, and the subject tokens: re-exported,
-# so each name is importable from here as it was before they had a module of their own.
 from pricing.journal.jetstream_admin import (
     BUCKET,
-    DUPLICATE_WINDOW,
-    START_SECONDS,
     STREAM,
     SUBJECT_PREFIX,
     connect,
     ensure_bucket,
     ensure_stream,
-    expected_stream,
+    image_of,
+    image_value,
     read,
     subject_token,
     table_of_token,
     while_forming,
 )
-from pricing.journal.jetstream_admin import image_of as _image_of
-from pricing.journal.jetstream_admin import image_value as _image_value
 from pricing.tables import JournalEntry, TableImage
 
-__all__ = [
-    "BUCKET",
-    "DUPLICATE_WINDOW",
-    "START_SECONDS",
-    "STREAM",
-    "SUBJECT_PREFIX",
-    "JetStreamJournal",
-    "ReplicaMetrics",
-    "subject_token",
-    "table_of_token",
-]
+__all__ = ["JetStreamJournal", "ReplicaMetrics"]
 
 log = logging.getLogger("pricing.journal")
 
@@ -176,6 +162,7 @@ class JetStreamJournal(Journal):
         self._replica_metrics = metrics if isinstance(metrics, ReplicaMetrics) else None
         self._nc: NatsClient | None = None
         self._js: JetStreamContext | None = None
+        self._kv: KeyValue | None = None  # the images' bucket, looked up once at the start
         self._loop: asyncio.AbstractEventLoop | None = None
         self._known: dict[str, dict[int, int]] = {}  # table id -> version -> stream sequence
         self._position = 0  # stream sequence of the last message handed to the store
@@ -219,14 +206,18 @@ class JetStreamJournal(Journal):
     async def _while_forming(self, attempt: Callable[[], Awaitable[T]]) -> T:
         return await while_forming(attempt, self.location)
 
-    def _expected_stream(self) -> api.StreamConfig:
-        return expected_stream(self.stream, self.prefix, self.replicas)
-
     async def _ensure_stream(self) -> None:
         await ensure_stream(self.js, self.stream, self.prefix, self.replicas)
 
     async def _ensure_bucket(self) -> None:
-        await ensure_bucket(self.js, self.bucket, self.replicas)
+        self._kv = await ensure_bucket(self.js, self.bucket, self.replicas)
+
+    @property
+    def kv(self) -> KeyValue:
+        """The images' key-value bucket."""
+        if self._kv is None:
+            raise JournalUnavailable(f"the journal ({self.location}) is not connected")
+        return self._kv
 
     async def _disconnected(self) -> None:
         if self._connected and self._js is not None:
@@ -356,15 +347,18 @@ class JetStreamJournal(Journal):
     async def _load(self) -> list[TableLog]:
         images: dict[str, tuple[int, float, bytes]] = {}
         ignored: set[str] = set()
+        keys = KV_PRE_TEMPLATE.format(bucket=self.bucket)
         kv_messages = await self._while_forming(
-            lambda: self._read(f"KV_{self.bucket}", f"$KV.{self.bucket}.>", last_per_subject=True)
+            lambda: self._read(
+                KV_STREAM_TEMPLATE.format(bucket=self.bucket), keys + ">", last_per_subject=True
+            )
         )
         for msg in kv_messages:
-            if (msg.headers or {}).get("KV-Operation") in ("DEL", "PURGE"):
+            if (msg.headers or {}).get(KV_OP) in (KV_DEL, KV_PURGE):
                 continue
-            token = msg.subject[len(f"$KV.{self.bucket}.") :]
+            token = msg.subject[len(keys) :]
             try:
-                version, at, fmt, body = _image_of(msg.data)
+                version, at, fmt, body = image_of(msg.data)
                 current = format_is_current(fmt)  # ValueError: not even a format (damage)
             except (ValueError, KeyError, TypeError, struct.error) as exc:
                 log.warning("table key %r: image unreadable (%s), folding its events", token, exc)
@@ -437,8 +431,8 @@ class JetStreamJournal(Journal):
             _SEQ: str(entry.seq),
             _AT: repr(record.accepted_at),
             _KIND: kind,
-            "Nats-Expected-Last-Subject-Sequence": str(expected),
-            "Nats-Msg-Id": f"{token}/{entry.version}/{secrets.token_hex(8)}",
+            api.Header.EXPECTED_LAST_SUBJECT_SEQUENCE: str(expected),
+            api.Header.MSG_ID: f"{token}/{entry.version}/{secrets.token_hex(8)}",
         }
         t0 = time.perf_counter()
         ack = await self._publish(self.prefix + token, body, headers, table_id)
@@ -489,8 +483,7 @@ class JetStreamJournal(Journal):
 
     async def _put_image(self, image: TableImage, at: float) -> None:
         try:
-            kv = await self.js.key_value(self.bucket)
-            await kv.put(subject_token(image.table_id), _image_value(image, at))
+            await self.kv.put(subject_token(image.table_id), image_value(image, at))
         except Exception as exc:  # a cache: the events are safe, the next image replaces it
             log.warning("table %r: could not store its image: %s", image.table_id, exc)
 
@@ -506,8 +499,7 @@ class JetStreamJournal(Journal):
         token = subject_token(table_id)
         try:
             await self.js.purge_stream(self.stream, subject=self.prefix + token)
-            kv = await self.js.key_value(self.bucket)
-            await kv.purge(token)
+            await self.kv.purge(token)
         except nats.errors.Error as exc:
             raise JournalUnavailable(
                 f"cannot purge table {table_id!r} from JetStream: {exc}"
@@ -593,6 +585,6 @@ class JetStreamJournal(Journal):
                 await self._follower.unsubscribe()
             except Exception:
                 log.debug("could not unsubscribe the follower", exc_info=True)
-        self._js = None
+        self._js = self._kv = None
         if self._nc is not None:
             await self._nc.close()

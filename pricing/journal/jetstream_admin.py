@@ -20,6 +20,8 @@ import nats.js.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext, api
+from nats.js.client import KV_STREAM_TEMPLATE
+from nats.js.kv import KeyValue
 
 from pricing.journal import JournalError
 from pricing.journal.codec import encode_image
@@ -173,13 +175,13 @@ async def ensure_stream(js: JetStreamContext, stream: str, prefix: str, replicas
         )
 
 
-async def ensure_bucket(js: JetStreamContext, bucket: str, replicas: int) -> None:
-    """Create the images' key-value bucket, or check the one there: ``JournalError`` if its
-    settings differ."""
+async def ensure_bucket(js: JetStreamContext, bucket: str, replicas: int) -> KeyValue:
+    """Create the images' key-value bucket, or check the one there (``JournalError`` if its
+    settings differ); its handle."""
     try:
-        info = await js.stream_info(f"KV_{bucket}")
+        info = await js.stream_info(KV_STREAM_TEMPLATE.format(bucket=bucket))
     except nats.js.errors.NotFoundError:
-        await js.create_key_value(
+        return await js.create_key_value(
             api.KeyValueConfig(
                 bucket=bucket,
                 description="live-odds-pricing: the newest image (snapshot) of each table",
@@ -188,7 +190,6 @@ async def ensure_bucket(js: JetStreamContext, bucket: str, replicas: int) -> Non
                 replicas=replicas,
             )
         )
-        return
     have = info.config
     wrong = differences(
         {
@@ -201,6 +202,7 @@ async def ensure_bucket(js: JetStreamContext, bucket: str, replicas: int) -> Non
             f"the key-value bucket {bucket} exists with other settings ({wrong}): "
             "fix it with the nats CLI, or point --journal at another cluster"
         )
+    return await js.key_value(bucket)
 
 
 async def connect(

@@ -25,9 +25,9 @@ from pricing.journal.integrity import (
     snapshot,
     table_health,
 )
-from pricing.journal.sqlite import (
+from pricing.journal.sqlite import SqliteJournal
+from pricing.journal.sqlite_schema import (
     FILE_NAME,
-    SqliteJournal,
     check_whole,
     connect_readonly,
     record_from_row,

@@ -10,8 +10,7 @@ is stored; the next batch tries again, so writes succeed by themselves once the 
 them. Reads (start-up, a table's history, export) use their own connections.
 
 The file's schema, its upgrades and checks, the statements that store a write's rows and
-reading records back are ``pricing.journal.sqlite_schema``'s; their names are importable from
-here too.
+reading records back are ``pricing.journal.sqlite_schema``'s.
 """
 
 from __future__ import annotations
@@ -40,14 +39,8 @@ from pricing.journal import (
 )
 from pricing.journal.codec import decode_image, encode_event, encode_image
 from pricing.journal.integrity import WAY_OUT, describe, image_crc
-
-# The file's schema, connections and reads: re-exported, so each name is importable from here
-# as it was before they had a module of their own.
 from pricing.journal.sqlite_schema import (
-    APPLICATION_ID,
-    CACHED_STATEMENTS,
     FILE_NAME,
-    ROWS_PER_STATEMENT,
     RUNNING_MARK,
     SCHEMA_VERSION,
     QuickCheckFailed,
@@ -57,32 +50,15 @@ from pricing.journal.sqlite_schema import (
     _Rows,
     check_sqlite,
     check_tables,
-    check_whole,
-    connect_readonly,
     create_schema,
     read_records,
-    record_from_row,
     rollback,
     upgrade_schema,
 )
 from pricing.ratelog import LogBudget
 from pricing.tables import TableImage
 
-__all__ = [
-    "APPLICATION_ID",
-    "CACHED_STATEMENTS",
-    "FILE_NAME",
-    "ROWS_PER_STATEMENT",
-    "RUNNING_MARK",
-    "SCHEMA_VERSION",
-    "SqliteJournal",
-    "check_sqlite",
-    "check_tables",
-    "check_whole",
-    "connect_readonly",
-    "read_records",
-    "record_from_row",
-]
+__all__ = ["SqliteJournal"]
 
 log = logging.getLogger("pricing.journal")
 

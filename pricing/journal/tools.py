@@ -22,7 +22,7 @@ from pricing.journal import MEMORY, JournalCorrupt, Record
 from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
 from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, snapshot, table_health
-from pricing.journal.sqlite import FILE_NAME, check_sqlite, connect_readonly, read_records
+from pricing.journal.sqlite_schema import FILE_NAME, check_sqlite, connect_readonly, read_records
 from pricing.tables import Snapshot, Table
 
 __all__ = ["Replayed", "export_records", "export_tables", "read_lines", "replay_lines"]

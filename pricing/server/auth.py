@@ -1,5 +1,5 @@
 """Who may call what: dealer and reader tokens, checked by the server's interceptor
-(``pricing.server.interceptors.AuthInterceptor``).
+(``pricing.server.auth_interceptor.AuthInterceptor``).
 
 Two roles. A **dealer** token lets a caller use DealerService (the feed: open tables, expose
 cards, close tables) and everything a reader may. A **reader** token lets a caller use

@@ -17,7 +17,7 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
 - ``max_events_per_second``: ``TableRates``, a ``TokenBucket`` per table in front of the
   feed's writes;
 - ``max_concurrent_writes`` / ``max_concurrent_reads``: two
-  ``pricing.server.interceptors.ConcurrencyInterceptor``, one for DealerService's unary calls
+  ``pricing.server.concurrency.ConcurrencyInterceptor``, one for DealerService's unary calls
   and one for PricingService's, so that no number of reads takes a write's place (health and
   reflection always answer; streams have the limits above);
 - ``max_expensive_reads`` / ``max_expensive_reads_per_caller``:

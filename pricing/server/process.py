@@ -40,8 +40,9 @@ from pricing.journal import MEMORY, Journal, JournalError, open_journal
 from pricing.server import eventloop
 from pricing.server import security as sec
 from pricing.server.auth import TokenStore
+from pricing.server.auth_interceptor import AuthInterceptor
+from pricing.server.concurrency import ConcurrencyInterceptor
 from pricing.server.flags import is_loopback, parser
-from pricing.server.interceptors import AuthInterceptor, ConcurrencyInterceptor
 from pricing.server.limits import grpc_options
 from pricing.server.metrics import Metrics, serve_metrics
 from pricing.server.security import Security

@@ -34,6 +34,7 @@ from pricing.errors import (
 )
 from pricing.journal import JournalUnavailable
 from pricing.ratelog import LogBudget
+from pricing.server.metrics import Metrics
 from pricing.server.workers import DeadlinePassed, WorkerLost
 from pricing.tables import (
     GameUnavailable,
@@ -71,9 +72,6 @@ __all__ = [
 log = logging.getLogger("pricing.service")
 
 if TYPE_CHECKING:
-    # Metrics for annotations only: metrics imports the interceptors, which import this.
-    from pricing.server.metrics import Metrics
-
     Context = grpc.aio.ServicerContext[Any, Any]  # generic only in the type stubs
 else:
     Context = grpc.aio.ServicerContext

@@ -1,3 +1,0 @@
-# The old import path of pricing.games.blackjack: pricing.MOVED maps it to that module at run time;
-# this stub lets type checkers follow it too.
-from pricing.games.blackjack import *  # noqa: F403

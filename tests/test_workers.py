@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
+import signal
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -263,3 +264,25 @@ def test_callers_leaving_together_leave_no_work_behind(tmp_path: Path) -> None:
         assert [m.name for m in markers[1:] if m.exists()] == []
 
     run(Lane("test", 1), body)
+
+
+def test_a_worker_killed_while_idle_breaks_no_later_call() -> None:
+    """A worker killed between tasks (the kernel's out-of-memory killer, an operator's kill -9)
+    breaks pebble's pool for good: the call that finds it so is told WorkerLost at worst, and
+    the lane starts a new pool for the next."""
+
+    async def body(lane: Lane) -> list[bytes | str]:
+        pid = int(await lane.run(tasks.pid, deadline=later(30)))
+        os.kill(pid, signal.SIGKILL)
+        assert await gone(pid)
+        await asyncio.sleep(0.5)  # pebble's manager notices the death (it polls)
+        said: list[bytes | str] = []
+        for _ in range(3):
+            try:
+                said.append(await lane.run(tasks.echo, b"ok", deadline=later(30)))
+            except WorkerLost as exc:
+                said.append(str(exc))
+        return said
+
+    said = run(Lane("test", 1), body)
+    assert said[-1] == b"ok" and said[-2] == b"ok", said

@@ -27,8 +27,10 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -134,14 +136,18 @@ class Lane:
         """``function(*args)`` on a worker, once one is free (lower ``priority`` first); by
         ``deadline`` (the event loop's ``time()``) or ``DeadlinePassed``. Cancelled (the caller went
         away): the worker computing it is killed. What ``function`` raises is raised here."""
-        self.start()
-        assert self._pool is not None
         await self._turn(priority, deadline)
         try:
             remaining = deadline - asyncio.get_running_loop().time()
             if remaining <= 0:
                 raise DeadlinePassed(f"the deadline passed while the call waited ({self.name})")
-            future = self._pool.schedule(function, args, timeout=remaining)
+            self.start()  # again: a broken pool was discarded while the call waited
+            assert self._pool is not None
+            try:
+                future = self._pool.schedule(function, args, timeout=remaining)
+            except (BrokenProcessPool, RuntimeError) as exc:  # pebble: the pool is not running
+                self._discard_pool()
+                raise WorkerLost(f"the {self.name} workers could not run ({exc}): retry") from None
             try:
                 return await asyncio.wrap_future(future)
             except asyncio.CancelledError:
@@ -155,6 +161,11 @@ class Lane:
                 raise WorkerLost(
                     f"the {self.name} worker ended before it answered ({exc}): retry"
                 ) from None
+            except BrokenProcessPool as exc:
+                # Workers that end as they start (killed, out of memory) break the pool: the
+                # next call starts a new one.
+                self._discard_pool()
+                raise WorkerLost(f"the {self.name} workers could not run ({exc}): retry") from None
         finally:
             self._running -= 1
             self._next()
@@ -210,3 +221,11 @@ class Lane:
             self._pool.stop()  # type: ignore[no-untyped-call]
             self._pool.join()
             self._pool = None
+
+    def _discard_pool(self) -> None:
+        """Drop a broken pool: the next call starts a new one. Its workers are stopped and
+        joined on a thread of their own (joining waits for them: not on the event loop)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.stop()  # type: ignore[no-untyped-call]
+            threading.Thread(target=pool.join, name=f"{self.name}-pool-join", daemon=True).start()

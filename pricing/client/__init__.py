@@ -8,7 +8,7 @@ stable name such as ``"SEQ_GAP"``, None if the server gave none), ``err.metadata
 e.g. ``{"expected_seq": "9", ...}``), ``err.field_violations`` (the request fields at
 fault) and ``err.retry_after`` (the seconds its ``RetryInfo`` asks to wait, None without one),
 read from the status's ``google.rpc.Status`` trailer; ``error_details(err)`` reads the same
-from any ``grpc.RpcError``, typed (README.md, "Errors for programs"). A read (``quote``,
+from any ``grpc.RpcError``, typed (docs/reference/errors.md). A read (``quote``,
 ``get_table``, ``settle``, ...) refused for a budget that frees up (RESOURCE_EXHAUSTED with a
 ``RetryInfo``) is sent again after that delay, at most five times in all
 (``_shared.READ_TRIES``) and within the client's ``timeout``; a feed resends its event (same

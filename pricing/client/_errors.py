@@ -1,5 +1,5 @@
 """What a refused call says to a program, beyond its code and message: the ``google.rpc.Status``
-the server puts in the ``grpc-status-details-bin`` trailer (README.md, "Errors for programs"),
+the server puts in the ``grpc-status-details-bin`` trailer (docs/reference/errors.md),
 read back from any ``grpc.RpcError``.
 
 ``error_details(err)`` reads it; the errors the clients' calls raise also carry it as

@@ -97,7 +97,7 @@ _FP = grpc.StatusCode.FAILED_PRECONDITION
 #: the error's attributes that become the ``ErrorInfo`` metadata (by the same name, those that
 #: are set). Only our own error types say what the caller did wrong. Anything else (a plain
 #: ValueError from a kernel's internal contract, a protobuf range error, a KeyError) is a bug
-#: of ours: INTERNAL, never a client error. README.md's "Errors for programs" lists these.
+#: of ours: INTERNAL, never a client error. docs/reference/errors.md lists these.
 _RULES: Final[tuple[tuple[type[BaseException], grpc.StatusCode, str, tuple[str, ...]], ...]] = (
     (TableNotFound, grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", ("table_id",)),
     (TableExists, grpc.StatusCode.ALREADY_EXISTS, "TABLE_EXISTS", ("table_id",)),

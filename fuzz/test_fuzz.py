@@ -68,7 +68,9 @@ class Context:
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return ()
 
-    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
+    async def abort(
+        self, code: grpc.StatusCode, details: str = "", trailing_metadata: object = ()
+    ) -> NoReturn:
         assert len(details) <= 1100
         raise Aborted(code)
 

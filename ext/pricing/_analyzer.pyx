@@ -18,8 +18,7 @@ simulation.
   ending on 17–21 or BJ, with its number of valid orderings); for a shoe the distribution is a
   sum of falling-factorial products over that table, shared along a trie (about 1.5 µs against
   a 2 on 8 decks), bust the rest. Near the end of a shoe, when the dealer could run short, the
-  draws are summed level by level over multisets (``_draw_levels`` in ``pricing._blackjack``,
-  here in doubles).
+  draws are summed level by level over multisets (``pricing._dealer``, here in doubles).
 * **Play.** STAND; HIT, then playing on by the better of stand and hit on the exact cards
   (composition-dependent); DOUBLE (one card, then stand on a doubled stake). SURRENDER is −0.5
   and needs no kernel.
@@ -48,16 +47,16 @@ cimport cython
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
+from pricing._dealer cimport (
+    LEVEL_FULL, N_OUTCOMES, N_VALUES, OUT_BJ, OUT_BUST, Level, dealer_outcome, level_add,
+    level_clear, level_draw, u128, u128_to_int,
+)
+
 from pricing.errors import IllegalMove
 
 cdef enum:
-    N_VALUES = 10
     MAX_MULT = 16  # a dealer hand holds at most 9 cards of one value (up card 2, nine 2s)
     MAX_DEPTH = 16  # and draws at most 12 cards
-    OUT_BJ = 5
-    OUT_BUST = 6
-    LEVEL_SLOTS = 1024
-    LEVEL_FULL = 768
     ERR_RAN_OUT = 1
     ERR_LEVEL_FULL = 2
     ERR_MEMORY = 3
@@ -88,14 +87,6 @@ TIE = 1e-12
 cdef double _TIE = TIE
 
 
-cdef struct DLevel:
-    int n
-    int slot_entry[LEVEL_SLOTS]  # 1 + entry index, 0 = empty slot
-    unsigned long long code[LEVEL_FULL]
-    double weight[LEVEL_FULL]
-    int hard[LEVEL_FULL]
-    bint ace[LEVEL_FULL]
-
 cdef struct Ctx:
     int counts[N_VALUES]  # the shoe now: the player's draws so far already taken out
     int base[N_VALUES]  # the shoe with only the up card out (and the cards before the round)
@@ -103,8 +94,8 @@ cdef struct Ctx:
     int up  # 1 = ace … 10 = ten
     bint h17
     int error
-    DLevel* cur
-    DLevel* nxt
+    Level* cur  # two levels for the dealer's draws when the shoe could run short
+    Level* nxt
     # The memo: key (never 0: a composition holds a card) -> two values. Untagged keys: the
     # unsplit hand's (stand, best of stand and hit) on ``base - C``; tagged keys
     # (``_tag``): a split hand's value under the strategy, or an unsplit double.
@@ -142,33 +133,6 @@ cdef struct Ctx:
     double* prod
     int variants  # in a split: the most pair cards out beyond a hand's own
     int removed  # in a split: the pair cards out beyond the hand's own in the shoe now
-
-
-cdef inline void _level_clear(DLevel* level) noexcept nogil:
-    level.n = 0
-    memset(level.slot_entry, 0, sizeof(level.slot_entry))
-
-
-cdef inline int _level_add(DLevel* level, unsigned long long code, int hard, bint ace,
-                           double weight) noexcept nogil:
-    cdef unsigned long long h = (code * 0x9E3779B97F4A7C15ULL) >> 54  # 10 bits
-    cdef int e
-    while level.slot_entry[h] != 0:
-        e = level.slot_entry[h] - 1
-        if level.code[e] == code:
-            level.weight[e] += weight
-            return 0
-        h = (h + 1) & (LEVEL_SLOTS - 1)
-    if level.n >= LEVEL_FULL:
-        return -1
-    e = level.n
-    level.n += 1
-    level.slot_entry[h] = e + 1
-    level.code[e] = code
-    level.weight[e] = weight
-    level.hard[e] = hard
-    level.ace[e] = ace
-    return 0
 
 
 cdef bint _VARIANTS = True
@@ -238,54 +202,85 @@ cdef int _dealer(Ctx* c, double* out) noexcept nogil:
 
 @cython.cdivision(True)
 cdef int _dealer_compute(Ctx* c, double* out) noexcept nogil:
-    cdef DLevel* cur = c.cur
-    cdef DLevel* nxt = c.nxt
-    cdef DLevel* swap
-    cdef int depth = 0, e, v, avail, new_hard, total, left
-    cdef bint ace, soft
-    cdef unsigned long long code
-    cdef double weight, w, inv
+    cdef Level* cur = c.cur
+    cdef Level* nxt = c.nxt
+    cdef Level* swap
+    cdef int depth = 0, e, left
+    cdef double inv
     c.dealer_runs += 1
     if c.prod != NULL and c.remaining >= c.t_depth:
         _dealer_table(c, out)
         return 0
-    for e in range(7):
+    # The shoe could run short: draw level by level (``pricing._dealer``), in probabilities.
+    for e in range(N_OUTCOMES):
         out[e] = 0.0
-    _level_clear(cur)
-    _level_add(cur, 0, c.up, c.up == 1, 1.0)
+    level_clear(cur)
+    level_add(cur, 0, c.up, c.up == 1, 1.0)
     while cur.n > 0:
         left = c.remaining - depth
         if left <= 0:
             c.error = ERR_RAN_OUT
             return -1
         inv = 1.0 / left
-        _level_clear(nxt)
         for e in range(cur.n):
-            code = cur.code[e]
-            weight = cur.weight[e] * inv
-            for v in range(N_VALUES):
-                avail = c.counts[v] - <int>((code >> (4 * v)) & 15)
-                if avail <= 0:
-                    continue
-                w = weight * avail
-                new_hard = cur.hard[e] + v + 1
-                ace = cur.ace[e] or v == 0
-                soft = ace and new_hard + 10 <= 21
-                total = new_hard + 10 if soft else new_hard
-                if depth == 0 and total == 21:
-                    out[OUT_BJ] += w
-                elif total > 21:
-                    out[OUT_BUST] += w
-                elif total > 17 or (total == 17 and not (soft and c.h17)):
-                    out[total - 17] += w
-                elif _level_add(nxt, code + (1ULL << (4 * v)), new_hard, ace, w) < 0:
-                    c.error = ERR_LEVEL_FULL
-                    return -1
+            cur.weight[e].chance *= inv  # this draw's chance, but for the count drawn
+        if level_draw(cur, nxt, c.counts, 1 + depth, c.h17, out, NULL) < 0:
+            c.error = ERR_LEVEL_FULL
+            return -1
         swap = cur
         cur = nxt
         nxt = swap
         depth += 1
     return 0
+
+
+cdef tuple _dealer_hands(int up, bint h17):
+    """``(terms, depth)``: the dealer's hands from the up card ``up`` that end on 17–21 or BJ,
+    ``terms[drawn, outcome]`` the orderings of each multiset of drawn cards (``drawn``: the
+    count of each value), and the most cards a hand draws, bust or not. Drawn level by level
+    (``pricing._dealer``) from a shoe of ``MAX_MULT`` cards of each value, more than any
+    dealer hand holds of one, so it allows every hand a shoe that never runs short does; each
+    order of a multiset ``m`` then weighs ``prod_v MAX_MULT (MAX_MULT - 1) … (MAX_MULT - m_v +
+    1)``, and the sum of its orders' weights over that is its number of orderings."""
+    cdef int shoe[N_VALUES]
+    cdef u128 ended[N_OUTCOMES]
+    cdef int v, e, depth = 0
+    cdef Level* swap
+    cdef Level* levels = <Level*>malloc(3 * sizeof(Level))
+    cdef Level* cur = &levels[0]
+    cdef Level* nxt = &levels[1]
+    cdef Level* kept = &levels[2]
+    if levels == NULL:
+        raise MemoryError()
+    falling = [1]  # falling[m]: MAX_MULT (MAX_MULT - 1) … (MAX_MULT - m + 1)
+    for e in range(1, MAX_MULT):
+        falling.append(falling[e - 1] * (MAX_MULT - e + 1))
+    for v in range(N_VALUES):
+        shoe[v] = MAX_MULT
+    memset(ended, 0, sizeof(ended))  # a sink: the table keeps the hands themselves
+    terms = {}
+    try:
+        level_clear(cur)
+        level_add(cur, 0, up, up == 1, <u128>1)
+        while cur.n > 0:
+            if level_draw(cur, nxt, shoe, 1 + depth, h17, ended, kept) < 0:
+                raise RuntimeError(
+                    f"more than {LEVEL_FULL} dealer hands of one length: kernel bound broken")
+            depth += 1
+            for e in range(kept.n):
+                drawn = tuple([(kept.code[e] >> (4 * v)) & 15 for v in range(N_VALUES)])
+                weight = 1
+                for v in range(N_VALUES):
+                    weight *= falling[drawn[v]]
+                orderings, rest = divmod(u128_to_int(kept.weight[e].ways), weight)
+                assert rest == 0
+                terms[drawn, dealer_outcome(kept.hard[e], kept.ace[e], 1 + depth, h17)] = orderings
+            swap = cur
+            cur = nxt
+            nxt = swap
+    finally:
+        free(levels)
+    return terms, depth
 
 
 cdef class _Table:
@@ -318,33 +313,7 @@ cdef class _Table:
     cdef int* used_k
 
     def __cinit__(self, int up, bint h17):
-        level = {(0,) * N_VALUES: (1, up, up == 1)}
-        terms = {}
-        depth = 0
-        cards = 0
-        while level:
-            nxt = {}
-            for code, (w, hard, ace) in level.items():
-                for v in range(N_VALUES):
-                    drawn = list(code)
-                    drawn[v] += 1
-                    key = tuple(drawn)
-                    new_hard = hard + v + 1
-                    new_ace = ace or v == 0
-                    soft = new_ace and new_hard + 10 <= 21
-                    total = new_hard + 10 if soft else new_hard
-                    if depth == 0 and total == 21:
-                        terms[key, OUT_BJ] = terms.get((key, OUT_BJ), 0) + w
-                    elif total > 21:
-                        cards = max(cards, depth + 1)
-                    elif total > 17 or (total == 17 and not (soft and h17)):
-                        terms[key, total - 17] = terms.get((key, total - 17), 0) + w
-                    else:
-                        prior = nxt.get(key)
-                        nxt[key] = (w + (prior[0] if prior else 0), new_hard, new_ace)
-            level = nxt
-            depth += 1
-        cards = max(cards, max(sum(key) for key, _ in terms))
+        terms, cards = _dealer_hands(up, h17)
         assert cards < MAX_DEPTH
         nodes = {(): 0}
         parents = [0]
@@ -955,7 +924,7 @@ cdef int _open(Ctx* c, object value_counts, int up_value, bint h17, int cache) e
             raise ValueError(f"value count must not be negative, got {c.counts[v]}")
         c.remaining += c.counts[v]
     c.h17 = h17
-    c.cur = <DLevel*>malloc(2 * sizeof(DLevel))
+    c.cur = <Level*>malloc(2 * sizeof(Level))
     c.cap = 8192
     c.keys = <unsigned long long*>calloc(c.cap, sizeof(unsigned long long))
     c.first = <double*>malloc(c.cap * sizeof(double))

@@ -18,11 +18,13 @@ once: about 350 multisets instead of 20,000 sequences for an up ace or 2 on 8 de
 is a 40-bit code, 4 bits per value counting the cards of that value drawn (a dealer hand holds
 at most 9 of one value).
 
-A level holds at most 124 multisets, whatever the shoe and wherever the hand starts: the hands
-drawn after an up card or a hand so far are, with those cards added, hands drawn from an empty
-hand, and a full 8-deck shoe (32 cards of every value, more than any hand holds) reaches every
-hand any shoe does; the test suite checks 120 (``S17``) and 124 (``H17``) on it. ``LEVEL_FULL``
-leaves three times that, and the hash table stays under three quarters full.
+A level of hands still drawing holds at most 124 multisets, whatever the shoe and wherever the
+hand starts: the hands drawn after an up card or a hand so far are, with those cards added,
+hands drawn from an empty hand, and a full 8-deck shoe (32 cards of every value, more than any
+hand holds) reaches every hand any shoe does; the test suite checks 120 (``S17``) and 124
+(``H17``) on it. ``LEVEL_FULL`` leaves three times that, and the hash table stays under three
+quarters full. The hands one draw ends, bust aside, which the analyzer keeps by multiset, are
+at most 222 after an up card (the analyzer's tests build every up card's).
 
 **Weights** are a fused type: exact 128-bit integers (``u128``: the blackjack and dealer-bust
 kernels, whose results are ratios of integers) or doubles (the analyzer, whose EVs are doubles).

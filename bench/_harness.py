@@ -47,3 +47,24 @@ def report(name: str, fast: float, slow: float, goal: float) -> bool:
     verdict = "ok" if ratio >= goal else f"BELOW GOAL {goal:.0f}x"
     print(f"{name:<40} {fast:>12,.0f}/s  vs reference {slow:>10,.0f}/s  = {ratio:7.1f}x  {verdict}")
     return ratio >= goal
+
+
+def best_time(
+    call: Callable[[], object],
+    min_total: float = 0.2,
+    repeats: int = 7,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """Seconds per call: the best of ``repeats`` batches, each at least ``min_total`` long
+    (a slow call is timed alone), by ``clock`` (wall time unless told)."""
+    start = clock()
+    call()
+    once = clock() - start
+    number = max(1, int(min_total / max(once, 1e-9)))
+    best = once
+    for _ in range(repeats if number > 1 else 2):
+        start = clock()
+        for _ in range(number):
+            call()
+        best = min(best, (clock() - start) / number)
+    return best

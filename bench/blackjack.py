@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import random
 import sys
-import time
-from collections.abc import Callable
 
 # _harness (beside this script, so importable from any working directory) puts the repository
 # root on sys.path for tests.reference.
-import _harness  # noqa: F401
+from _harness import best_time
 
 from pricing.cards import CARD_INDEX, DECK, Rank
 from pricing.games import blackjack as bj
@@ -27,22 +25,6 @@ from tests.reference import blackjack_ref as ref
 
 GOAL = 50.0
 SEED = 20261129
-
-
-def best_time(call: Callable[[], object], min_total: float = 0.2, repeats: int = 7) -> float:
-    """Seconds per call: the best of ``repeats`` batches, each at least ``min_total`` long
-    (a slow call is timed alone)."""
-    start = time.perf_counter()
-    call()
-    once = time.perf_counter() - start
-    number = max(1, int(min_total / max(once, 1e-9)))
-    best = once
-    for _ in range(repeats if number > 1 else 2):
-        start = time.perf_counter()
-        for _ in range(number):
-            call()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
 
 
 def fmt(seconds: float) -> str:

@@ -179,7 +179,7 @@ def test_dealer_table_matches_dealer_odds_per_up_card() -> None:
 
 def test_no_dealer_hand_is_longer_than_the_kernel_bound_on_eight_decks() -> None:
     # A full 8-deck shoe holds enough of every rank for any draw sequence that a smaller or
-    # depleted shoe allows, so if no up card overflows the kernel's bounds here (12 draws, 768
+    # depleted shoe allows, so if no up card overflows the kernel's bounds here (12 draws, 384
     # hands of one length), none can: the kernel would raise RuntimeError.
     for rule in ("S17", "H17"):
         for up, odds in dealer_table([], decks=8, rule=rule).items():

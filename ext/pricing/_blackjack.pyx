@@ -26,23 +26,15 @@ cimport cython
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from pricing._dealer cimport (
+    DRAWS, LEVEL_FULL, N_OUTCOMES, N_VALUES, Level, dealer_outcome, level_add, level_clear,
+    level_draw, u128, u128_to_int,
+)
 from pricing._deck cimport (
     MAX_DECKS, N_CARDS, card_index_of, card_text, check_decks, read_counts, take_out,
 )
 
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
-
-cdef extern from *:
-    """
-    /* Cython is told this is a 64-bit integer; C uses the 128-bit type. The only operations
-       used on it are +, * and the two accessors below, so the lie is never observable. */
-    typedef unsigned __int128 bj_u128;
-    static inline unsigned long long bj_u128_hi(bj_u128 x) { return (unsigned long long)(x >> 64); }
-    static inline unsigned long long bj_u128_lo(bj_u128 x) { return (unsigned long long)x; }
-    """
-    ctypedef unsigned long long u128 "bj_u128"
-    unsigned long long u128_hi "bj_u128_hi"(u128 x) nogil
-    unsigned long long u128_lo "bj_u128_lo"(u128 x) nogil
 
 #: The dealer's possible final results, in the order of every numerator tuple below.
 DEALER_OUTCOMES = ("17", "18", "19", "20", "21", "BJ", "BUST")
@@ -50,13 +42,10 @@ DEALER_OUTCOMES = ("17", "18", "19", "20", "21", "BJ", "BUST")
 VALUE_SYMBOLS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 cdef enum:
-    N_VALUES = 10
     # The longest dealer draw sequence after the up card (H17, up A: six more aces make soft
     # 17, which hits; a 5 makes hard 12; four aces make 16; then the last card): 12 cards.
     # The dealer's hand so far is a prefix of such a sequence: from it, fewer draws remain.
     MAX_DRAWS = 12
-    OUT_BJ = 5
-    OUT_BUST = 6
 
 cdef int KING = 13
 cdef int QUEEN = 12
@@ -186,74 +175,23 @@ cdef struct Dealer:
     int remaining
     bint h17
     u128 tail[MAX_DRAWS + 1]  # tail[k] = (N - k) × … × (N - D + 1): scales a k-draw weight
-    u128 nums[7]
+    u128 nums[N_OUTCOMES]
     int ran_out
     int too_deep
     int level_full
     int depth_limit
 
 
-# The sums run by draw count rather than by sequence: every order in which the dealer can draw
-# a given multiset of cards has the same weight (the product of the falling counts), and the
-# hand's future depends only on that multiset. So the weights of all the orders that reach a
-# multiset are added up once, level by level (one level per card drawn), and each multiset's
-# next draws are expanded once: about 350 multisets instead of 20,000 sequences for an up ace
-# or 2 on 8 decks. A multiset is a 40-bit code, 4 bits per value counting the cards of that
-# value drawn (at most MAX_DRAWS = 12 < 16).
-cdef enum:
-    LEVEL_SLOTS = 1024  # hash slots per level; a level holds at most a few hundred multisets
-    LEVEL_FULL = 768
-
-cdef struct Level:
-    int n
-    int slot_entry[LEVEL_SLOTS]  # 1 + entry index, 0 = empty slot
-    unsigned long long code[LEVEL_FULL]
-    u128 weight[LEVEL_FULL]
-    int hard[LEVEL_FULL]
-    bint ace[LEVEL_FULL]
-
-
-cdef inline void _level_clear(Level* level) noexcept nogil:
-    level.n = 0
-    memset(level.slot_entry, 0, sizeof(level.slot_entry))
-
-
-cdef inline int _level_add(Level* level, unsigned long long code, int hard, bint ace,
-                           u128 weight) noexcept nogil:
-    """Add ``weight`` to the multiset ``code``; -1 if the level is full."""
-    cdef unsigned long long h = (code * 0x9E3779B97F4A7C15ULL) >> 54  # 10 bits
-    cdef int e
-    while level.slot_entry[h] != 0:
-        e = level.slot_entry[h] - 1
-        if level.code[e] == code:
-            level.weight[e] += weight
-            return 0
-        h = (h + 1) & (LEVEL_SLOTS - 1)
-    if level.n >= LEVEL_FULL:
-        return -1
-    e = level.n
-    level.n += 1
-    level.slot_entry[h] = e + 1
-    level.code[e] = code
-    level.weight[e] = weight
-    level.hard[e] = hard
-    level.ace[e] = ace
-    return 0
-
-
 cdef void _draw_levels(Dealer* d, int start_hard, bint start_ace, int start_cards,
                        Level* cur, Level* nxt) noexcept nogil:
     """Draw from the dealer's hand so far (``start_cards`` cards, hard total ``start_hard``,
     ``start_ace`` if it holds an ace; the caller checked that it must draw) until every hand
-    stands or busts. Blackjack is a 21 made by the second card of the hand only."""
-    cdef int depth, e, v, avail, new_hard, total, outcome
-    cdef bint ace, soft
-    cdef unsigned long long code
-    cdef u128 weight, w
+    stands or busts, level by level over multisets (``pricing._dealer``)."""
+    cdef int depth = 0, k
+    cdef u128 ended[N_OUTCOMES]
     cdef Level* swap
-    _level_clear(cur)
-    _level_add(cur, 0, start_hard, start_ace, 1)
-    depth = 0
+    level_clear(cur)
+    level_add(cur, 0, start_hard, start_ace, <u128>1)
     while cur.n > 0:
         if d.remaining - depth == 0:
             d.ran_out = 1
@@ -261,35 +199,17 @@ cdef void _draw_levels(Dealer* d, int start_hard, bint start_ace, int start_card
         if depth >= d.depth_limit:
             d.too_deep = 1
             return
-        _level_clear(nxt)
-        for e in range(cur.n):
-            code = cur.code[e]
-            weight = cur.weight[e]
-            for v in range(N_VALUES):
-                avail = d.counts[v] - <int>((code >> (4 * v)) & 15)
-                if avail <= 0:
-                    continue
-                w = weight * <u128>avail
-                new_hard = cur.hard[e] + v + 1
-                ace = cur.ace[e] or v == 0
-                soft = ace and new_hard + 10 <= 21
-                total = new_hard + 10 if soft else new_hard
-                if start_cards + depth == 1 and total == 21:
-                    outcome = OUT_BJ
-                elif total > 21:
-                    outcome = OUT_BUST
-                elif total > 17 or (total == 17 and not (soft and d.h17)):
-                    outcome = total - 17
-                else:
-                    if _level_add(nxt, code + (1ULL << (4 * v)), new_hard, ace, w) < 0:
-                        d.level_full = 1
-                        return
-                    continue
-                d.nums[outcome] += w * d.tail[depth + 1]
+        memset(ended, 0, sizeof(ended))
+        if level_draw(cur, nxt, d.counts, start_cards + depth, d.h17, ended, NULL) < 0:
+            d.level_full = 1
+            return
+        depth += 1
+        # Every draw sequence of ``depth`` cards over the common denominator.
+        for k in range(N_OUTCOMES):
+            d.nums[k] += ended[k] * d.tail[depth]
         swap = cur
         cur = nxt
         nxt = swap
-        depth += 1
 
 
 @cython.cdivision(True)
@@ -302,31 +222,10 @@ cdef u128 _gcd(u128 a, u128 b) noexcept nogil:
     return a
 
 
-cdef object _u128_to_int(u128 x):
-    return (<object>u128_hi(x) << 64) | <object>u128_lo(x)
-
-
 cdef tuple _dealer_exact(const int* counts10, int remaining, int up_value, bint h17):
     """``(numerators, denominator)`` of the seven outcomes for an up card of ``up_value``
     (1 = ace … 10 = ten) over a shoe holding ``counts10`` (up card already removed)."""
     return _dealer_exact_from(counts10, remaining, up_value, up_value == 1, 1, h17)
-
-
-cdef int _final_outcome(int hard, bint ace, int n_cards, bint h17) noexcept nogil:
-    """The dealer's result if a hand of ``n_cards`` cards (hard total ``hard``, ``ace`` if it
-    holds one) is over — BJ (a two-card 21), BUST, or 17–21 where the rule says stand — else
-    -1: the dealer draws. A one-card hand always draws."""
-    cdef bint soft = ace and hard + 10 <= 21
-    cdef int total = hard + 10 if soft else hard
-    if n_cards < 2:
-        return -1
-    if n_cards == 2 and total == 21:
-        return OUT_BJ
-    if total > 21:
-        return OUT_BUST
-    if total > 17 or (total == 17 and not (soft and h17)):
-        return total - 17
-    return -1
 
 
 cdef tuple _dealer_exact_from(const int* counts10, int remaining, int start_hard,
@@ -336,9 +235,9 @@ cdef tuple _dealer_exact_from(const int* counts10, int remaining, int start_hard
     drawing the rest from a shoe holding ``counts10`` (the hand's cards already removed). A
     hand that is over is a point mass on its result, whatever is left of the shoe."""
     cdef Dealer d
-    cdef int final = _final_outcome(start_hard, start_ace, start_cards, h17)
-    if final >= 0:
-        return (tuple([1 if k == final else 0 for k in range(7)]), 1)
+    cdef int final = dealer_outcome(start_hard, start_ace, start_cards, h17)
+    if final != DRAWS:
+        return (tuple([1 if k == final else 0 for k in range(N_OUTCOMES)]), 1)
     cdef int k, depth_limit
     cdef Level* levels
     memset(&d, 0, sizeof(Dealer))
@@ -377,12 +276,12 @@ cdef tuple _dealer_exact_from(const int* counts10, int remaining, int start_hard
             "the shoe must be reshuffled")
     # Lowest common terms: divide the numerators and the denominator by their common factor.
     cdef u128 common = d.tail[0]
-    for k in range(7):
+    for k in range(N_OUTCOMES):
         common = _gcd(common, d.nums[k])
-    for k in range(7):
+    for k in range(N_OUTCOMES):
         d.nums[k] = _div(d.nums[k], common)
-    return (tuple([_u128_to_int(d.nums[k]) for k in range(7)]),
-            _u128_to_int(_div(d.tail[0], common)))
+    return (tuple([u128_to_int(d.nums[k]) for k in range(N_OUTCOMES)]),
+            u128_to_int(_div(d.tail[0], common)))
 
 
 @cython.cdivision(True)
@@ -465,7 +364,7 @@ cdef tuple _dealer_exact_hand(list indices, const int* counts10, int remaining, 
     if not indices:
         raise InvalidInput("the dealer's hand needs at least one card")
     for idx in indices:
-        if n >= 2 and _final_outcome(hard, ace, n, h17) >= 0:
+        if dealer_outcome(hard, ace, n, h17) != DRAWS:
             raise InvalidInput(
                 f"the dealer's hand is over after {n} cards "
                 f"({' '.join(card_text(i) for i in indices[:n])}): "

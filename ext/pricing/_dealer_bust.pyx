@@ -32,23 +32,14 @@ Cards are counted by deck index ``(rank - 1) * 4 + suit`` (suits C, D, H, S = 0â
 ``pricing.cards``; the dealer's play merges them into ten values: ace, 2â€“9, ten (10 J Q K).
 """
 
-cimport cython
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from pricing._dealer cimport (
+    LEVEL_FULL, N_OUTCOMES, N_VALUES, OUT_BUST, Level, level_add, level_clear, level_draw, u128,
+    u128_to_int,
+)
 from pricing._deck cimport N_CARDS, read_counts
-
-cdef extern from *:
-    """
-    /* Cython is told this is a 64-bit integer; C uses the 128-bit type. The only operations
-       used on it are +, * and the two accessors below, so the lie is never observable. */
-    typedef unsigned __int128 db_u128;
-    static inline unsigned long long db_u128_hi(db_u128 x) { return (unsigned long long)(x >> 64); }
-    static inline unsigned long long db_u128_lo(db_u128 x) { return (unsigned long long)x; }
-    """
-    ctypedef unsigned long long u128 "db_u128"
-    unsigned long long u128_hi "db_u128_hi"(u128 x) nogil
-    unsigned long long u128_lo "db_u128_lo"(u128 x) nogil
 
 #: Bust It's outcomes, in the order of its ways (then the total).
 BUST_IT_OUTCOMES = ("SUITED_888", "SAME_COLOUR_888", "BUST_6", "BUST_7", "BUST_8", "BUST_9",
@@ -57,51 +48,8 @@ BUST_IT_OUTCOMES = ("SUITED_888", "SAME_COLOUR_888", "BUST_6", "BUST_7", "BUST_8
 BUSTER_OUTCOMES = ("BUST_8_PLUS", "BUST_7", "BUST_6", "BUST_5", "BUST_3_OR_4")
 
 cdef enum:
-    N_VALUES = 10
     MAX_CARDS = 13  # the longest dealer hand (see the module docstring)
     EIGHT = 7  # rank 8's first deck index is (8 - 1) * 4 = 28: EIGHT * 4
-    # Hash slots per level. A level holds at most 124 multisets (H17; 120 S17): a depleted
-    # shoe reaches a subset of the hands the full 8-deck shoe reaches, and the test suite
-    # checks the full 8-deck shoe under both rules.
-    LEVEL_SLOTS = 512
-    LEVEL_FULL = 384
-
-
-cdef struct Level:
-    int n
-    int slot_entry[LEVEL_SLOTS]  # 1 + entry index, 0 = empty slot
-    unsigned long long code[LEVEL_FULL]  # 4 bits per value: the cards of that value drawn
-    u128 weight[LEVEL_FULL]
-    int hard[LEVEL_FULL]
-    bint ace[LEVEL_FULL]
-
-
-cdef inline void _level_clear(Level* level) noexcept nogil:
-    level.n = 0
-    memset(level.slot_entry, 0, sizeof(level.slot_entry))
-
-
-cdef inline int _level_add(Level* level, unsigned long long code, int hard, bint ace,
-                           u128 weight) noexcept nogil:
-    """Add ``weight`` to the multiset ``code``; -1 if the level is full."""
-    cdef unsigned long long h = (code * 0x9E3779B97F4A7C15ULL) >> 55  # 9 bits
-    cdef int e
-    while level.slot_entry[h] != 0:
-        e = level.slot_entry[h] - 1
-        if level.code[e] == code:
-            level.weight[e] += weight
-            return 0
-        h = (h + 1) & (LEVEL_SLOTS - 1)
-    if level.n >= LEVEL_FULL:
-        return -1
-    e = level.n
-    level.n += 1
-    level.slot_entry[h] = e + 1
-    level.code[e] = code
-    level.weight[e] = weight
-    level.hard[e] = hard
-    level.ace[e] = ace
-    return 0
 
 
 cdef struct Draws:
@@ -120,14 +68,11 @@ cdef struct Draws:
 cdef void _draw_levels(Draws* d, Level* cur, Level* nxt) noexcept nogil:
     """Draw from an empty hand until every hand stands or busts, adding each busted hand's
     ways to ``d.busts`` by its number of cards."""
-    cdef int depth, e, v, avail, new_hard, total, cards
-    cdef bint ace, soft
-    cdef unsigned long long code
-    cdef u128 weight, w
+    cdef int depth = 0  # the cards in the hands of ``cur``
+    cdef u128 ended[N_OUTCOMES]
     cdef Level* swap
-    _level_clear(cur)
-    _level_add(cur, 0, 0, False, 1)
-    depth = 0  # the cards in the hands of ``cur``
+    level_clear(cur)
+    level_add(cur, 0, 0, False, <u128>1)
     while cur.n > 0:
         if cur.n > d.widest:
             d.widest = cur.n
@@ -137,35 +82,15 @@ cdef void _draw_levels(Draws* d, Level* cur, Level* nxt) noexcept nogil:
         if depth >= d.depth_limit:
             d.too_deep = 1
             return
-        cards = depth + 1  # the cards in the hands drawn from ``cur``
-        _level_clear(nxt)
-        for e in range(cur.n):
-            code = cur.code[e]
-            weight = cur.weight[e]
-            for v in range(N_VALUES):
-                avail = d.counts[v] - <int>((code >> (4 * v)) & 15)
-                if avail <= 0:
-                    continue
-                w = weight * <u128>avail
-                new_hard = cur.hard[e] + v + 1
-                ace = cur.ace[e] or v == 0
-                soft = ace and new_hard + 10 <= 21
-                total = new_hard + 10 if soft else new_hard
-                if cards >= 2:
-                    if cards == 2 and total == 21:
-                        continue  # blackjack: over, no bust
-                    if total > 21:
-                        d.busts[cards] += w * d.tail[cards]
-                        continue
-                    if total > 17 or (total == 17 and not (soft and d.h17)):
-                        continue  # stands
-                if _level_add(nxt, code + (1ULL << (4 * v)), new_hard, ace, w) < 0:
-                    d.level_full = 1
-                    return
+        memset(ended, 0, sizeof(ended))
+        if level_draw(cur, nxt, d.counts, depth, d.h17, ended, NULL) < 0:
+            d.level_full = 1
+            return
+        depth += 1
+        d.busts[depth] = ended[OUT_BUST] * d.tail[depth]
         swap = cur
         cur = nxt
         nxt = swap
-        depth += 1
 
 
 cdef inline long long _falling3(long long n) noexcept nogil:
@@ -199,10 +124,6 @@ cdef void _bust_it(const int* counts, const int* values, long long* ways) noexce
     colour = _falling3(s[0] + s[3]) + _falling3(s[1] + s[2])  # clubs-spades, diamonds-hearts
     ways[1] = colour - ways[0]
     ways[4] -= colour
-
-
-cdef object _u128_to_int(u128 x):
-    return (<object>u128_hi(x) << 64) | <object>u128_lo(x)
 
 
 cdef int _run(object card_counts, bint h17, Draws* d, int* counts) except -1:
@@ -257,10 +178,10 @@ def dealer_bust_ways(object card_counts, bint h17):
     for k in range(8, MAX_CARDS + 1):
         eight_plus += d.busts[k]
     return (
-        tuple([_u128_to_int(<u128>bust_it[k] * scale) for k in range(7)]),
-        (_u128_to_int(eight_plus), _u128_to_int(d.busts[7]), _u128_to_int(d.busts[6]),
-         _u128_to_int(d.busts[5]), _u128_to_int(d.busts[3] + d.busts[4])),
-        _u128_to_int(d.tail[0]),
+        tuple([u128_to_int(<u128>bust_it[k] * scale) for k in range(7)]),
+        (u128_to_int(eight_plus), u128_to_int(d.busts[7]), u128_to_int(d.busts[6]),
+         u128_to_int(d.busts[5]), u128_to_int(d.busts[3] + d.busts[4])),
+        u128_to_int(d.tail[0]),
     )
 
 

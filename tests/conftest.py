@@ -1,5 +1,6 @@
 """The fixtures every tier shares: a server process per test module, a table id per test, and
-no server left running when the session ends (``tests/support/server.py`` starts them)."""
+no server left running when the session ends (``tests/support/server.py`` starts them); and
+the order tests run in."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ def server() -> Iterator[ServerProcess]:
     yield process
     code = process.stop()
     assert code == 0, process.log()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``slow`` checks first, each in its place otherwise: in a parallel run (``make
+    test``) none of them is left to start last, with the other workers idle until it ends."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 _ids = itertools.count(1)

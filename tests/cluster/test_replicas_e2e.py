@@ -313,6 +313,7 @@ def _stream_leader(nodes: list[NatsServer], timeout: float = 15.0) -> NatsServer
     return leader
 
 
+@pytest.mark.slow
 def test_a_three_node_cluster_loses_a_node_during_a_feed_and_loses_nothing() -> None:
     nodes = cluster(3)
     urls = [n.url for n in nodes]
@@ -352,6 +353,7 @@ def test_a_three_node_cluster_loses_a_node_during_a_feed_and_loses_nothing() -> 
 # ---- health follows the journal -------------------------------------------------------------
 
 
+@pytest.mark.serial
 def test_a_replica_that_loses_nats_stops_serving_and_comes_back_caught_up(
     nats: NatsServer,
 ) -> None:

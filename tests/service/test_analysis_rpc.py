@@ -242,6 +242,7 @@ def test_higher_lower_report_of_another_shoe_size_and_the_options_of_other_games
         expect_error(lambda r=request: s.Analyze(r), grpc.StatusCode.INVALID_ARGUMENT, fragment)
 
 
+@pytest.mark.slow
 def test_an_exact_figure_of_thousands_of_digits_is_written_whole(server: ServerProcess) -> None:
     """A depleting shoe's mean over its rounds: 4 decks and no burns give 191 rounds, whose
     mean's denominator passes the 4,300 digits Python writes an int in at once."""

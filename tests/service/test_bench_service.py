@@ -13,6 +13,7 @@ import sys
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -68,6 +69,7 @@ async def streamed_phase(server: Any, process: ServerProcess) -> None:
         assert fed == streamed.sent + 1  # and the opening's repeated event
 
 
+@pytest.mark.serial
 def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
     process = start_server("--log-level=WARNING")
     script = str(ROOT / "bench" / "service.py")

@@ -184,6 +184,7 @@ def test_a_read_is_sent_at_most_read_tries_times_then_the_last_refusal_raised(
     assert pauses == [CONCURRENCY_RETRY_SECONDS] * (READ_TRIES - 1)
 
 
+@pytest.mark.serial
 def test_a_read_is_never_sent_again_past_the_clients_timeout(
     server: ServerProcess, holder: grpc.Future, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -122,6 +122,7 @@ def _check_recovered(server: ServerProcess, feeds: list[HiLoFeed]) -> int:
     return adopted
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_moments_loses_nothing_acknowledged() -> None:
     rng = random.Random(20261201)
     server = start_server(f"--port={free_port()}", "--snapshot-every=8")

@@ -143,6 +143,7 @@ def test_max_message_bytes() -> None:
         assert server.stop() == 0
 
 
+@pytest.mark.serial
 def test_max_events_per_second_per_table() -> None:
     server = start_server("--max-events-per-second=5")
     try:
@@ -199,6 +200,7 @@ def test_the_transport_settings_follow_the_limits() -> None:
     assert options["grpc.server.max_pending_requests_hard_limit"] == 70_520
 
 
+@pytest.mark.serial
 def test_a_burst_of_opens_beyond_grpcs_default_pending_limit_is_served_or_refused() -> None:
     """5,000 WatchTable streams opened at once (gRPC cancels calls past 3,000 waiting for a
     handler by default, unseen by the service): every one gets its first state or

@@ -164,6 +164,7 @@ def storm(seed: int, seconds: float = 0.0) -> None:
         _check_told(data_dir, told)
 
 
+@pytest.mark.serial
 @pytest.mark.timeout(60 + 2 * STORM_SECONDS)
 @pytest.mark.parametrize("seed", [21])
 def test_no_feed_gives_up_through_a_restart_storm(seed: int) -> None:

@@ -502,6 +502,7 @@ def test_max_message_bytes() -> None:
         assert server.stop() == 0
 
 
+@pytest.mark.serial
 def test_max_events_per_second() -> None:
     server = start_server("--max-events-per-second=1")
     try:

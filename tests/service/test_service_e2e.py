@@ -272,6 +272,7 @@ def play_decks(feed: Feed, decks: int, seed: int) -> list[Callable[[], pb.TableS
     return events
 
 
+@pytest.mark.serial
 def test_slow_watcher_is_conflated_and_never_holds_up_a_fast_one(
     server: ServerProcess, table_id: str
 ) -> None:

@@ -38,6 +38,7 @@ def test_hilo_json_carries_the_exact_figures() -> None:
     ] == pytest.approx(1)
 
 
+@pytest.mark.slow
 def test_hilo_table_and_plot(tmp_path: Path) -> None:
     png = tmp_path / "hilo.png"
     code, text = run("hilo", "--plot", str(png))
@@ -83,6 +84,7 @@ def test_bad_paytable_files_exit_2_naming_the_problem(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_goagae_rounds_and_blackjack(tmp_path: Path) -> None:
     code, text = run("goagae", "--rounds", "8")
     assert code == 0 and "left out (no exact count for this deal): STRAIGHT, NINE" in text

@@ -176,6 +176,7 @@ def test_every_ordered_draw_of_an_8_card_shoe(burns: int) -> None:
     check_depleting(report, force, ordered_prefixes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("burns", [0, 1])
 def test_every_draw_of_a_12_card_shoe(burns: int) -> None:
     nc = reduced(1, Rank.TWO, Rank.THREE, Rank.ACE)
@@ -201,6 +202,7 @@ def six_decks() -> HigherLowerReport:
     return higher_lower_report()
 
 
+@pytest.mark.slow
 def test_continuous_prices_are_the_live_quotes(six_decks: HigherLowerReport) -> None:
     """Each base group's payout is what a continuous table quotes on each of its cards."""
     assert six_decks.continuous is not None
@@ -300,6 +302,7 @@ def run(*argv: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_cli_json_holds_every_bet_in_both_modes() -> None:
     code, text = run("--json")
     assert code == 0
@@ -327,6 +330,7 @@ def test_cli_json_holds_every_bet_in_both_modes() -> None:
     assert sum(snap["distribution"].values()) + snap["closed"]["value"] == pytest.approx(1)
 
 
+@pytest.mark.slow
 def test_cli_text_and_options(tmp_path: Path) -> None:
     code, text = run("--mode", "continuous", "--decks", "1", "--burns", "0")
     assert code == 0

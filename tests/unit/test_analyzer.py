@@ -61,6 +61,7 @@ def _reference(
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_deals())
 def test_kernel_equals_card_by_card_reference(
@@ -164,6 +165,7 @@ def _check(hand: list[str], up: str, counts: tuple[int, ...], rule: DealerRule) 
         assert abs(got.ev(action) - float(expected[action.value] or 0)) < TOLERANCE, action
 
 
+@pytest.mark.slow
 def test_a_dealer_blackjack_takes_one_from_a_double() -> None:
     # 2 + 9 against an Ace, from aces, 2s, 9s and tens: the dealer's second card is a ten in
     # about a quarter of the lines, so a doubled hand losing 2 to it would be far lower.
@@ -212,6 +214,7 @@ def test_a_shoe_that_runs_out_is_refused() -> None:
         decisions(["10S", "2H"], "3D", counts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("hand", "up", "ranks"),
     [

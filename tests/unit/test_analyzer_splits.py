@@ -148,6 +148,7 @@ def _split_reference(
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(split_cases())
 def test_split_equals_the_card_by_card_playout(case: SplitCase) -> None:
@@ -192,6 +193,7 @@ def edge_cases(draw: st.DrawFn) -> EdgeCase:
     return values, rules
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edge_cases(), st.sampled_from(list(Strategy)))
 def test_player_edge_equals_the_reference(case: EdgeCase, strategy: Strategy) -> None:

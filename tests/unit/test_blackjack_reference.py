@@ -56,6 +56,7 @@ def shoes(draw: st.DrawFn, max_decks: int = 8, min_left: int = 0) -> tuple[int, 
 pays = st.integers(0, 200_000)
 
 
+@pytest.mark.slow
 @examples(60)
 @given(
     shoe=shoes(),
@@ -119,6 +120,7 @@ def test_insurance_matches_reference(shoe: tuple[int, list[str]], data: st.DataO
     assert got.take_even_money == ((1 - want) * Fraction(3, 2) < 1)
 
 
+@pytest.mark.slow
 @examples(50)
 @given(shoe=shoes(max_decks=2, min_left=1), rule=st.sampled_from(["S17", "H17"]), data=st.data())
 def test_dealer_outcomes_match_reference(
@@ -140,6 +142,7 @@ def test_dealer_outcomes_match_reference(
     assert got.probabilities() == {o: float(p) for o, p in want.items()}
 
 
+@pytest.mark.slow
 @examples(60)
 @given(shoe=shoes(max_decks=2, min_left=1), rule=st.sampled_from(["S17", "H17"]), data=st.data())
 def test_dealer_outcomes_from_a_partial_hand_match_reference(
@@ -174,6 +177,7 @@ def test_dealer_outcomes_from_a_partial_hand_match_reference(
         assert got == dealer_odds(hand[0], exposed, decks=decks, rule=rule)
 
 
+@pytest.mark.slow
 @examples(5)
 @given(shoe=shoes(max_decks=1, min_left=20), rule=st.sampled_from(["S17", "H17"]))
 def test_dealer_table_matches_reference(shoe: tuple[int, list[str]], rule: str) -> None:

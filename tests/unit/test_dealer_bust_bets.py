@@ -66,6 +66,7 @@ def pay_overrides(bet: str) -> st.SearchStrategy[dict[str, int]]:
 
 # No shrinking: with a reference taking a quarter of a second per shoe, shrinking a failure
 # runs into Hypothesis's five-minute limit; the failing shoe is reported as drawn.
+@pytest.mark.slow
 @settings(
     max_examples=15,
     deadline=None,

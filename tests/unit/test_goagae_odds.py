@@ -46,6 +46,7 @@ def test_full_deck_odds() -> None:
     assert points_odds([]) == {p: odds[f"TOTAL_{p}"] for p in range(10)}
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(deck=st.permutations(CARD_TEXTS), exposed_count=st.integers(0, 52))
 def test_category_odds_match_the_reference(deck: list[str], exposed_count: int) -> None:
@@ -57,6 +58,7 @@ def test_category_odds_match_the_reference(deck: list[str], exposed_count: int) 
     assert got["TRIPLE"][1] == math.comb(52 - exposed_count, 3)
 
 
+@pytest.mark.slow
 @settings(max_examples=1_000, deadline=None)
 @given(deck=st.permutations(CARD_TEXTS), exposed_count=st.integers(0, 52))
 def test_rank_triple_counting_matches_hand_by_hand_enumeration(
@@ -110,6 +112,7 @@ def showdown_cases(draw: st.DrawFn) -> tuple[list[str], list[str]]:
     return deck[:known], deck[known : known + exposed_count]
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(case=showdown_cases())
 def test_showdown_matches_the_reference(case: tuple[list[str], list[str]]) -> None:
@@ -231,6 +234,7 @@ rules = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     deck=st.permutations(CARD_TEXTS),

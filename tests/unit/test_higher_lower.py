@@ -156,6 +156,7 @@ def feeds(draw: st.DrawFn) -> tuple[hl.HigherLowerRules, int, list[tuple[str, st
     return rules, decks, steps
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(feeds())
 def test_every_state_of_a_random_feed_is_the_references(
@@ -219,6 +220,7 @@ def test_a_round_is_still_dealt_with_exactly_its_cards_left() -> None:
 
 
 # A whole shoe per example is dear to shrink: a failure is reported as generated, at once.
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(
     st.integers(1, 2),

@@ -181,6 +181,7 @@ def event_lists(draw: st.DrawFn) -> list[Event]:
     return events
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(events=event_lists())
 def test_invariants_over_random_event_streams(events: list[Event]) -> None:

@@ -125,6 +125,7 @@ def paytables(draw: st.DrawFn) -> HiLoPaytable:
     return HiLoPaytable(low=rule(), high=rule(), odd=rule(), even=rule(), seven=rule())
 
 
+@pytest.mark.slow
 @settings(max_examples=10_000, deadline=None)
 @given(
     deck=st.permutations(CARD_TEXTS),
@@ -137,6 +138,7 @@ def test_engine_matches_reference(
     assert_matches_reference(deck[:exposed_count], paytable)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(deck=st.permutations(CARD_TEXTS), exposed_count=st.integers(0, 50))
 def test_next_card_quotes_match_reference(deck: list[str], exposed_count: int) -> None:
@@ -152,6 +154,7 @@ def test_next_card_quotes_match_reference(deck: list[str], exposed_count: int) -
         }
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(deck=st.permutations(DECK), exposed_count=st.integers(0, 51), data=st.data())
 def test_any_spelling_of_a_card_prices_the_same(

@@ -157,6 +157,7 @@ def test_the_codec_knows_every_field_of_what_it_writes() -> None:
     assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(config=configs, table_id=st.text(min_size=1, max_size=20))
 def test_an_opening_round_trips_to_an_equal_config(config: TableConfig, table_id: str) -> None:
@@ -281,6 +282,7 @@ def _settlements(store: TableStore, table_id: str) -> Iterator[object]:
                 yield (round_id, version, bet)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=30,
     deadline=None,

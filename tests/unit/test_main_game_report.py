@@ -32,6 +32,7 @@ def run(*argv: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_the_full_grid_holds_every_rule_set_and_the_published_six_deck_edge() -> None:
     grid = full_shoe_edges((6,), all_rules=True)
     by = {
@@ -52,6 +53,7 @@ def test_the_full_grid_holds_every_rule_set_and_the_published_six_deck_edge() ->
     assert by[DealerRule.S17, True, 3, False].composition < s17
 
 
+@pytest.mark.slow
 def test_the_default_table_is_each_size_by_dealer_rule() -> None:
     table = full_shoe_edges()
     assert [(r.decks, r.rules) for r in table] == [
@@ -107,6 +109,7 @@ def test_a_shoe_too_short_to_play_is_skipped_and_counted() -> None:
     assert (deep.mean, deep.favourable, deep.quantile) == (0.0, 0.0, 0.0)
 
 
+@pytest.mark.slow
 def test_penetration_zero_is_the_exact_full_shoe_edge_and_later_means_stay_near() -> None:
     report = main_game_report(shoes=6, decks=(8,), points=(0, 25), seed=7, full_shoe_decks=(8,))
     zero, quarter = report.penetration[8]
@@ -127,6 +130,7 @@ def test_under_basic_strategy_the_mean_edge_is_the_full_shoe_edge() -> None:
     assert abs(half.mean - full) < 4 * half.mean_se
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_report() -> None:
     kwargs = {"shoes": 2, "decks": (1,), "points": (0, 40), "full_shoe_decks": (1,)}
     one = main_game_report(seed=5, **kwargs).as_dict()  # type: ignore[arg-type]
@@ -134,6 +138,7 @@ def test_the_same_seed_gives_the_same_report() -> None:
     assert one != main_game_report(seed=6, **kwargs).as_dict()  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_a_sizes_figures_do_not_depend_on_the_other_sizes_asked_for() -> None:
     kwargs = {"shoes": 2, "points": (30,), "seed": 9, "full_shoe_decks": (1,)}
     alone = main_game_report(decks=(2,), **kwargs)  # type: ignore[arg-type]
@@ -141,6 +146,7 @@ def test_a_sizes_figures_do_not_depend_on_the_other_sizes_asked_for() -> None:
     assert both.penetration[2] == alone.penetration[2]
 
 
+@pytest.mark.slow
 def test_the_command_prints_the_three_tables_and_draws_the_plot(tmp_path: Path) -> None:
     png = tmp_path / "main.png"
     code, text = run(
@@ -155,6 +161,7 @@ def test_the_command_prints_the_three_tables_and_draws_the_plot(tmp_path: Path) 
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_the_command_json_shape_and_seed() -> None:
     args = ("--shoes", "2", "--decks", "1", "--points", "0,20", "--json", "--rule", "h17")
     code, text = run(*args)

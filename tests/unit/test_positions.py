@@ -112,6 +112,7 @@ def positions(draw: st.DrawFn) -> tuple[int, int, list[RefLeg]]:
     return stake, cap, legs
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(positions())
 def test_a_position_is_what_the_reference_says(position: tuple[int, int, list[RefLeg]]) -> None:
@@ -119,6 +120,7 @@ def test_a_position_is_what_the_reference_says(position: tuple[int, int, list[Re
     assert _as_reference(_run(stake, cap, legs)) == ride(stake, cap, legs)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(positions(), st.integers(1, 3))
 def test_a_position_settled_in_steps_is_the_same_position(
@@ -156,6 +158,7 @@ def test_a_position_settled_in_steps_is_the_same_position(
     assert yielded == max(0, len(asked) - 1) // every
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(positions())
 def test_a_position_never_makes_money_from_nothing(

@@ -124,6 +124,7 @@ def test_lucky_ladies_matches_reference(data: st.DataObject) -> None:
     check_against_reference("LUCKY_LADIES", data.draw(shoes("LUCKY_LADIES", max_cards=20)), data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bet", ["OVER_13", "UNDER_13"])
 @examples(40)
 @given(data=st.data())

@@ -23,10 +23,10 @@ from pricing.ratelog import LogBudget
 from pricing.server.service import PricingService
 from pricing.text import check_table_id, distinct_names, quoted
 from pricing.v1 import pricing_pb2 as pb
+from tests.service.test_service_errors import FakeContext, call
 from tests.support import ROOT
 from tests.support.server import ServerProcess
 from tests.support.wire import Feed, expect_error, metric
-from tests.unit.test_service_errors import FakeContext, call
 
 pytestmark = pytest.mark.timeout(180)
 

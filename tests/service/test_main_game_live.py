@@ -33,9 +33,9 @@ from pricing.tables import Figures, SeatDecisionsView, Snapshot
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_short_name
 from pricing.wire import config_from_proto, config_to_proto
+from tests.service.test_service_errors import FakeContext
 from tests.support.server import ServerProcess, Watcher, start_server
 from tests.support.wire import Feed, FeedStream
-from tests.unit.test_service_errors import FakeContext
 
 PLAYER, DEALER = pb.CARD_ROLE_PLAYER, pb.CARD_ROLE_DEALER
 

@@ -1,10 +1,12 @@
 """How the service answers a failed call: our own error types get their status codes, anything
-else (a bug) gets INTERNAL with a generic message and its traceback in the log."""
+else (a bug) gets INTERNAL with a generic message and its traceback in the log. The service
+runs in this process; a Quote starts its quote workers."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import grpc
@@ -33,6 +35,15 @@ class FakeContext:
         self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()
     ) -> NoReturn:
         raise Aborted(code, details)
+
+
+@pytest.fixture
+def service() -> Iterator[PricingService]:
+    """A service in this process. Its worker processes end with the test: their pool's threads
+    would otherwise live on in this process, beside later tests that patch ``time.sleep``."""
+    made = PricingService()
+    yield made
+    made.offload.close()
 
 
 def call(service: PricingService, method: str, request: Any) -> Aborted:
@@ -65,10 +76,8 @@ def test_only_our_error_types_have_a_client_status(
 
 
 def test_a_plain_value_error_is_internal_with_a_generic_message_and_a_logged_traceback(
-    caplog: pytest.LogCaptureFixture,
+    service: PricingService, caplog: pytest.LogCaptureFixture
 ) -> None:
-    service = PricingService()
-
     def broken(table_id: str) -> NoReturn:
         raise ValueError("need 0 <= wins <= total, got wins=9 total=3")  # a kernel's contract
 
@@ -84,8 +93,7 @@ def test_a_plain_value_error_is_internal_with_a_generic_message_and_a_logged_tra
     assert record.exc_info is not None and "got wins=9" in str(record.exc_info[1])
 
 
-def test_our_errors_keep_their_code_and_message() -> None:
-    service = PricingService()
+def test_our_errors_keep_their_code_and_message(service: PricingService) -> None:
     aborted = call(service, "GetTable", pb.GetTableRequest(table_id="ghost"))
     assert (aborted.code, aborted.details) == (grpc.StatusCode.NOT_FOUND, "no table 'ghost'")
     twice = pb.QuoteRequest(game=pb.GAME_HILO, exposed=["AS", "as"])

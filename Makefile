@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
+.PHONY: help venv build test test-fast node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -24,16 +24,36 @@ venv: $(STAMP)  ## create .venv and install the package with its dev tools
 build: $(STAMP)  ## rebuild the Cython extension in place
 	$(PY) setup.py --quiet build_ext --inplace
 
-test: $(STAMP)  ## the whole test suite (and the Node.js example, when node is installed)
-	$(PY) -m pytest
-	@if command -v node >/dev/null && command -v npm >/dev/null; then \
-		$(MAKE) --no-print-directory node-test; \
-	else echo "node-test skipped: it needs node and npm (the Node.js example)"; fi
+# pytest-xdist workers: one per core the system shows ("auto" counts physical cores instead
+# when psutil is installed). The servers the tests start bind free ports, so none clash.
+WORKERS ?= logical
 
-node-test: $(STAMP)  ## the Node.js example (examples/node) against the real server, and buf breaking
+# Everything but the image, in two runs: the suite in parallel, the slow checks first
+# (conftest.py) so that none starts last, then the tests marked serial (timing bounds, the
+# restart storm, load) alone, as the machine they were written for. The Node.js example and
+# buf breaking join the parallel run when node and npm are installed.
+test: $(STAMP)  ## the whole suite in parallel, then its timing-sensitive tests alone (and the Node.js example, with node)
+	@set -e; \
+	if command -v node >/dev/null && command -v npm >/dev/null; then \
+		$(MAKE) --no-print-directory node-deps; export NODE_TEST_REQUIRED=1; marks="not image"; \
+	else echo "the Node.js example skipped: it needs node and npm"; marks="not node and not image"; fi; \
+	echo "pytest -n $(WORKERS) -m '$$marks and not serial'"; parallel=0; \
+	$(PY) -m pytest -n $(WORKERS) --dist worksteal -m "$$marks and not serial" || parallel=$$?; \
+	echo "pytest -m '$$marks and serial' tests"; \
+	$(PY) -m pytest -m "$$marks and serial" tests; exit $$parallel
+
+# The tier that starts no process (tests/unit) and the doctests, less the exhaustive checks.
+test-fast: $(STAMP)  ## the tests that start no server or process, and the doctests (under a minute)
+	$(PY) -m pytest -n $(WORKERS) -m "not slow and not node and not image" tests/unit pricing
+
+node-deps: examples/node/node_modules/.installed proto/node_modules/.installed
+
+examples/node/node_modules/.installed: examples/node/package.json examples/node/package-lock.json
 	npm ci --silent --no-audit --no-fund --prefix examples/node
-	npm ci --silent --no-audit --no-fund --prefix proto && touch proto/node_modules/.installed
-	NODE_TEST_REQUIRED=1 $(PY) -m pytest -m node tests/test_node_example.py tests/test_proto_breaking.py
+	touch $@
+
+node-test: $(STAMP) node-deps  ## the Node.js example (examples/node) against the real server, and buf breaking
+	NODE_TEST_REQUIRED=1 $(PY) -m pytest -m node tests/service/test_node_example.py tests/service/test_proto_breaking.py
 
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check .
@@ -82,7 +102,7 @@ fuzz: $(STAMP)  ## fuzz the card parser, request decoding and the table fold (a 
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest fuzz -q -p no:cacheprovider --durations=0
 
 chaos: $(STAMP)  ## the restart storm for STORM_SECONDS (default 300): feeds through SIGTERMs and SIGKILLs
-	STORM_SECONDS=$${STORM_SECONDS:-300} $(PY) -m pytest tests/test_restart_storm.py -q -p no:cacheprovider
+	STORM_SECONDS=$${STORM_SECONDS:-300} $(PY) -m pytest tests/service/test_restart_storm.py -q -p no:cacheprovider
 
 # $(call PROTOC,outdir): the stubs of proto/pricing/v1/pricing.proto, importable as pricing.v1.
 PROTOC = $(PY) -m grpc_tools.protoc -Iproto \

@@ -16,7 +16,7 @@ from _harness import median_seconds
 
 from pricing.analysis import hilo_rtp
 from pricing.analysis.blackjack import FULL_RUN_SHOES, blackjack_rtp
-from tests.reference import hilo_rtp_ref
+from tests.support.reference import hilo_rtp_ref
 
 GOAL = 50.0
 

@@ -4,9 +4,9 @@ split, three splits, surrender):
 1. the decisions for every two-card hand against every up card on a full 8-deck shoe, splits
    included (550 hands): the median, the 95th percentile and the slowest;
 2. the next round's player edge of full 6- and 8-deck shoes;
-3. the same edge against the pure-Python reference (``tests/reference/analyzer_ref.py``, exact
-   ``Fraction``s, every split played out card by card) on a reduced shoe both can do: the
-   ratio of their times in this run.
+3. the same edge against the pure-Python reference
+   (``tests/support/reference/analyzer_ref.py``, exact ``Fraction``s, every split played out
+   card by card) on a reduced shoe both can do: the ratio of their times in this run.
 
 Each time is the best of a few runs (the dealer tables are built before timing).
 
@@ -22,7 +22,7 @@ from functools import partial
 
 from pricing.cards import Card, Shoe
 from pricing.games.blackjack.decisions import MainGameRules, decisions, player_edge
-from tests.reference import analyzer_ref
+from tests.support.reference import analyzer_ref
 
 VALUES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
 #: The reduced shoe: 8 aces, 5s and 9s and 32 tens (56 cards).

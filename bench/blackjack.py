@@ -1,5 +1,5 @@
 """Blackjack benchmark: the Cython kernel against the pure-Python ``Fraction`` references of
-``tests/reference/blackjack_ref.py``, measured in the same run, and the cost of recomputing
+``tests/support/reference/blackjack_ref.py``, measured in the same run, and the cost of recomputing
 every number of the blackjack engine after one card on an 8-deck shoe.
 
 Run from the repository root: ``make bench`` or ``.venv/bin/python bench/blackjack.py``.
@@ -15,13 +15,13 @@ import random
 import sys
 
 # _harness (beside this script, so importable from any working directory) puts the repository
-# root on sys.path for tests.reference.
+# root on sys.path for tests.support.reference.
 from _harness import best_time
 
 from pricing.cards import CARD_INDEX, DECK, Rank
 from pricing.games import blackjack as bj
 from pricing.games.events import CardRole, EndRound, ExposeCard
-from tests.reference import blackjack_ref as ref
+from tests.support.reference import blackjack_ref as ref
 
 GOAL = 50.0
 SEED = 20261129

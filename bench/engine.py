@@ -14,7 +14,7 @@ from _harness import median_seconds, rate, report
 
 from pricing.cards import DECK, Card
 from pricing.games import higher_lower, hilo
-from tests.reference import higher_lower_ref, hilo_ref
+from tests.support.reference import higher_lower_ref, hilo_ref
 
 GOAL = 50.0
 

@@ -1,4 +1,4 @@
-"""Goa Gae engine: the Cython kernels against the brute-force references of tests/reference.
+"""Goa Gae engine: the Cython kernels against the brute-force references of tests/support/reference.
 
 Run with ``make bench`` (or ``.venv/bin/python bench/goagae.py`` from the repository root).
 Prints calls per second of each in the same run and their ratio (goal: at least 100x), for
@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable
 
 # _harness (beside this script, so importable from any working directory) puts the repository
-# root on sys.path for tests.reference.
+# root on sys.path for tests.support.reference.
 from _harness import median_seconds, rate
 
 from pricing.cards import DECK
 from pricing.games import goagae
-from tests.reference import goagae_ref
+from tests.support.reference import goagae_ref
 
 GOAL = 100.0
 CARD_TEXTS = [str(card) for card in DECK]

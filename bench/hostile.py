@@ -51,8 +51,7 @@ from _procfs import MIB, ProcessTree, Settling, descendants, pss_within, quiet_w
 sys.path.insert(0, str(ROOT))
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
-from tests.conftest import ServerProcess, start_server
-from tests.hostile import (
+from tests.support.hostile import (
     BlackjackDealer,
     HigherLowerDealer,
     Readers,
@@ -65,6 +64,7 @@ from tests.hostile import (
     reader_process,
     streamed,
 )
+from tests.support.server import ServerProcess, start_server
 
 RATE: Final = 50.0  # feed events per second
 FEED_DEADLINE: Final = 5.0  # seconds: a dealer's card reader waits no longer for an answer

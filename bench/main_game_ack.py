@@ -25,7 +25,7 @@ import _harness  # noqa: F401  (the repository root on sys.path)
 from pricing.cards import DECK
 from pricing.games.blackjack.hands import hand_total
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import ServerProcess, start_server
+from tests.support.server import ServerProcess, start_server
 
 GOAL = 1.5
 SEATS = 7

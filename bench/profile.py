@@ -33,7 +33,7 @@ from _watchers import Watchers
 
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
-from tests.conftest import start_server
+from tests.support.server import start_server
 
 WATCH = "/pricing.v1.PricingService/WatchTable"
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
-from tests.conftest import start_server
+from tests.support.server import start_server
 
 GOAL = 3.0
 MIB = 1024 * 1024

@@ -35,8 +35,8 @@ from _live import Feed  # noqa: E402  (beside this script)
 
 from pricing.v1 import pricing_pb2 as pb  # noqa: E402
 from pricing.v1 import pricing_pb2_grpc as pb_grpc  # noqa: E402
-from tests.conftest import ServerProcess, start_server  # noqa: E402
-from tests.natsserver import NatsServer  # noqa: E402
+from tests.support.natsserver import NatsServer  # noqa: E402
+from tests.support.server import ServerProcess, start_server  # noqa: E402
 
 WATCH = "/pricing.v1.PricingService/WatchTable"
 

@@ -39,14 +39,14 @@ from _watchers import Watchers, watcher_main
 sys.path.insert(0, str(ROOT))
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
-from tests.conftest import ServerProcess, start_server
-from tests.hostile import (
+from tests.support.hostile import (
     BlackjackDealer,
     HigherLowerDealer,
     channel,
     higher_lower_report,
     streamed,
 )
+from tests.support.server import ServerProcess, start_server
 
 KIB: Final = 1024
 QUIET: Final = 0.05  # of a core: the server has finished what the last step gave it

@@ -62,7 +62,7 @@ from pricing.server import eventloop
 from pricing.server.eventloop import LOOPS
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
-from tests.conftest import ServerProcess, start_server
+from tests.support.server import ServerProcess, start_server
 
 WATCH = "/pricing.v1.PricingService/WatchTable"
 KIB = 1024

@@ -1,8 +1,9 @@
 """Side-bet library benchmark: every bet of the library priced for the next round after each
-card of an 8-deck shoe, the kernels against the pure-Python references of ``tests/reference/``
-(the same shoes, the same exact answers, checked equal before timing), and what offering every
-bet costs a real server's ExposeCard acknowledgement against a table offering only the seed
-sheets' two (both tables in the same server, their cards interleaved).
+card of an 8-deck shoe, the kernels against the pure-Python references of
+``tests/support/reference/`` (the same shoes, the same exact answers, checked equal before
+timing), and what offering every bet costs a real server's ExposeCard acknowledgement against
+a table offering only the seed sheets' two (both tables in the same server, their cards
+interleaved).
 
 Run from the repository root: ``make bench`` or ``.venv/bin/python bench/side_bets.py``.
 Goals: all bets together at most 1 ms per card (8 decks); each kernel at least 50 times its
@@ -25,8 +26,8 @@ from pricing.cards import DECK, Card
 from pricing.games.blackjack import library
 from pricing.games.blackjack.rules import DealerRule
 from pricing.v1 import pricing_pb2 as pb
-from tests.conftest import start_server
-from tests.reference import dealer_bust_ref, side_bets_ref
+from tests.support.reference import dealer_bust_ref, side_bets_ref
+from tests.support.server import start_server
 
 SEED = 20261202
 PER_CARD_GOAL = 1e-3

@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.wire import wait_for
+from tests.support.wire import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The image under test (``make image-test`` builds it first).

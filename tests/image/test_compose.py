@@ -21,8 +21,8 @@ import pytest
 from pricing.client import PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from tests.image.docker import IMAGE, ROOT, docker, free_port, unique, wait_healthy
-from tests.test_durability_e2e import CARDS
-from tests.wire import wait_for
+from tests.service.test_durability_e2e import CARDS
+from tests.support.wire import wait_for
 
 pytestmark = pytest.mark.image
 

@@ -16,8 +16,8 @@ import pytest
 from pricing.client import PricingClient
 from pricing.v1 import pricing_pb2 as pb
 from tests.image.docker import Docker, docker, free_port, logs, state, wait_healthy, wait_log
-from tests.test_durability_e2e import CARDS
-from tests.wire import wait_for
+from tests.service.test_durability_e2e import CARDS
+from tests.support.wire import wait_for
 
 pytestmark = pytest.mark.image
 

@@ -6,17 +6,19 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test test-fast node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
+.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "setuptools>=68" "Cython>=3.0"
+	# uv installs what pip would, in seconds where pip takes half a minute of a fresh
+	# clone's first `make test`.
+	$(PY) -m pip install --quiet uv
+	$(PY) -m uv pip install --python $(PY) --quiet "setuptools>=68" "Cython>=3.0"
 	# --no-build-isolation: build with the venv's Cython, so a rebuild takes seconds.
-	$(PY) -m pip install --quiet --no-build-isolation --editable '.[dev]'
+	$(PY) -m uv pip install --python $(PY) --quiet --no-build-isolation --editable '.[dev]'
 	touch $@
 
 venv: $(STAMP)  ## create .venv and install the package with its dev tools
@@ -45,6 +47,12 @@ test: $(STAMP)  ## the whole suite in parallel, then its timing-sensitive tests 
 # The tier that starts no process (tests/unit) and the doctests, less the exhaustive checks.
 test-fast: $(STAMP)  ## the tests that start no server or process, and the doctests (under a minute)
 	$(PY) -m pytest -n $(WORKERS) -m "not slow and not node and not image" tests/unit pricing
+
+# The randomised checks again, as hard as they can try: fresh examples every run, and the
+# costliest differential tests, kill -9s and restarts at their full counts (tests/support/effort.py).
+test-exhaustive: $(STAMP)  ## the slow checks at full strength, on fresh random examples (minutes)
+	HYPOTHESIS_PROFILE=exhaustive $(PY) -m pytest -n $(WORKERS) --dist worksteal -m "slow and not node and not image" tests
+	HYPOTHESIS_PROFILE=exhaustive $(PY) -m pytest -m "serial and not node and not image" tests/service/test_restart_storm.py
 
 node-deps: examples/node/node_modules/.installed proto/node_modules/.installed
 

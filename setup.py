@@ -5,12 +5,15 @@ Sources live in ``ext/pricing/`` (mirroring the package they land in) because Cy
 Every ``ext/pricing/*.pyx`` becomes ``pricing.<name>``; adding a kernel needs no edit here.
 """
 
+import os
 from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 EXT_DIR = Path("ext")
+#: Kernels translated and compiled side by side, one per core: a fresh clone's build halves.
+JOBS = os.cpu_count() or 1
 
 extensions = [
     Extension(
@@ -24,6 +27,7 @@ extensions = [
 setup(
     ext_modules=cythonize(
         extensions,
+        nthreads=JOBS,
         include_path=[str(EXT_DIR)],
         compiler_directives={
             "language_level": 3,
@@ -33,4 +37,5 @@ setup(
             "embedsignature": True,
         },
     ),
+    options={"build_ext": {"parallel": JOBS}},
 )

@@ -9,7 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.effort import load_profile
 from tests.support.server import STARTED, ServerProcess, start_server
+
+load_profile()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -18,10 +18,12 @@ from pricing.cards import DECK
 from pricing.games import hilo
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
+from tests.support.effort import effort
 from tests.support.server import ServerProcess, Watcher, start_server
 from tests.support.wire import engine_prices, expect_error, metric, wire_prices
 
 CARDS = [str(card) for card in DECK]
+KILLS = effort(suite=8, exhaustive=20)  # kill -9s of the random-moments test
 
 
 def free_port() -> int:
@@ -133,7 +135,7 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged() -> None:
         feed.deck = feed.rng.sample(CARDS, len(CARDS))
     sent = acked_total = recovered_in_flight = 0
     try:
-        for _ in range(20):
+        for _ in range(KILLS):
             acked = [0]
             workers = [
                 threading.Thread(
@@ -154,7 +156,7 @@ def test_kill_9_at_random_moments_loses_nothing_acknowledged() -> None:
             acked_total += acked[0]
             recovered_in_flight += _check_recovered(server, feeds)
         print(
-            f"\nkill test: 20 kill -9s, {sent} events sent, {acked_total} acknowledged, "
+            f"\nkill test: {KILLS} kill -9s, {sent} events sent, {acked_total} acknowledged, "
             f"{acked_total + recovered_in_flight} recovered "
             f"({recovered_in_flight} of them in flight when the server died)"
         )

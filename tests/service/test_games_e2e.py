@@ -19,7 +19,15 @@ from pricing.games import blackjack, goagae
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_short_name
 from tests.support.server import ServerProcess, Watcher
-from tests.support.wire import Feed, engine_prices, expect_error, metric, scraped, wire_prices
+from tests.support.wire import (
+    Feed,
+    engine_prices,
+    expect_error,
+    metric,
+    scraped,
+    wire_prices,
+    without_figures,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -496,10 +504,12 @@ def test_rejected_cards_have_their_code_and_change_nothing(
     for seen in setup:
         feed.expose(seen, PLAYER, seat=1 if game == pb.GAME_BLACKJACK else 0)
     get = server.pricing().GetTable
-    before = get(pb.GetTableRequest(table_id=table_id))
+    # A blackjack table's main-game figures arrive at the same version whenever they are
+    # computed, maybe between the two reads: the state is compared without them.
+    before = without_figures(get(pb.GetTableRequest(table_id=table_id)))
     expect_error(lambda: feed.expose(card, role), code, fragment)
     feed.seq -= 1
-    assert get(pb.GetTableRequest(table_id=table_id)) == before
+    assert without_figures(get(pb.GetTableRequest(table_id=table_id))) == before
 
 
 def test_goagae_end_round_without_a_card_is_refused(server: ServerProcess, table_id: str) -> None:

@@ -26,13 +26,14 @@ from pricing.journal.fold import fold_records
 from pricing.journal.tools import export_records
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import snapshot_to_proto
+from tests.support.effort import effort
 from tests.support.server import start_server
 
 CARDS = [str(card) for card in DECK]
 KINDS = ("blocking", "blocking-streamed", "asyncio", "asyncio-streamed")
 FEEDS_PER_KIND = 3
-TERM_RESTARTS = 6
-KILL_RESTARTS = 3
+TERM_RESTARTS = effort(suite=3, exhaustive=6)
+KILL_RESTARTS = effort(suite=2, exhaustive=3)
 STORM_SECONDS = float(os.environ.get("STORM_SECONDS", "0"))
 
 

@@ -21,6 +21,7 @@ from pricing.games.blackjack.decisions import (
     player_edge,
 )
 from pricing.games.blackjack.rules import DealerRule
+from tests.support.effort import effort
 from tests.support.reference import analyzer_ref
 
 TOLERANCE = 1e-12
@@ -62,7 +63,11 @@ def _reference(
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=effort(suite=25, exhaustive=300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(small_deals())
 def test_kernel_equals_card_by_card_reference(
     deal: tuple[list[Card], Card, tuple[int, ...], DealerRule],

@@ -34,6 +34,7 @@ from pricing.games.blackjack.decisions import (
     player_edge,
 )
 from pricing.games.blackjack.rules import DealerRule
+from tests.support.effort import effort
 from tests.support.reference import analyzer_ref
 from tests.support.reference.analyzer_ref import RoundRules, Split
 
@@ -149,7 +150,11 @@ def _split_reference(
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=effort(suite=20, exhaustive=200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(split_cases())
 def test_split_equals_the_card_by_card_playout(case: SplitCase) -> None:
     pair, up, values, rules = case
@@ -194,7 +199,11 @@ def edge_cases(draw: st.DrawFn) -> EdgeCase:
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=effort(suite=12, exhaustive=100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(edge_cases(), st.sampled_from(list(Strategy)))
 def test_player_edge_equals_the_reference(case: EdgeCase, strategy: Strategy) -> None:
     values, rules = case

@@ -24,6 +24,7 @@ from pricing.games.goagae import (
     win_probability,
 )
 from pricing.payout import PayRule, raw_payout_hundredths
+from tests.support.effort import effort
 from tests.support.reference import goagae_ref
 
 CARD_TEXTS = [str(card) for card in DECK]
@@ -59,7 +60,7 @@ def test_category_odds_match_the_reference(deck: list[str], exposed_count: int) 
 
 
 @pytest.mark.slow
-@settings(max_examples=1_000, deadline=None)
+@settings(max_examples=effort(suite=300, exhaustive=3_000), deadline=None)
 @given(deck=st.permutations(CARD_TEXTS), exposed_count=st.integers(0, 52))
 def test_rank_triple_counting_matches_hand_by_hand_enumeration(
     deck: list[str], exposed_count: int
@@ -113,7 +114,7 @@ def showdown_cases(draw: st.DrawFn) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=effort(suite=40, exhaustive=400), deadline=None)
 @given(case=showdown_cases())
 def test_showdown_matches_the_reference(case: tuple[list[str], list[str]]) -> None:
     hand, exposed = case

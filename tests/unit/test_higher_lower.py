@@ -18,6 +18,7 @@ from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRo
 from pricing.payout import PayRule
 from pricing.tables import Game, TableConfig
 from pricing.tables.adapters.higher_lower import HigherLowerAdapter
+from tests.support.effort import effort
 from tests.support.reference import higher_lower_ref as ref
 
 ORDER = ref.ORDER
@@ -157,7 +158,7 @@ def feeds(draw: st.DrawFn) -> tuple[hl.HigherLowerRules, int, list[tuple[str, st
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=effort(suite=100, exhaustive=1_000), deadline=None)
 @given(feeds())
 def test_every_state_of_a_random_feed_is_the_references(
     feed: tuple[hl.HigherLowerRules, int, list[tuple[str, str]]],
@@ -221,7 +222,11 @@ def test_a_round_is_still_dealt_with_exactly_its_cards_left() -> None:
 
 # A whole shoe per example is dear to shrink: a failure is reported as generated, at once.
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=effort(suite=30, exhaustive=300),
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(
     st.integers(1, 2),
     st.integers(0, 6),

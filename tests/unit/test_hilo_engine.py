@@ -21,6 +21,7 @@ from pricing.games.hilo import (
     quote_rank_counts,
 )
 from pricing.payout import PayRule
+from tests.support.effort import effort
 from tests.support.reference import hilo_ref
 
 CARD_TEXTS = [str(card) for card in DECK]
@@ -126,7 +127,7 @@ def paytables(draw: st.DrawFn) -> HiLoPaytable:
 
 
 @pytest.mark.slow
-@settings(max_examples=10_000, deadline=None)
+@settings(max_examples=effort(suite=2_000, exhaustive=20_000), deadline=None)
 @given(
     deck=st.permutations(CARD_TEXTS),
     exposed_count=st.integers(0, 51),

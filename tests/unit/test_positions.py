@@ -30,6 +30,7 @@ from pricing.tables import (
     settle_position,
 )
 from pricing.tables.positions import MAX_VALUE_CENTS, position_steps, step
+from tests.support.effort import effort
 from tests.support.reference.position_ref import (
     RefLeg,
     RefPosition,
@@ -113,7 +114,7 @@ def positions(draw: st.DrawFn) -> tuple[int, int, list[RefLeg]]:
 
 
 @pytest.mark.slow
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=effort(suite=200, exhaustive=2_000), deadline=None)
 @given(positions())
 def test_a_position_is_what_the_reference_says(position: tuple[int, int, list[RefLeg]]) -> None:
     stake, cap, legs = position

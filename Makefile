@@ -14,11 +14,12 @@ help:  ## list the targets
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# uv installs what pip would, in seconds where pip takes half a minute of a fresh
-	# clone's first `make test`.
+	# clone's first `make test`; compiled to bytecode as pip does, since the tests start
+	# hundreds of processes (with PYTHONDONTWRITEBYTECODE set, each would compile its imports).
 	$(PY) -m pip install --quiet uv
 	$(PY) -m uv pip install --python $(PY) --quiet "setuptools>=68" "Cython>=3.0"
 	# --no-build-isolation: build with the venv's Cython, so a rebuild takes seconds.
-	$(PY) -m uv pip install --python $(PY) --quiet --no-build-isolation --editable '.[dev]'
+	$(PY) -m uv pip install --python $(PY) --quiet --compile-bytecode --no-build-isolation --editable '.[dev]'
 	touch $@
 
 venv: $(STAMP)  ## create .venv and install the package with its dev tools

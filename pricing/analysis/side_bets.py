@@ -27,9 +27,9 @@ from typing import Final
 from pricing.cards import DECK, Rank, Suit
 from pricing.errors import InvalidOption
 from pricing.games.blackjack import library
-from pricing.games.blackjack.bets import SideBetOdds
 from pricing.games.blackjack.library import Paytable
 from pricing.games.blackjack.rules import DealerRule, check_decks
+from pricing.games.fixed_odds import SideBetOdds
 
 __all__ = [
     "RANKS",

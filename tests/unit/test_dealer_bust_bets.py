@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from pricing import _dealer_bust
 from pricing.cards import DECK, Shoe, parse_cards
-from pricing.games.blackjack.bets import SideBetOdds
 from pricing.games.blackjack.library import BETS, Deal, odds, paytable, settle
 from pricing.games.blackjack.rules import DealerRule
+from pricing.games.fixed_odds import SideBetOdds
 from tests.support.reference import dealer_bust_ref as ref
 
 CARDS = [str(card) for card in DECK]

@@ -51,13 +51,7 @@ six; ``rounds`` and ``strategy`` are imported from their own modules):
 
 from __future__ import annotations
 
-from pricing.games.blackjack.bets import (
-    InsuranceOdds,
-    OutcomeOdds,
-    SideBetOdds,
-    insurance,
-    side_bets,
-)
+from pricing.games.blackjack.bets import InsuranceOdds, insurance, side_bets
 from pricing.games.blackjack.dealer import (
     DEALER_OUTCOMES,
     UP_VALUES,
@@ -89,6 +83,7 @@ from pricing.games.blackjack.paytables import (
 )
 from pricing.games.blackjack.rules import DealerRule, ShoeMode
 from pricing.games.blackjack.shoe import BlackjackShoe
+from pricing.games.fixed_odds import OutcomeOdds, SideBetOdds
 
 __all__ = [
     "ANY_PAIR",

@@ -9,7 +9,7 @@ of the shoe; the odds types here keep those integers and turn them into ratios
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -19,97 +19,20 @@ from pricing.errors import IllegalMove
 from pricing.games.blackjack.paytables import (
     DEFAULT_ROYAL_MATCH,
     INSURANCE_HUNDREDTHS,
-    LOSE_HUNDREDTHS,
     PairsPaytable,
     RoyalMatchPaytable,
     pairs_paytable,
     royal_match_paytable,
 )
 from pricing.games.blackjack.rules import check_decks
+from pricing.games.fixed_odds import SideBetOdds
 
 __all__ = [
     "InsuranceOdds",
-    "OutcomeOdds",
-    "SideBetOdds",
     "insurance",
     "side_bets",
     "side_bets_from_ways",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class OutcomeOdds:
-    """One outcome of a bet: it happens in ``ways`` of ``total`` equally likely deals and pays
-    ``payout_hundredths`` (``-100``: the stake is lost)."""
-
-    ways: int
-    total: int
-    payout_hundredths: int
-
-    @property
-    def fraction(self) -> Fraction:
-        """The exact probability (0 when the bet is closed: no deal possible)."""
-        return Fraction(self.ways, self.total) if self.total else Fraction(0)
-
-    @property
-    def probability(self) -> float:
-        return float(self.fraction)
-
-
-def _rtp_fraction(numerator: int, denominator: int) -> Fraction:
-    return Fraction(numerator, denominator) if denominator else Fraction(0)
-
-
-@dataclass(frozen=True, slots=True)
-class SideBetOdds:
-    """A fixed-paytable side bet for the next round: every outcome (``LOSE`` last) with exact
-    ways out of a common total, and the bet's return to player (stake included: 1.0 is
-    break-even) as the exact ratio ``rtp_numerator / rtp_denominator``."""
-
-    bet: str
-    outcomes: Mapping[str, OutcomeOdds]
-    rtp_numerator: int
-    rtp_denominator: int
-
-    @classmethod
-    def from_ways(
-        cls, bet: str, ways: Mapping[str, int], total: int, pays: Mapping[str, int]
-    ) -> SideBetOdds:
-        """Build from the ways of each winning outcome (``LOSE`` is the rest of ``total``)."""
-        lose = total - sum(ways.values())
-        outcomes = {o: OutcomeOdds(w, total, pays[o]) for o, w in ways.items()}
-        outcomes["LOSE"] = OutcomeOdds(lose, total, LOSE_HUNDREDTHS)
-        numerator = sum(w * (pays[o] + 100) for o, w in ways.items())
-        return cls(bet, outcomes, numerator, 100 * total)
-
-    @property
-    def open(self) -> bool:
-        """False when too few cards are left to deal the bet."""
-        return self.rtp_denominator > 0
-
-    @property
-    def rtp_fraction(self) -> Fraction:
-        return _rtp_fraction(self.rtp_numerator, self.rtp_denominator)
-
-    @property
-    def rtp(self) -> float:
-        return float(self.rtp_fraction)
-
-    @property
-    def rtp_bp(self) -> int:
-        """The RTP in basis points, rounded down (integer arithmetic)."""
-        if not self.rtp_denominator:
-            return 0
-        return 10_000 * self.rtp_numerator // self.rtp_denominator
-
-    @property
-    def house_edge(self) -> float:
-        return float(1 - self.rtp_fraction)
-
-    @property
-    def player_favourable(self) -> bool:
-        """The alert: the bet returns more than it takes (RTP > 1)."""
-        return self.rtp_numerator > self.rtp_denominator
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from pricing.errors import InvalidOption
+from pricing.games.fixed_odds import LOSE_HUNDREDTHS
 from pricing.payout import MAX_HUNDREDTHS, is_whole_number
 
 __all__ = [
@@ -29,8 +30,6 @@ __all__ = [
     "royal_match_paytable",
 ]
 
-#: Pays of a losing outcome: the stake is lost.
-LOSE_HUNDREDTHS: Final = -100
 #: Insurance pays 2 : 1 (docs/rules.md §3).
 INSURANCE_HUNDREDTHS: Final = 200
 

@@ -34,7 +34,7 @@ from pricing import _blackjack
 from pricing.cards import CARD_INDEX, Card, Rank, card_index
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.games.blackjack import library
-from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds, insurance
+from pricing.games.blackjack.bets import InsuranceOdds, insurance
 from pricing.games.blackjack.dealer import DealerOdds, dealer_odds
 from pricing.games.blackjack.decisions import MAX_SPLITS, HandDecisions, MainGameRules
 from pricing.games.blackjack.hands import played_dealer_hand
@@ -50,6 +50,7 @@ from pricing.games.events import (
     NewShoe,
     VoidRound,
 )
+from pricing.games.fixed_odds import SideBetOdds
 from pricing.payout import BetPrice
 
 __all__ = [

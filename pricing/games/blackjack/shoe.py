@@ -13,7 +13,7 @@ from pricing import _blackjack
 from pricing.cards import CARD_INDEX, DECK, Card, Rank, card_index, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
 from pricing.games.blackjack import library
-from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
+from pricing.games.blackjack.bets import InsuranceOdds
 from pricing.games.blackjack.dealer import DealerOdds, dealer_table_from_rows, up_value
 from pricing.games.blackjack.hands import dealer_hand_result, played_dealer_hand
 from pricing.games.blackjack.library import Paytable, paytable
@@ -26,6 +26,7 @@ from pricing.games.events import (
     NewShoe,
     VoidRound,
 )
+from pricing.games.fixed_odds import SideBetOdds
 
 __all__ = ["BlackjackShoe"]
 

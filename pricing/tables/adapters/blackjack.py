@@ -27,7 +27,7 @@ from typing import Final
 from pricing.cards import MAX_DECKS, Card, parse_card
 from pricing.errors import InvalidInput, InvalidOption
 from pricing.games.blackjack import library
-from pricing.games.blackjack.bets import InsuranceOdds, SideBetOdds
+from pricing.games.blackjack.bets import InsuranceOdds
 from pricing.games.blackjack.dealer import DealerOdds
 from pricing.games.blackjack.decisions import HandDecisions
 from pricing.games.blackjack.live import LiveWork, live_work
@@ -40,6 +40,7 @@ from pricing.games.blackjack.rounds import (
     quote,
 )
 from pricing.games.blackjack.shoe import BlackjackShoe
+from pricing.games.fixed_odds import SideBetOdds
 from pricing.tables.events import Game, TableConfig, TablePhase
 from pricing.tables.views import (
     DealerOutcomesView,

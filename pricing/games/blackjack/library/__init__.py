@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from pricing.errors import InvalidOption
-from pricing.games.blackjack.bets import SideBetOdds
 from pricing.games.blackjack.library.base import Deal, Paytable, SideBet
 from pricing.games.blackjack.library.bust_it import BustIt
 from pricing.games.blackjack.library.buster import Buster
@@ -28,6 +27,7 @@ from pricing.games.blackjack.library.top_3 import Top3
 from pricing.games.blackjack.library.twenty_one_plus_three import TwentyOnePlusThree
 from pricing.games.blackjack.paytables import LOSE_HUNDREDTHS
 from pricing.games.blackjack.rules import DealerRule
+from pricing.games.fixed_odds import SideBetOdds
 from pricing.payout import MAX_HUNDREDTHS
 from pricing.text import quoted
 

@@ -1,0 +1,99 @@
+"""The odds of a fixed-paytable bet, exact: each outcome's ways out of a common total and its
+signed pay, and the bet's return to player as a ratio of integers. Every game's side bets
+(blackjack's library, baccarat's and Dragon Tiger's bets) are priced into these.
+
+A pay is in hundredths of the stake, signed: ``-100`` loses the stake, ``0`` returns it (a
+push), ``-50`` loses half of it; the money rule is ``pricing.payout``'s (returned = stake +
+floor(stake × pay / 100)).
+
+>>> odds = SideBetOdds.from_ways("TIE", {"WIN": 1}, 10, {"WIN": 800})
+>>> odds.rtp_fraction, odds.outcomes["LOSE"].ways, odds.player_favourable
+(Fraction(9, 10), 9, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+__all__ = ["LOSE_HUNDREDTHS", "OutcomeOdds", "SideBetOdds"]
+
+#: What a lost bet pays: the whole stake.
+LOSE_HUNDREDTHS: Final = -100
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeOdds:
+    """One outcome of a bet: it happens in ``ways`` of ``total`` equally likely deals and pays
+    ``payout_hundredths`` (``-100``: the stake is lost)."""
+
+    ways: int
+    total: int
+    payout_hundredths: int
+
+    @property
+    def fraction(self) -> Fraction:
+        """The exact probability (0 when the bet is closed: no deal possible)."""
+        return Fraction(self.ways, self.total) if self.total else Fraction(0)
+
+    @property
+    def probability(self) -> float:
+        return float(self.fraction)
+
+
+def _rtp_fraction(numerator: int, denominator: int) -> Fraction:
+    return Fraction(numerator, denominator) if denominator else Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
+class SideBetOdds:
+    """A fixed-paytable side bet for the next round: every outcome (``LOSE`` last) with exact
+    ways out of a common total, and the bet's return to player (stake included: 1.0 is
+    break-even) as the exact ratio ``rtp_numerator / rtp_denominator``."""
+
+    bet: str
+    outcomes: Mapping[str, OutcomeOdds]
+    rtp_numerator: int
+    rtp_denominator: int
+
+    @classmethod
+    def from_ways(
+        cls, bet: str, ways: Mapping[str, int], total: int, pays: Mapping[str, int]
+    ) -> SideBetOdds:
+        """Build from the ways of each winning outcome (``LOSE`` is the rest of ``total``)."""
+        lose = total - sum(ways.values())
+        outcomes = {o: OutcomeOdds(w, total, pays[o]) for o, w in ways.items()}
+        outcomes["LOSE"] = OutcomeOdds(lose, total, LOSE_HUNDREDTHS)
+        numerator = sum(w * (pays[o] + 100) for o, w in ways.items())
+        return cls(bet, outcomes, numerator, 100 * total)
+
+    @property
+    def open(self) -> bool:
+        """False when too few cards are left to deal the bet."""
+        return self.rtp_denominator > 0
+
+    @property
+    def rtp_fraction(self) -> Fraction:
+        return _rtp_fraction(self.rtp_numerator, self.rtp_denominator)
+
+    @property
+    def rtp(self) -> float:
+        return float(self.rtp_fraction)
+
+    @property
+    def rtp_bp(self) -> int:
+        """The RTP in basis points, rounded down (integer arithmetic)."""
+        if not self.rtp_denominator:
+            return 0
+        return 10_000 * self.rtp_numerator // self.rtp_denominator
+
+    @property
+    def house_edge(self) -> float:
+        return float(1 - self.rtp_fraction)
+
+    @property
+    def player_favourable(self) -> bool:
+        """The alert: the bet returns more than it takes (RTP > 1)."""
+        return self.rtp_numerator > self.rtp_denominator

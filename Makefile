@@ -30,6 +30,9 @@ build: $(STAMP)  ## rebuild the Cython extension in place
 # pytest-xdist workers: one per core the system shows ("auto" counts physical cores instead
 # when psutil is installed). The servers the tests start bind free ports, so none clash.
 WORKERS ?= logical
+# The files holding a test marked serial: collecting only them saves the serial run the
+# seconds that collecting the whole suite takes.
+SERIAL_FILES = $(shell grep -rl --include='*.py' 'mark\.serial' tests)
 
 # Everything but the image, in two runs: the suite in parallel, the slow checks first
 # (conftest.py) so that none starts last, then the tests marked serial (timing bounds, the
@@ -42,8 +45,8 @@ test: $(STAMP)  ## the whole suite in parallel, then its timing-sensitive tests 
 	else echo "the Node.js example skipped: it needs node and npm"; marks="not node and not image"; fi; \
 	echo "pytest -n $(WORKERS) -m '$$marks and not serial'"; parallel=0; \
 	$(PY) -m pytest -n $(WORKERS) --dist worksteal -m "$$marks and not serial" || parallel=$$?; \
-	echo "pytest -m '$$marks and serial' tests"; \
-	$(PY) -m pytest -m "$$marks and serial" tests; exit $$parallel
+	echo "pytest -m '$$marks and serial' (the files with serial tests)"; \
+	$(PY) -m pytest -m "$$marks and serial" $(SERIAL_FILES); exit $$parallel
 
 # The tier that starts no process (tests/unit) and the doctests, less the exhaustive checks.
 test-fast: $(STAMP)  ## the tests that start no server or process, and the doctests (under a minute)

@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
-__all__ = ["EXHAUSTIVE", "effort", "load_profile"]
+__all__ = ["EXHAUSTIVE", "effort", "exhaustive_only", "load_profile"]
 
 EXHAUSTIVE = os.environ.get("HYPOTHESIS_PROFILE") == "exhaustive"
+
+#: A mark for a case too costly for ``make test`` whose siblings there check the same thing
+#: (a parameter of a test that ``make test`` runs with the cheaper ones).
+exhaustive_only = pytest.mark.skipif(not EXHAUSTIVE, reason="make test-exhaustive runs it")
 
 
 def effort(*, suite: int, exhaustive: int) -> int:

@@ -26,6 +26,7 @@ from pricing.games import higher_lower
 from pricing.games.events import CardRole
 from pricing.games.higher_lower import DEFAULT_PAYTABLE, HigherLowerShoe, ShuffleMode
 from pricing.games.next_card import NextCardDeck, NextCardGame
+from pricing.text import fraction_text
 
 BOTH = (ShuffleMode.CONTINUOUS, ShuffleMode.DEPLETING)
 
@@ -304,29 +305,35 @@ def run(*argv: str) -> tuple[int, str]:
 
 @pytest.mark.slow
 def test_cli_json_holds_every_bet_in_both_modes() -> None:
-    code, text = run("--json")
+    """The JSON is the report's: two decks, whose report is a tenth of six decks' work (six
+    decks' figures are checked on the report itself, above)."""
+    code, text = run("--json", "--decks", "2")
     assert code == 0
     data = json.loads(text)
     assert (data["game"], data["decks"], data["burns"], data["deck_size"]) == (
         "higher-lower",
-        6,
+        2,
         3,
-        288,
+        96,
     )
+    want = higher_lower_report(decks=2)
+    assert want.continuous is not None and want.depleting is not None
     assert list(data["continuous"]) == list(higher_lower.BETS)
     assert list(data["depleting"]["bets"]) == list(higher_lower.BETS)
-    assert data["depleting"]["rounds"] == len(data["depleting"]["cards_out"]) == 71
+    assert data["depleting"]["rounds"] == len(data["depleting"]["cards_out"]) == want.rounds == 23
     higher = data["continuous"]["HIGHER"]
-    assert higher["rtp"]["exact"] == "6924/7175"
+    assert higher["rtp"]["exact"] == "25222/26125" == fraction_text(
+        want.continuous["HIGHER"].overall.rtp
+    )
     two = higher["by_base"][0]
     assert (two["base"], two["payout_hundredths"], two["win_probability"]["exact"]) == (
         "2",
         5,
-        "264/287",
+        "88/95",
     )
     snap = data["depleting"]["bets"]["SNAP"]
-    assert len(snap["by_position"]) == 71
-    assert snap["rtp"]["value"] == pytest.approx(DEPLETING["SNAP"][0], abs=1e-12)
+    assert len(snap["by_position"]) == 23
+    assert snap["rtp"]["exact"] == fraction_text(want.depleting["SNAP"].overall.rtp)
     assert sum(snap["distribution"].values()) + snap["closed"]["value"] == pytest.approx(1)
 
 
@@ -341,9 +348,9 @@ def test_cli_text_and_options(tmp_path: Path) -> None:
     file.write_text(
         json.dumps({"snap": {"rtp_bp": 9000, "min_hundredths": 5, "max_hundredths": 10_000}})
     )
-    code, text = run("--paytable", str(file), "--mode", "depleting")
+    code, text = run("--paytable", str(file), "--mode", "depleting", "--decks", "2")
     assert code == 0 and "Continuous" not in text
-    assert "Depleting shoe: 71 rounds" in text
+    assert "Depleting shoe: 23 rounds" in text
     snap = next(line for line in text.splitlines() if line.startswith("SNAP "))
     assert 0.89 < float(snap.split()[1].rstrip("%")) / 100 < 0.9
 

@@ -322,8 +322,10 @@ def test_cli_json_holds_every_bet_in_both_modes() -> None:
     assert list(data["depleting"]["bets"]) == list(higher_lower.BETS)
     assert data["depleting"]["rounds"] == len(data["depleting"]["cards_out"]) == want.rounds == 23
     higher = data["continuous"]["HIGHER"]
-    assert higher["rtp"]["exact"] == "25222/26125" == fraction_text(
-        want.continuous["HIGHER"].overall.rtp
+    assert (
+        higher["rtp"]["exact"]
+        == "25222/26125"
+        == fraction_text(want.continuous["HIGHER"].overall.rtp)
     )
     two = higher["by_base"][0]
     assert (two["base"], two["payout_hundredths"], two["win_probability"]["exact"]) == (

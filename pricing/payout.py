@@ -30,6 +30,7 @@ __all__ = [
     "closed",
     "is_whole_number",
     "raw_payout_hundredths",
+    "returned_cents",
 ]
 
 #: The highest pay a rule may name, in hundredths: 10,000,000 : 1, far beyond any paytable, well
@@ -40,6 +41,19 @@ MAX_HUNDREDTHS: Final = 10**9
 def is_whole_number(value: object) -> bool:
     """An ``int`` that is not a ``bool`` (``True`` is no deck count or pay)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def returned_cents(stake_cents: int, pay_hundredths: int) -> int:
+    """What a bet of ``stake_cents`` returns at a signed pay of ``pay_hundredths``: the stake
+    plus floor(stake × pay / 100), so a fraction of a cent always goes to the house (a half
+    loss of an odd stake keeps the odd cent).
+
+    >>> returned_cents(1000, 95), returned_cents(11, 95), returned_cents(101, -50)
+    (1950, 21, 50)
+    >>> returned_cents(500, 0), returned_cents(500, -100)
+    (500, 0)
+    """
+    return stake_cents + stake_cents * pay_hundredths // 100
 
 
 def closed(prices: Mapping[str, BetPrice]) -> dict[str, BetPrice]:

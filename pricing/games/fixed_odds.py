@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-__all__ = ["LOSE_HUNDREDTHS", "OutcomeOdds", "SideBetOdds"]
+from pricing.errors import InvalidOption
+from pricing.text import quoted
+
+__all__ = ["LOSE_HUNDREDTHS", "OutcomeOdds", "SideBetOdds", "preset_pays"]
 
 #: What a lost bet pays: the whole stake.
 LOSE_HUNDREDTHS: Final = -100
@@ -41,6 +44,40 @@ class OutcomeOdds:
     @property
     def probability(self) -> float:
         return float(self.fraction)
+
+
+def preset_pays(
+    bet: str,
+    presets: Mapping[str, Mapping[str, int]],
+    preset: str,
+    default: str,
+    overrides: Mapping[str, int] | None,
+) -> tuple[str, dict[str, int]]:
+    """The paytable a table names for ``bet``: the name of its preset (``preset`` in any case,
+    ``default`` when blank) and that preset's pays with those of ``overrides`` in their place.
+    ``InvalidOption`` names an unknown preset or an entry the preset does not have.
+
+    >>> tie = {"standard": {"WIN": 800}}
+    >>> preset_pays("TIE", tie, " Standard ", "standard", {"WIN": 900})
+    ('standard', {'WIN': 900})
+    >>> preset_pays("TIE", tie, "", "standard", {"LOSE": 1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pricing.errors.InvalidOption: TIE entry 'LOSE' is not in the standard paytable: expected ...
+    """
+    name = preset.strip().lower() or default
+    pays = presets.get(name)
+    if pays is None:
+        raise InvalidOption(
+            f"unknown {bet} preset {quoted(preset)}: expected one of {', '.join(presets)}"
+        )
+    for entry in overrides or {}:
+        if entry not in pays:
+            raise InvalidOption(
+                f"{bet} entry {quoted(entry)} is not in the {name} paytable: expected one of "
+                f"{', '.join(pays)}"
+            )
+    return name, {**pays, **(overrides or {})}
 
 
 def _rtp_fraction(numerator: int, denominator: int) -> Fraction:

@@ -27,7 +27,7 @@ from pricing.games.blackjack.library.top_3 import Top3
 from pricing.games.blackjack.library.twenty_one_plus_three import TwentyOnePlusThree
 from pricing.games.blackjack.paytables import LOSE_HUNDREDTHS
 from pricing.games.blackjack.rules import DealerRule
-from pricing.games.fixed_odds import SideBetOdds
+from pricing.games.fixed_odds import SideBetOdds, preset_pays
 from pricing.payout import MAX_HUNDREDTHS
 from pricing.text import quoted
 
@@ -64,19 +64,8 @@ def paytable(bet: str, preset: str = "", overrides: Mapping[str, int] | None = N
     engine = BETS.get(bet)
     if engine is None:
         raise InvalidOption(f"unknown side bet {quoted(bet)}: expected one of {', '.join(BETS)}")
-    name = preset.strip().lower() or engine.default_preset
-    pays = engine.presets.get(name)
-    if pays is None:
-        raise InvalidOption(
-            f"unknown {bet} preset {quoted(preset)}: expected one of {', '.join(engine.presets)}"
-        )
-    for entry in overrides or {}:
-        if entry not in pays:
-            raise InvalidOption(
-                f"{bet} entry {quoted(entry)} is not in the {name} paytable: expected one of "
-                f"{', '.join(pays)}"
-            )
-    table = Paytable(bet, name, {**pays, **(overrides or {})})
+    name, pays = preset_pays(bet, engine.presets, preset, engine.default_preset, overrides)
+    table = Paytable(bet, name, pays)
     for outcome, hundredths in engine.outcome_pays(table).items():
         if hundredths > MAX_HUNDREDTHS:  # an outcome that sums entries (Match the Dealer)
             raise InvalidOption(

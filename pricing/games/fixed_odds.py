@@ -100,10 +100,16 @@ class SideBetOdds:
         cls, bet: str, ways: Mapping[str, int], total: int, pays: Mapping[str, int]
     ) -> SideBetOdds:
         """Build from the ways of each winning outcome (``LOSE`` is the rest of ``total``)."""
-        lose = total - sum(ways.values())
-        outcomes = {o: OutcomeOdds(w, total, pays[o]) for o, w in ways.items()}
+        # One plain loop: a table prices every bet it offers on every card.
+        outcomes: dict[str, OutcomeOdds] = {}
+        lose = total
+        numerator = 0
+        for outcome, n in ways.items():
+            pay = pays[outcome]
+            outcomes[outcome] = OutcomeOdds(n, total, pay)
+            lose -= n
+            numerator += n * (pay + 100)
         outcomes["LOSE"] = OutcomeOdds(lose, total, LOSE_HUNDREDTHS)
-        numerator = sum(w * (pays[o] + 100) for o, w in ways.items())
         return cls(bet, outcomes, numerator, 100 * total)
 
     @property

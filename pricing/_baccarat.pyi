@@ -8,5 +8,9 @@ def cell_ways(
     card_counts: Sequence[int], player: Sequence[int], banker: Sequence[int]
 ) -> tuple[tuple[int, ...], int]: ...
 def round_ways(
-    card_counts: Sequence[int], player: Sequence[int], banker: Sequence[int], codes: bytes
+    card_counts: Sequence[int],
+    player: Sequence[int],
+    banker: Sequence[int],
+    codes: bytes,
+    widths: bytes,
 ) -> tuple[list[tuple[int, ...]], int, _Pairs, _Pairs]: ...

@@ -107,9 +107,12 @@ cdef void _banker_third(int* n, int pt, int pc, int bt, long long w,
     """The Banker's third card, the last of any round: every value into its cell."""
     cdef long long* row = table + _cell(pt, 0, pc, 3)
     cdef int v
-    for v in range(N_VALUES):
-        if n[v]:
-            row[_add(bt, v)] += w * n[v]
+    # Two straight runs (totals bt … 9, then 0 … bt - 1) rather than a modulo per value: the
+    # innermost loop of the enumeration, which the compiler can unroll.
+    for v in range(N_VALUES - bt):
+        row[bt + v] += w * n[v]
+    for v in range(N_VALUES - bt, N_VALUES):
+        row[bt + v - N_VALUES] += w * n[v]
 
 
 cdef void _draws(int* n, int pt, int pc, int p3, int bt, int bc, long long w,
@@ -341,40 +344,40 @@ cdef tuple _pairs(int* counts, long long n_cards, list player, list banker, bint
 
 # --- The entry point --------------------------------------------------------------------------
 
-def round_ways(object card_counts, object player, object banker, bytes codes):
+def round_ways(object card_counts, object player, object banker, bytes codes, bytes widths):
     """Every bet's ways for a round with ``player`` and ``banker`` (deck indices) dealt so far
     from a shoe now holding ``card_counts[i]`` of deck index ``i``.
 
-    ``codes`` holds 400 bytes per bet: each cell's outcome code (0 a loss, up to 15). Returns
-    ``(ways, total, rank_pairs, card_pairs)``: per bet, the ways of codes 1 … its highest;
-    the common total (0: fewer than 6 cards to deal the round from); and, by rank and by card,
-    ``(player pairs, banker pairs, both pair, total)``."""
+    ``codes`` holds 400 bytes per bet: each cell's outcome code (0 a loss, 1 … its width);
+    ``widths`` each bet's number of outcome codes (at most 15). Returns ``(ways, total,
+    rank_pairs, card_pairs)``: per bet, the ways of codes 1 … its width; the common total (0:
+    fewer than 6 cards to deal the round from); and, by rank and by card, ``(player pairs,
+    banker pairs, both pair, total)``."""
     cdef int counts[N_CARDS]
     cdef long long table[N_CELLS]
     cdef long long acc[MAX_CODES]
     cdef long long n_cards = read_counts(card_counts, counts)
     cdef const unsigned char[:] code = codes
     cdef int live[N_CELLS]
-    cdef int n_live = 0, bet, i, top, cell, offset
+    cdef int n_live = 0, bet, i, width, cell, offset, n_bets = len(widths)
     p = _indices(player, "player")
     b = _indices(banker, "banker")
-    if len(codes) % N_CELLS:
-        raise ValueError(f"need 400 outcome codes a bet, got {len(codes)} in all")
+    if len(codes) != n_bets * N_CELLS:
+        raise ValueError(f"need 400 outcome codes a bet, got {len(codes)} for {n_bets} bets")
     total = _cells(counts, n_cards, p, b, table)
     for cell in range(N_CELLS):
         if table[cell]:
             live[n_live] = cell
             n_live += 1
     ways = []
-    for bet in range(len(codes) // N_CELLS):
+    for bet in range(n_bets):
+        width = widths[bet]
+        if width >= MAX_CODES:
+            raise ValueError(f"a bet has at most {MAX_CODES - 1} outcome codes, got {width}")
         offset = bet * N_CELLS
-        top = 0
-        for cell in range(N_CELLS):
-            top = max(top, code[offset + cell])
-        if top >= MAX_CODES:
-            raise ValueError(f"outcome codes are 0-{MAX_CODES - 1}, got {top}")
         memset(acc, 0, sizeof(acc))
         for i in range(n_live):
-            acc[code[offset + live[i]]] += table[live[i]]
-        ways.append(tuple([acc[i] for i in range(1, top + 1)]))
+            # The mask keeps a code out of range from writing outside ``acc``.
+            acc[code[offset + live[i]] & (MAX_CODES - 1)] += table[live[i]]
+        ways.append(tuple([acc[i] for i in range(1, width + 1)]))
     return ways, total, _pairs(counts, n_cards, p, b, False), _pairs(counts, n_cards, p, b, True)

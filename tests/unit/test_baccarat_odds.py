@@ -25,6 +25,7 @@ from pricing.games.baccarat import (
     SideBetOdds,
     main_paytables,
     odds,
+    outcome_pays,
     paytable,
     settle,
 )
@@ -195,6 +196,27 @@ def test_hands_no_round_reaches_are_refused() -> None:
         odds(Shoe(1).counts(), parse_cards(["AS", "2S", "3S"]), parse_cards(["4S"]), SETS[2])
     with pytest.raises(ValueError, match="third card"):
         _baccarat.cell_ways(Shoe(1).counts(), [0, 4, 8], [12])
+
+
+def test_the_kernel_refuses_outcome_codes_it_cannot_hold() -> None:
+    counts = Shoe(1).counts()
+    with pytest.raises(ValueError, match="400 outcome codes a bet"):
+        _baccarat.round_ways(counts, [], [], bytes(399), bytes([1]))
+    with pytest.raises(ValueError, match="at most 15 outcome codes"):
+        _baccarat.round_ways(counts, [], [], bytes(400), bytes([16]))
+
+
+def test_each_bet_is_what_side_bet_odds_builds_from_its_ways() -> None:
+    """The odds build each bet's ``SideBetOdds`` from tuples: the same as ``from_ways``."""
+    for tables in SETS:
+        for player, banker in (([], []), (["AS"], ["KD"]), (["AS", "4C"], ["KD", "2H"])):
+            priced = odds(Shoe(8).counts(), parse_cards(player), parse_cards(banker), tables)
+            for table in tables:
+                got = priced[table.bet]
+                total = got.outcomes["LOSE"].total
+                ways = {o: v.ways for o, v in got.outcomes.items() if o != "LOSE"}
+                want = SideBetOdds.from_ways(table.bet, ways, total, outcome_pays(table))
+                assert got == want and list(got.outcomes) == list(want.outcomes), table
 
 
 # --- The published full-shoe figures (8 decks) ----------------------------------------------

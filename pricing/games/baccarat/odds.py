@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
+from operator import mul
 from typing import Final
 
 from pricing import _baccarat
@@ -34,7 +36,7 @@ from pricing.games.baccarat.bets import (
     pair_outcome,
 )
 from pricing.games.baccarat.tableau import next_hands
-from pricing.games.fixed_odds import SideBetOdds
+from pricing.games.fixed_odds import LOSE_HUNDREDTHS, OutcomeOdds, SideBetOdds
 
 __all__ = ["odds"]
 
@@ -49,7 +51,8 @@ CELLS: Final = tuple(
 )
 #: Where a bet's ways come from: the cells, or the pairs by rank or by card.
 _CELLS, _RANK_PAIRS, _CARD_PAIRS = 0, 1, 2
-#: The joint cells of the pair bets, (Player pairs, Banker pairs), LOSE's left out.
+#: The joint events of the pair bets, (Player pairs, Banker pairs), the fourth (neither) left
+#: out: a pair bet's outcome is one or more of them.
 _PAIR_CELLS: Final = ((True, True), (True, False), (False, True))
 
 
@@ -57,35 +60,56 @@ _PAIR_CELLS: Final = ((True, True), (True, False), (False, True))
 class _Priced:
     """How one bet of a set of paytables is priced: its paytable, where its ways come from
     (``source``, and for cells its position among the kernel's bets), its outcomes in code
-    order and their pays; for a pair bet, the outcome of each of ``_PAIR_CELLS``."""
+    order and their pays; for a pair bet, the positions in ``_PAIR_CELLS`` of each outcome."""
 
     table: BaccaratPaytable
     source: int
     position: int
     names: tuple[str, ...]
-    pays: Mapping[str, int]
-    pair_outcomes: tuple[str, ...] = ()
+    pays: tuple[int, ...]
+    #: What each outcome returns, stake included: its pay less ``LOSE_HUNDREDTHS``.
+    returns: tuple[int, ...]
+    pair_cells: tuple[tuple[int, ...], ...] = ()
+
+    def priced(self, ways: Sequence[int], total: int) -> SideBetOdds:
+        """The bet's odds from the ways of its outcomes in code order: what
+        ``SideBetOdds.from_ways`` builds, without a mapping a bet and call (the in-round
+        odds spend most of their time building these objects)."""
+        outcomes = dict(
+            zip(self.names, map(OutcomeOdds, ways, repeat(total), self.pays), strict=True)
+        )
+        outcomes["LOSE"] = OutcomeOdds(total - sum(ways), total, LOSE_HUNDREDTHS)
+        returned = sum(map(mul, ways, self.returns))
+        return SideBetOdds(self.table.bet, outcomes, returned, -LOSE_HUNDREDTHS * total)
+
+
+def _pays(pays: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each outcome's pay and what it returns, stake included."""
+    return tuple(pays.values()), tuple(pay - LOSE_HUNDREDTHS for pay in pays.values())
 
 
 @lru_cache(maxsize=64)
-def _plan(paytables: tuple[BaccaratPaytable, ...]) -> tuple[bytes, tuple[_Priced, ...]]:
-    """The kernel's outcome codes (400 a bet decided by the cells) and how each bet is priced."""
+def _plan(paytables: tuple[BaccaratPaytable, ...]) -> tuple[bytes, bytes, tuple[_Priced, ...]]:
+    """The kernel's outcome codes (400 a bet decided by the cells) and their number for each
+    such bet, and how each bet is priced."""
     codes = bytearray()
+    widths = bytearray()
     priced = []
     for table in paytables:
         pays = outcome_pays(table)
         names = tuple(pays)
         if table.bet in PAIR_BETS:
             source = _CARD_PAIRS if table.bet in IDENTICAL_PAIR_BETS else _RANK_PAIRS
-            cells = tuple(pair_outcome(table, p, b) for p, b in _PAIR_CELLS)
-            priced.append(_Priced(table, source, -1, names, pays, cells))
+            events = [pair_outcome(table, p, b) for p, b in _PAIR_CELLS]
+            cells = tuple(tuple(i for i, e in enumerate(events) if e == name) for name in names)
+            priced.append(_Priced(table, source, -1, names, *_pays(pays), cells))
             continue
-        position = len(codes) // len(CELLS)
         for result in CELLS:
             name = outcome(table, result)
             codes.append(0 if name == "LOSE" else names.index(name) + 1)
-        priced.append(_Priced(table, _CELLS, position, names, pays))
-    return bytes(codes), tuple(priced)
+        priced.append(_Priced(table, _CELLS, len(widths), names, *_pays(pays)))
+        widths.append(len(names))
+    return bytes(codes), bytes(widths), tuple(priced)
 
 
 def odds(
@@ -101,23 +125,19 @@ def odds(
     and with fewer every bet is closed (total 0). ``ValueError`` for hands no round reaches.
     """
     next_hands(player, banker)  # refuses hands no round reaches
-    codes, plan = _plan(tuple(paytables))
+    codes, widths, plan = _plan(tuple(paytables))
     cell_ways, total, rank_pairs, card_pairs = _baccarat.round_ways(
-        counts, [card.index for card in player], [card.index for card in banker], codes
+        counts, [card.index for card in player], [card.index for card in banker], codes, widths
     )
     priced = {}
     for bet in plan:
-        ways = dict.fromkeys(bet.names, 0)
         if bet.source == _CELLS:
-            ways.update(zip(bet.names, cell_ways[bet.position], strict=False))
-            bet_total = total
-        else:
-            player_pairs, banker_pairs, both, bet_total = (
-                card_pairs if bet.source == _CARD_PAIRS else rank_pairs
-            )
-            joint = (both, player_pairs - both, banker_pairs - both)
-            for name, n in zip(bet.pair_outcomes, joint, strict=True):
-                if name != "LOSE":
-                    ways[name] += n
-        priced[bet.table.bet] = SideBetOdds.from_ways(bet.table.bet, ways, bet_total, bet.pays)
+            priced[bet.table.bet] = bet.priced(cell_ways[bet.position], total)
+            continue
+        player_pairs, banker_pairs, both, pair_total = (
+            card_pairs if bet.source == _CARD_PAIRS else rank_pairs
+        )
+        joint = (both, player_pairs - both, banker_pairs - both)
+        ways = tuple(sum(joint[i] for i in cells) for cells in bet.pair_cells)
+        priced[bet.table.bet] = bet.priced(ways, pair_total)
     return priced

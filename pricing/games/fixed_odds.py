@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Final
 
 from pricing.errors import InvalidOption
+from pricing.payout import MAX_HUNDREDTHS, is_whole_number
 from pricing.text import quoted
 
 __all__ = ["LOSE_HUNDREDTHS", "OutcomeOdds", "SideBetOdds", "preset_pays"]
@@ -78,6 +79,24 @@ def preset_pays(
                 f"{', '.join(pays)}"
             )
     return name, {**pays, **(overrides or {})}
+
+
+def check_entry_pays(bet: str, pays: Mapping[str, int]) -> None:
+    """``InvalidOption`` unless every paytable entry of ``bet`` pays a whole number of
+    hundredths from 0 to ``MAX_HUNDREDTHS``.
+
+    >>> check_entry_pays("TIE", {"WIN": 800})
+    >>> check_entry_pays("TIE", {"WIN": 8.5})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pricing.errors.InvalidOption: TIE WIN must be a whole number of hundredths ..., got 8.5
+    """
+    for entry, value in pays.items():
+        if not is_whole_number(value) or not 0 <= value <= MAX_HUNDREDTHS:
+            raise InvalidOption(
+                f"{bet} {entry} must be a whole number of hundredths from 0 to "
+                f"{MAX_HUNDREDTHS} (2.5 : 1 is 250), got {value!r}"
+            )
 
 
 def _rtp_fraction(numerator: int, denominator: int) -> Fraction:

@@ -25,7 +25,6 @@ from pricing.games.baccarat import (
     SideBetOdds,
     main_paytables,
     odds,
-    outcome_pays,
     paytable,
     settle,
 )
@@ -127,17 +126,20 @@ def without(cards: list[str], dealt: list[str]) -> list[str]:
     return list((Counter(cards) - Counter(dealt)).elements())
 
 
-# No shrinking: a failing shoe is reported as drawn (the reference is too slow to shrink).
-NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
+def against_the_reference(suite: int, exhaustive: int) -> settings:
+    """A test against the slow reference: ``effort(suite, exhaustive)`` examples, no deadline
+    and no shrinking (a failing shoe is reported as drawn: the reference is too slow to
+    shrink)."""
+    return settings(
+        max_examples=effort(suite=suite, exhaustive=exhaustive),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
 
 
 @pytest.mark.slow
-@settings(
-    max_examples=effort(suite=12, exhaustive=300),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    phases=NO_SHRINK,
-)
+@against_the_reference(suite=12, exhaustive=300)
 @given(data=st.data(), left=shoes(max_kinds=6, max_cards=14))
 def test_the_next_round_and_every_card_of_a_deal_match_the_reference(
     data: st.DataObject, left: list[str]
@@ -149,16 +151,27 @@ def test_the_next_round_and_every_card_of_a_deal_match_the_reference(
 
 
 @pytest.mark.slow
-@settings(
-    max_examples=effort(suite=3, exhaustive=40),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    phases=NO_SHRINK,
-)
+@against_the_reference(suite=3, exhaustive=40)
 @given(data=st.data(), left=shoes(max_kinds=9, max_cards=40))
 def test_deeper_shoes_match_the_reference(data: st.DataObject, left: list[str]) -> None:
     player, banker = hands(data.draw(deals(left)), str)
     check(without(left, player + banker), player, banker)
+
+
+@pytest.mark.parametrize(
+    ("player", "banker"),
+    [
+        ("AS 3D", "2S KD"),  # the Player draws, then the Banker on 2
+        ("AS 3D 8C", "2S AD"),  # the Banker on 3 stands on an 8: the round is over
+        ("AS 3D 6C", "6S KD"),  # the Banker on 6 draws on a 6
+        ("7H KC", "4H AC"),  # the Player stands on 7, the Banker draws on 5
+        ("QS 2S", "JH 9D"),  # a natural
+    ],
+)
+def test_a_round_in_an_eight_deck_shoe_matches_the_reference(player: str, banker: str) -> None:
+    """Deep shoes after the first four cards, where the reference has at most two to deal."""
+    dealt = player.split() + banker.split()
+    check(without(CARDS * 8, dealt), player.split(), banker.split())
 
 
 def test_a_shoe_of_fewer_than_six_cards_deals_no_round() -> None:
@@ -204,19 +217,6 @@ def test_the_kernel_refuses_outcome_codes_it_cannot_hold() -> None:
         _baccarat.round_ways(counts, [], [], bytes(399), bytes([1]))
     with pytest.raises(ValueError, match="at most 15 outcome codes"):
         _baccarat.round_ways(counts, [], [], bytes(400), bytes([16]))
-
-
-def test_each_bet_is_what_side_bet_odds_builds_from_its_ways() -> None:
-    """The odds build each bet's ``SideBetOdds`` from tuples: the same as ``from_ways``."""
-    for tables in SETS:
-        for player, banker in (([], []), (["AS"], ["KD"]), (["AS", "4C"], ["KD", "2H"])):
-            priced = odds(Shoe(8).counts(), parse_cards(player), parse_cards(banker), tables)
-            for table in tables:
-                got = priced[table.bet]
-                total = got.outcomes["LOSE"].total
-                ways = {o: v.ways for o, v in got.outcomes.items() if o != "LOSE"}
-                want = SideBetOdds.from_ways(table.bet, ways, total, outcome_pays(table))
-                assert got == want and list(got.outcomes) == list(want.outcomes), table
 
 
 # --- The published full-shoe figures (8 decks) ----------------------------------------------

@@ -48,8 +48,8 @@ from typing import Final
 from pricing.cards import Card
 from pricing.errors import InvalidOption
 from pricing.games.baccarat.tableau import NATURAL, is_complete, total
-from pricing.games.fixed_odds import LOSE_HUNDREDTHS
-from pricing.payout import MAX_HUNDREDTHS, is_whole_number
+from pricing.games.fixed_odds import LOSE_HUNDREDTHS, check_entry_pays, preset_pays
+from pricing.payout import is_whole_number
 from pricing.text import quoted
 
 __all__ = [
@@ -180,20 +180,18 @@ _EZ_PUSHES: Final = ("DRAGON_7_PUSH", "PUSH")
 
 @dataclass(frozen=True, slots=True)
 class BaccaratPaytable:
-    """A bet as a table offers it: the bet, the preset its pays start from, and the pays
-    (hundredths of odds-to-1) of each paytable entry, the preset's with any overrides."""
+    """A main or side bet as a table offers it. ``preset``: the main bets' commission variant
+    (``standard``, ``no-commission``, ``ez``) or the tie's pay (``8``, ``9``), a side bet's
+    preset; ``pays``: each paytable entry's pay in hundredths of odds-to-1, overrides included.
+    ``InvalidOption`` for a pay out of range (``pricing.games.fixed_odds.check_entry_pays``).
+    """
 
     bet: str
     preset: str
     pays: Mapping[str, int] = field(hash=False)
 
     def __post_init__(self) -> None:
-        for entry, pays in self.pays.items():
-            if not is_whole_number(pays) or not 0 <= pays <= MAX_HUNDREDTHS:
-                raise InvalidOption(
-                    f"{self.bet} {entry} must be a whole number of hundredths from 0 to "
-                    f"{MAX_HUNDREDTHS} (2.5 : 1 is 250), got {pays!r}"
-                )
+        check_entry_pays(self.bet, self.pays)
 
 
 def main_paytables(
@@ -245,19 +243,8 @@ def paytable(
         raise InvalidOption(
             f"unknown side bet {quoted(bet)}: expected one of {', '.join(SIDE_BETS)}"
         )
-    name = preset.strip().lower() or spec.default
-    pays = spec.presets.get(name)
-    if pays is None:
-        raise InvalidOption(
-            f"unknown {bet} preset {quoted(preset)}: expected one of {', '.join(spec.presets)}"
-        )
-    for entry in overrides or {}:
-        if entry not in pays:
-            raise InvalidOption(
-                f"{bet} entry {quoted(entry)} is not in the {name} paytable: expected one of "
-                f"{', '.join(pays)}"
-            )
-    return BaccaratPaytable(bet, name, {**pays, **(overrides or {})})
+    name, pays = preset_pays(bet, spec.presets, preset, spec.default, overrides)
+    return BaccaratPaytable(bet, name, pays)
 
 
 def _spec(table: BaccaratPaytable) -> _Bet:

@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
-from operator import mul
 from typing import Final
 
 from pricing import _baccarat
@@ -36,7 +34,7 @@ from pricing.games.baccarat.bets import (
     pair_outcome,
 )
 from pricing.games.baccarat.tableau import next_hands
-from pricing.games.fixed_odds import LOSE_HUNDREDTHS, OutcomeOdds, SideBetOdds
+from pricing.games.fixed_odds import SideBetOdds
 
 __all__ = ["odds"]
 
@@ -66,26 +64,13 @@ class _Priced:
     source: int
     position: int
     names: tuple[str, ...]
-    pays: tuple[int, ...]
-    #: What each outcome returns, stake included: its pay less ``LOSE_HUNDREDTHS``.
-    returns: tuple[int, ...]
+    pays: Mapping[str, int]
     pair_cells: tuple[tuple[int, ...], ...] = ()
 
     def priced(self, ways: Sequence[int], total: int) -> SideBetOdds:
-        """The bet's odds from the ways of its outcomes in code order: what
-        ``SideBetOdds.from_ways`` builds, without a mapping a bet and call (the in-round
-        odds spend most of their time building these objects)."""
-        outcomes = dict(
-            zip(self.names, map(OutcomeOdds, ways, repeat(total), self.pays), strict=True)
-        )
-        outcomes["LOSE"] = OutcomeOdds(total - sum(ways), total, LOSE_HUNDREDTHS)
-        returned = sum(map(mul, ways, self.returns))
-        return SideBetOdds(self.table.bet, outcomes, returned, -LOSE_HUNDREDTHS * total)
-
-
-def _pays(pays: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Each outcome's pay and what it returns, stake included."""
-    return tuple(pays.values()), tuple(pay - LOSE_HUNDREDTHS for pay in pays.values())
+        """The bet's odds from the ways of its outcomes in code order."""
+        by_name = dict(zip(self.names, ways, strict=True))
+        return SideBetOdds.from_ways(self.table.bet, by_name, total, self.pays)
 
 
 @lru_cache(maxsize=64)
@@ -102,12 +87,12 @@ def _plan(paytables: tuple[BaccaratPaytable, ...]) -> tuple[bytes, bytes, tuple[
             source = _CARD_PAIRS if table.bet in IDENTICAL_PAIR_BETS else _RANK_PAIRS
             events = [pair_outcome(table, p, b) for p, b in _PAIR_CELLS]
             cells = tuple(tuple(i for i, e in enumerate(events) if e == name) for name in names)
-            priced.append(_Priced(table, source, -1, names, *_pays(pays), cells))
+            priced.append(_Priced(table, source, -1, names, pays, cells))
             continue
         for result in CELLS:
             name = outcome(table, result)
             codes.append(0 if name == "LOSE" else names.index(name) + 1)
-        priced.append(_Priced(table, _CELLS, len(widths), names, *_pays(pays)))
+        priced.append(_Priced(table, _CELLS, len(widths), names, pays))
         widths.append(len(names))
     return bytes(codes), bytes(widths), tuple(priced)
 

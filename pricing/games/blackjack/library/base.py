@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from pricing.cards import Card
-from pricing.errors import InvalidOption
 from pricing.games.blackjack.rules import DealerRule
-from pricing.payout import MAX_HUNDREDTHS, is_whole_number
+from pricing.games.fixed_odds import check_entry_pays
 
 __all__ = ["Deal", "Paytable", "SideBet"]
 
@@ -33,12 +32,7 @@ class Paytable:
     pays: Mapping[str, int] = field(hash=False)
 
     def __post_init__(self) -> None:
-        for entry, value in self.pays.items():
-            if not is_whole_number(value) or not 0 <= value <= MAX_HUNDREDTHS:
-                raise InvalidOption(
-                    f"{self.bet} {entry} must be a whole number of hundredths from 0 to "
-                    f"{MAX_HUNDREDTHS} (2.5 : 1 is 250), got {value!r}"
-                )
+        check_entry_pays(self.bet, self.pays)
 
 
 @dataclass(frozen=True, slots=True)

@@ -283,6 +283,25 @@ def test_the_banker_win_on_6_the_lucky_6_and_the_super_6() -> None:
     assert liberal["SUPER_6"].outcomes["WIN"].ways == two + three
 
 
+def test_the_no_commission_banker_with_eight_and_six_decks() -> None:
+    """Nepal Baccarat (no commission, a Banker win on 6 pays 1 : 2), Wizard of Odds
+    (https://wizardofodds.com/games/baccarat/appendix/6/): 8 decks, 2,023,020,261,982,210 other
+    Banker wins (printed to 15 digits: rounded to tens) and 269,232,304,455,680 on six (house
+    edge 1.4581 %); 6 decks, 355,773,521,203,200 and 47,322,230,031,360 of
+    878,869,206,895,680 (1.4548 %)."""
+    tables = main_paytables(Commission.NO_COMMISSION, 8)
+    for decks, win, on_6, edge in (
+        (8, 2_023_020_261_982_210, 269_232_304_455_680, "1.4581"),
+        (6, 355_773_521_203_200, 47_322_230_031_360, "1.4548"),
+    ):
+        banker = odds(Shoe(decks).counts(), [], [], tables)["BANKER"]
+        assert round(banker.outcomes["WIN"].ways, -1) == win
+        assert banker.outcomes["WIN_ON_6"].ways == on_6
+        assert banker.outcomes["WIN"].total == prod(range(52 * decks - 5, 52 * decks + 1))
+        assert edge_percent(banker, 4) == Fraction(edge)
+    assert prod(range(307, 313)) == 878_869_206_895_680
+
+
 def test_the_dragon_bonus() -> None:
     """Dragon Bonus, Wizard of Odds (https://wizardofodds.com/games/baccarat/appendix/5/, 8
     decks): every winning event's combinations (its loss row and total are printed rounded

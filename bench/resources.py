@@ -1,7 +1,7 @@
 """What a server's memory is made of: the figures docs/operations/resources.md's sizing quotes.
 
     .venv/bin/python bench/resources.py [--hilo 1000] [--higher-lower 1000] [--blackjack 20]
-        [--busy-higher-lower 5] [--full 2] [--watchers 1000]
+        [--busy-higher-lower 5] [--full 2] [--baccarat 2] [--watchers 1000]
 
 One real server with its default flags (the SQLite journal in a temporary folder), measured
 with every process under it (its workers) after each step, once they are quiet (under 5 % of
@@ -11,8 +11,9 @@ they share counted once) and the private memory (USS), whose growth is what each
 - idle, just started; then once each kind of table has been used (first-use costs);
 - per idle table: Hi-Lo, Higher/Lower, and blackjack of 8 decks and 7 seats offering every
   side bet (the busiest configuration);
-- per busy table: those blackjack tables dealt a shoe deep; Higher/Lower and blackjack
-  tables dealt past the 4,096 versions of prices a table holds (the most one can hold);
+- per busy table: those blackjack tables dealt a shoe deep; Higher/Lower, blackjack and
+  baccarat (8 decks, every bet) tables dealt past the 4,096 versions of prices a table holds
+  (the most one can hold);
 - per watcher: WatchTable streams held open by a client process, and what stays once closed;
 - per report: one Analyze of the 8-deck depleting Higher/Lower report (the largest), its
   peak while it runs and what stays after it.
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
 from tests.support.hostile import (
+    BaccaratDealer,
     BlackjackDealer,
     HigherLowerDealer,
     channel,
@@ -96,7 +98,9 @@ async def open_tables(target: str, requests: Iterable[pb.OpenTableRequest]) -> N
             await dealer.OpenTable(request, timeout=30)
 
 
-async def deal(target: str, dealers: list[BlackjackDealer], rounds: int) -> None:
+async def deal(
+    target: str, dealers: list[BlackjackDealer] | list[BaccaratDealer], rounds: int
+) -> None:
     """``rounds`` rounds at each table, the tables' Feed streams side by side."""
     async with channel(target) as chan:
         stub = pb_grpc.DealerServiceStub(chan)
@@ -186,6 +190,13 @@ def table_steps(server: ServerProcess, args: argparse.Namespace, out: Figures) -
     asyncio.run(deal(server.target, full, rounds))
     step = f"blackjack tables dealt {rounds} rounds (its {FULL_HISTORY} versions held)"
     out.add(step, args.full, "table")
+    baccarat = [BaccaratDealer(f"baccarat-{i}", seed=i) for i in range(args.baccarat)]
+    asyncio.run(open_tables(server.target, (d.open_request() for d in baccarat)))
+    out.add("idle baccarat tables (8 decks, every bet)", args.baccarat, "table")
+    rounds = FULL_HISTORY // 4 + 1  # at most 6 cards a round: past the versions a table holds
+    asyncio.run(deal(server.target, baccarat, rounds))
+    step = f"baccarat tables dealt {rounds} rounds (its {FULL_HISTORY} versions held)"
+    out.add(step, args.baccarat, "table")
 
 
 def watcher_steps(server: ServerProcess, args: argparse.Namespace, out: Figures) -> None:
@@ -242,6 +253,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--higher-lower", type=int, default=1000, help="idle Higher/Lower tables")
     p.add_argument("--blackjack", type=int, default=20, help="blackjack tables dealt a shoe deep")
     p.add_argument("--full", type=int, default=2, help="blackjack tables dealt past the history")
+    p.add_argument(
+        "--baccarat", type=int, default=2, help="baccarat tables (every bet) dealt past the history"
+    )
     p.add_argument(
         "--busy-higher-lower", type=int, default=5, help="Higher/Lower tables dealt past it"
     )

@@ -16,6 +16,7 @@ from typing import NamedTuple
 __all__ = [
     "UINT64_MAX",
     "Leg",
+    "bet_list",
     "card_list",
     "check_game_options",
     "fraction",
@@ -92,6 +93,15 @@ def card_list(text: str) -> list[str]:
     return [card for card in re.split(r"[,\s]+", text) if card]
 
 
+def bet_list(text: str) -> list[str]:
+    """An argparse ``type``: bet names in one argument, apart by commas or blanks, upper-cased.
+
+    >>> bet_list("player, banker,DRAGON_7")
+    ['PLAYER', 'BANKER', 'DRAGON_7']
+    """
+    return [bet.upper() for bet in re.split(r"[,\s]+", text) if bet]
+
+
 def _number(text: str, what: str = "a number") -> float:
     try:
         value = float(text)
@@ -147,4 +157,9 @@ def check_game_options(
     for dest, games in options.items():
         if game not in games and getattr(args, dest) not in (None, False):
             flag = "--" + dest.replace("_", "-")
-            raise ValueError(f"{flag} is a {' or '.join(games)} option: not for {game}")
+            named = (
+                " or ".join(games)
+                if len(games) < 3
+                else (f"{', '.join(games[:-1])} or {games[-1]}")
+            )
+            raise ValueError(f"{flag} is a {named} option: not for {game}")

@@ -41,6 +41,8 @@ GAMES: Final = {
     "goagae": pb.GAME_GOA_GAE,
     "blackjack": pb.GAME_BLACKJACK,
     "higher-lower": pb.GAME_HIGHER_LOWER,
+    "baccarat": pb.GAME_BACCARAT,
+    "dragon-tiger": pb.GAME_DRAGON_TIGER,
 }
 #: What ``--decks 0`` means, in each command's help and range error.
 DECKS_NOTE: Final = "0: the game's default"
@@ -87,9 +89,11 @@ def shuffle_mode(mode: str | None, default: str) -> pb.ShuffleMode.ValueType:
     return pb.ShuffleMode.ValueType(enum_number(pb.ShuffleMode, (mode or default).upper()))
 
 
-def offer_side_bets(rules: pb.BlackjackRules, specs: list[str] | None) -> None:
-    """``--side-bet BET[:PRESET]`` options into a blackjack rules message (the server checks
-    the names and presets, and says which is wrong)."""
+def offer_side_bets(
+    rules: pb.BlackjackRules | pb.BaccaratRules | pb.DragonTigerRules, specs: list[str] | None
+) -> None:
+    """``--side-bet BET[:PRESET]`` options into a rules message with side bets (the server
+    checks the names and presets, and says which is wrong)."""
     for spec in specs or ():
         bet, _, preset = spec.partition(":")
         rules.side_bets[bet.strip().upper()].preset = preset.strip()
@@ -155,7 +159,8 @@ def add_side_bets(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="BET[:PRESET]",
         default=None,
-        help="blackjack: a side bet to offer, by its name and optionally a preset (repeat for "
-        "more; default ROYAL_MATCH and PAIRS), e.g. HOT_3 or TWENTY_ONE_PLUS_THREE:flat-9; the "
-        "bets and presets are listed in docs/rules.md 3.8",
+        help="blackjack, baccarat, dragon-tiger: a side bet to offer, by its name and "
+        "optionally a preset (repeat for more; blackjack's default ROYAL_MATCH and PAIRS, the "
+        "others' none), e.g. HOT_3, TWENTY_ONE_PLUS_THREE:flat-9, DRAGON_7 or SUITED_TIE; the "
+        "bets and presets are listed in docs/rules.md (3.8, 7, 8)",
     )

@@ -1,6 +1,6 @@
 """The demo dealer ``pricing simulate`` deals with: one shuffled shoe of Hi-Lo, Goa Gae,
-blackjack or Higher/Lower into a table's dealer feed, as a card reader would, voiding a round
-now and then."""
+blackjack, Higher/Lower, baccarat or Dragon Tiger into a table's dealer feed, as a card reader
+would, voiding a round now and then."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pricing.cards import parse_cards
 from pricing.client import DealerFeed
+from pricing.games.baccarat.tableau import Hand, next_hands
 from pricing.games.blackjack.hands import dealer_hand_result, hand_total
 from pricing.games.blackjack.strategy import player_draws
 from pricing.v1 import pricing_pb2 as pb
@@ -128,3 +130,52 @@ class DemoDealer:
             while cards and dealer_hand_result(dealer, self.rule) is None:
                 dealer.append(draw("DEALER"))
         return dealt
+
+    def baccarat(self, state: pb.TableState, cards: list[str]) -> None:
+        """Rounds dealt as the tableau calls for them (Player, Banker, Player, Banker, then the
+        third cards it draws), until fewer than 6 cards are left; now and then a round is
+        voided after its first card. A continuous shuffler deals 50 rounds, each round's cards
+        going back after it."""
+        rounds = 0
+        while state.phase == pb.PHASE_BETTING and len(cards) >= 6:
+            if self.continuous and rounds == 50:
+                break
+            hands: dict[Hand, list[str]] = {Hand.PLAYER: [], Hand.BANKER: []}
+            dealt: list[str] = []
+            while wanted := next_hands(*(parse_cards(h) for h in hands.values())):
+                player, banker = hands.values()
+                # The usual order: the Player's card first while the hands are even.
+                hand = Hand.BANKER
+                if Hand.PLAYER in wanted and (len(player) <= len(banker) or hand not in wanted):
+                    hand = Hand.PLAYER
+                hands[hand].append(cards.pop())
+                dealt.append(hands[hand][-1])
+                state = self.deal(dealt[-1], hand.value)
+                if len(dealt) == 1 and self.rng.random() < self.void_rate:
+                    state = self.patient(self.feed.void)
+                    self.show("VOID", "", state)
+                    break
+            rounds += 1
+            if self.continuous:
+                cards.extend(dealt)
+                self.rng.shuffle(cards)
+
+    def dragon_tiger(self, state: pb.TableState, cards: list[str]) -> None:
+        """Rounds of a Dragon card and a Tiger card until one card is left; now and then a
+        round is voided after its Dragon card. A continuous shuffler deals 50 rounds."""
+        rounds = 0
+        while state.phase == pb.PHASE_BETTING and len(cards) >= 2:
+            if self.continuous and rounds == 50:
+                break
+            dealt = [cards.pop()]
+            state = self.deal(dealt[0], "DRAGON")
+            if self.rng.random() < self.void_rate:
+                state = self.patient(self.feed.void)
+                self.show("VOID", "", state)
+            else:
+                dealt.append(cards.pop())
+                state = self.deal(dealt[1], "TIGER")
+            rounds += 1
+            if self.continuous:
+                cards.extend(dealt)
+                self.rng.shuffle(cards)

@@ -8,6 +8,7 @@ game rule is applied (the numbers are the service's own).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Final, TextIO
 
 from google.protobuf import json_format
@@ -47,7 +48,30 @@ _LABELS: Final = {
     "RANGE_6_9": "6-9",
     "RANGE_J_A": "J-A",
     "KING_OR_ACE": "K/A",
+    # baccarat
+    "PLAYER_PAIR": "P.PR",
+    "BANKER_PAIR": "B.PR",
+    "EITHER_PAIR": "E.PR",
+    "PERFECT_PAIR": "PERF",
+    "DRAGON_7": "D7",
+    "PANDA_8": "P8",
+    "DRAGON_BONUS_PLAYER": "DB.P",
+    "DRAGON_BONUS_BANKER": "DB.B",
+    "LUCKY_6": "L6",
+    "SUPER_6": "S6",
+    **{f"EGALITE_{n}": f"EG{n}" for n in range(10)},
+    # Dragon Tiger
+    "SUITED_TIE": "S.TIE",
+    **{
+        f"{side}_{kind}": f"{side[0]}.{label}"
+        for side in ("DRAGON", "TIGER")
+        for kind, label in (("BIG", "BIG"), ("SMALL", "SML"), ("ODD", "ODD"), ("EVEN", "EVN"))
+    },
 }
+
+#: The games whose every bet is a fixed paytable's, shown by RTP: the next round's while
+#: betting, the round's given its cards while it is dealt.
+_TWO_HAND_GAMES: Final = (pb.GAME_BACCARAT, pb.GAME_DRAGON_TIGER)
 
 _ROUND_LINE: Final = "; a round's result is shown on a line of its own"
 
@@ -70,6 +94,11 @@ def _legend(game: int, round_lines: bool, figures: bool) -> list[str]:
             f"# 17 ... BUST: % of the dealer's final results{note}",
         ]
         return [*legend, _FIGURES_LEGEND] if figures else legend
+    if game in _TWO_HAND_GAMES:
+        return [
+            "# RTP % of each bet: the next round's while betting, the round's while dealt",
+            f"# ! favours the player; -- closed by game protection{note}",
+        ]
     return [f"# payout to 1 of each bet (-- closed){note}"]
 
 
@@ -101,10 +130,29 @@ def _cells(columns: list[tuple[str, int]], texts: list[str]) -> str:
     return cells.rstrip()
 
 
-def _columns(state: pb.TableState) -> list[tuple[str, int]]:
+def _shown_bets(state: pb.TableState, chosen: tuple[str, ...]) -> list[str]:
+    """The fixed-paytable bets a line shows: every one but in baccarat and Dragon Tiger,
+    whose many bets do not fit: there those ``chosen`` (all of them that the table offers),
+    or else the main bets and the side bets that fit in ``WATCH_WIDTH`` columns."""
+    bets = [sb.bet for sb in state.side_bets]
+    if state.game not in _TWO_HAND_GAMES:
+        return bets
+    if chosen:
+        return [bet for bet in bets if bet in chosen]
+    room = WATCH_WIDTH - len(_head(state.game, ("",) * 5))
+    shown = []
+    for bet in bets:
+        room -= max(6, len(_LABELS.get(bet, bet))) + 1
+        if room < 0:
+            break
+        shown.append(bet)
+    return shown
+
+
+def _columns(state: pb.TableState, chosen: tuple[str, ...] = ()) -> list[tuple[str, int]]:
     """The columns after the bar, each a label and a width: each dynamic bet's payout; or
-    blackjack's side bets, the dealer's results and insurance."""
-    bets = [p.bet for p in state.prices] + [sb.bet for sb in state.side_bets]
+    the fixed-paytable bets (``_shown_bets``) and blackjack's dealer results and insurance."""
+    bets = [p.bet for p in state.prices] + _shown_bets(state, chosen)
     labels = [_LABELS.get(bet, bet) for bet in bets]
     narrowest = _MIN_WIDTH.get(state.game, 6)
     columns = [(label, max(narrowest, len(label)) + 1) for label in labels]
@@ -113,10 +161,26 @@ def _columns(state: pb.TableState) -> list[tuple[str, int]]:
     return columns
 
 
-def _values(state: pb.TableState) -> list[str]:
+def _rtp_cell(sb: pb.SideBetOdds) -> str:
+    """The RTP in percent; 1000 % or more (a round's odds once a pair is dealt) without its
+    decimal, so that it keeps its column's space."""
+    percent = _percent(sb.rtp) if sb.rtp < 9.9995 else f"{100 * sb.rtp:.0f}"
+    return percent + ("!" if sb.player_favourable else "")
+
+
+def _values(state: pb.TableState, chosen: tuple[str, ...] = ()) -> list[str]:
     cells = [_odds(p.payout_hundredths) if p.open else "--" for p in state.prices]
-    for sb in state.side_bets:  # the next round's odds: shown while it can be bet
-        cells.append(_percent(sb.rtp) + ("!" if sb.player_favourable else "") if sb.open else "")
+    shown = _shown_bets(state, chosen)
+    by_bet = {sb.bet: sb for sb in state.side_bets}
+    in_round = {sb.bet: sb for sb in state.round_odds}
+    for bet in shown:  # the next round's odds: shown while it can be bet
+        sb = by_bet[bet]
+        if sb.open:
+            cells.append(_rtp_cell(sb))
+        elif bet in in_round:  # a round being dealt: its odds given its cards
+            cells.append(_rtp_cell(in_round[bet]))
+        else:
+            cells.append("--" if sb.closed_by_protection else "")
     if state.game == pb.GAME_BLACKJACK:
         dealer = {o.name: o.probability for o in state.dealer_outcomes.outcomes}
         cells += [_percent(dealer[name]) if dealer.get(name) else "" for name in DEALER_RESULTS]
@@ -130,22 +194,28 @@ def _values(state: pb.TableState) -> list[str]:
 
 
 def watch_header(
-    state: pb.TableState, *, round_lines: bool = True, figures: bool = False
+    state: pb.TableState,
+    *,
+    round_lines: bool = True,
+    figures: bool = False,
+    bets: tuple[str, ...] = (),
 ) -> list[str]:
     """The legend of ``format_state``'s lines for a table like ``state``: what the numbers
     are, then a header over the columns (naming each bet). ``round_lines`` False: the legend
     does not promise a line for each round's result (a state shown alone); ``figures``: it
-    explains ``format_figures``'s lines (a watch)."""
-    columns = _columns(state)
+    explains ``format_figures``'s lines (a watch); ``bets``: the bets shown of a baccarat or
+    Dragon Tiger table (``_shown_bets``)."""
+    columns = _columns(state, bets)
     head = _head(state.game, ("ver", "shoe round", "phase", "last", "left"))
     labels = [label for label, _ in columns]
     return [*_legend(state.game, round_lines, figures), head + _cells(columns, labels)]
 
 
-def format_state(state: pb.TableState) -> str:
+def format_state(state: pb.TableState, bets: tuple[str, ...] = ()) -> str:
     """One line per version, for ``pricing watch``, under ``watch_header``'s columns: version,
     shoe, round (``#``: which round of the deck), phase, last card, cards left, then the
-    prices (Hi-Lo, Goa Gae) or the side bets, dealer results and insurance (blackjack)."""
+    prices (Hi-Lo, Goa Gae), the side bets, dealer results and insurance (blackjack) or the
+    bets' RTP (baccarat, Dragon Tiger: ``bets`` those shown, ``_shown_bets``)."""
     index = f"#{state.result_index}" if state.result_index else ""
     phase = enum_short_name(pb.Phase, state.phase)
     if len(phase) >= _PHASE_WIDTH.get(state.game, 14):
@@ -160,7 +230,7 @@ def format_state(state: pb.TableState) -> str:
             str(state.cards_remaining),
         ),
     )
-    return (head + _cells(_columns(state), _values(state))).rstrip()
+    return (head + _cells(_columns(state, bets), _values(state, bets))).rstrip()
 
 
 def format_ended(state: pb.TableState) -> str | None:
@@ -168,11 +238,22 @@ def format_ended(state: pb.TableState) -> str | None:
 
     >>> format_ended(pb.TableState(ended_round=pb.RoundResult(round_id=3, result_card="8C")))
     '  round 3: 8C'
+    >>> format_ended(pb.TableState(ended_round=pb.RoundResult(round_id=4, hands=[
+    ...     pb.HandCards(hand="PLAYER", cards=["9S", "KD"]),
+    ...     pb.HandCards(hand="BANKER", cards=["2C", "3D", "AH"])])))
+    '  round 4: PLAYER 9S KD | BANKER 2C 3D AH'
     """
     if not state.HasField("ended_round"):
         return None
     e = state.ended_round
-    return f"  round {e.round_id}: {'VOID' if e.void else e.result_card}"
+    return f"  round {e.round_id}: {'VOID' if e.void else _result_text(e)}"
+
+
+def _result_text(e: pb.RoundResult) -> str:
+    """A decided round's result: its hands (baccarat, Dragon Tiger), else its result card."""
+    if e.hands:
+        return " | ".join(f"{h.hand} {' '.join(h.cards)}" for h in e.hands)
+    return e.result_card
 
 
 def _edge_text(state: pb.TableState) -> str | None:
@@ -216,8 +297,9 @@ class WatchPrinter:
     the seats' best actions belong to their version. ``figures`` False: no lines of figures
     (a dealer's feed, whose answers carry whatever figures happen to be known)."""
 
-    def __init__(self, *, figures: bool = True) -> None:
+    def __init__(self, *, figures: bool = True, bets: tuple[str, ...] = ()) -> None:
         self._figures = figures
+        self._bets = bets
         self._columns: list[tuple[str, int]] | None = None
         self._version: int | None = None
         self._edge: str | None = None
@@ -227,14 +309,14 @@ class WatchPrinter:
         lines = []
         if state.version != self._version:
             self._version, self._actions = state.version, None
-            columns = _columns(state)
+            columns = _columns(state, self._bets)
             if columns != self._columns:
                 self._columns = columns
-                lines += watch_header(state, figures=self._figures)
+                lines += watch_header(state, figures=self._figures, bets=self._bets)
             ended = format_ended(state)
             if ended is not None:
                 lines.append(ended)
-            lines.append(format_state(state))
+            lines.append(format_state(state, self._bets))
         edge, actions = _edge_text(state), _actions_text(state)
         new = [
             text
@@ -266,17 +348,11 @@ def format_quote(response: pb.QuoteResponse | pb.TableState) -> str:
             odds += f" ({_odds(100 + p.payout_hundredths)} for one)"
         note = "  (clamped)" if p.clamped else ""
         lines.append(f"{p.bet:<{bet_w}} {p.wins:>{wins_w}}/{p.remaining:<{left_w}} {odds}{note}")
-    for sb in response.side_bets:
-        alert = "  PLAYER-FAVOURABLE" if sb.player_favourable else ""
-        lines.append(f"{sb.bet}  RTP {sb.rtp:.6f}{alert}")
-        name_w = max([8, *(len(o.name) for o in sb.outcomes)])
-        for o in sb.outcomes:
-            # ways/total unless they pass 64 bits (a dealer-drawing bet): then the exact ratio
-            exact = f"{o.ways}/{o.total}" if o.total else o.probability_exact.exact
-            lines.append(
-                f"  {o.name:<{name_w}} {o.probability:.6f} ({exact})  pays "
-                f"{_odds(o.payout_hundredths)} : 1"
-            )
+    in_round = list(response.round_odds)
+    for title, bets in (("", response.side_bets), ("THIS ROUND, given its cards:", in_round)):
+        if title and bets:
+            lines.append(title)
+        lines += _fixed_bet_lines(bets)
     if response.HasField("insurance"):
         i = response.insurance
         alert = "  PLAYER-FAVOURABLE" if i.player_favourable else ""
@@ -312,9 +388,13 @@ def format_table(state: pb.TableState) -> str:
     ]
     if state.base_card:
         lines.append(f"base card {state.base_card}: the next result is compared with it")
+    if state.hands:
+        lines.append(
+            "this round: " + " | ".join(f"{h.hand} {' '.join(h.cards)}" for h in state.hands)
+        )
     if state.HasField("ended_round"):
         e = state.ended_round
-        lines.append(f"round {e.round_id} ended: {'VOID' if e.void else e.result_card}")
+        lines.append(f"round {e.round_id} ended: {'VOID' if e.void else _result_text(e)}")
     body = format_quote(state)
     if state.side_bets:  # format_quote's last line repeats the cards left
         body = body.rsplit("\n", 1)[0]
@@ -326,10 +406,17 @@ def format_settlement(s: pb.SettleResponse) -> str:
     status = enum_short_name(pb.SettleResponse.Status, s.status)
     return (
         f"{status}: {s.bet} on round {s.round_id} at version "
-        f"{s.version}, stake {s.stake_cents} cents at {_odds(s.payout_hundredths)} : 1 -> "
+        f"{s.version}, stake {s.stake_cents} cents at {_settled_pay(s)} : 1 -> "
         f"returns {s.returned_cents} cents"
         + (f" ({s.outcome})" if s.outcome else "")
         + (f" (result {s.result_card})" if s.result_card else "")
+    )
+
+
+def _settled_pay(s: pb.SettleResponse) -> str:
+    """What the bet paid to 1: signed for a half loss (Dragon Tiger's ``-0.50``)."""
+    return _signed_odds(
+        s.net_payout_hundredths if s.net_payout_hundredths < 0 else s.payout_hundredths
     )
 
 
@@ -380,3 +467,26 @@ def message_json(message: Message) -> str:
 def print_json(message: Message, out: TextIO) -> None:
     """Print ``message_json(message)`` as one line (a stream of them is JSON Lines)."""
     print(message_json(message), file=out, flush=True)
+
+
+def _signed_odds(hundredths: int) -> str:
+    """A signed pay to 1: ``-0.50`` for a half loss, ``0.00`` for a push."""
+    return ("-" if hundredths < 0 else "") + _odds(abs(hundredths))
+
+
+def _fixed_bet_lines(bets: Sequence[pb.SideBetOdds]) -> list[str]:
+    """Each fixed-paytable bet's RTP, then each outcome's probability and pay."""
+    lines = []
+    for sb in bets:
+        alert = "  PLAYER-FAVOURABLE" if sb.player_favourable else ""
+        closed = "  (closed by game protection)" if sb.closed_by_protection else ""
+        lines.append(f"{sb.bet}  RTP {sb.rtp:.6f}{alert}{closed}")
+        name_w = max([8, *(len(o.name) for o in sb.outcomes)])
+        for o in sb.outcomes:
+            # ways/total unless they pass 64 bits (a dealer-drawing bet): then the exact ratio
+            exact = f"{o.ways}/{o.total}" if o.total else o.probability_exact.exact
+            pay = o.net_payout_hundredths or o.payout_hundredths
+            lines.append(
+                f"  {o.name:<{name_w}} {o.probability:.6f} ({exact})  pays {_signed_odds(pay)} : 1"
+            )
+    return lines

@@ -15,6 +15,7 @@ import grpc
 from pricing.cards import MAX_DECKS
 from pricing.cli.args import (
     UINT64_MAX,
+    bet_list,
     card_list,
     check_game_options,
     integer,
@@ -43,6 +44,13 @@ from pricing.cli.format import (
     format_table,
     message_dict,
     print_json,
+)
+from pricing.cli.two_hands import (
+    TWO_HAND_GAMES,
+    TWO_HAND_OPTIONS,
+    add_two_hand_rules,
+    close_at_rtp_bp,
+    set_two_hand_rules,
 )
 from pricing.games.blackjack.decisions import MAX_SPLITS
 from pricing.games.blackjack.rounds import MAX_SEATS
@@ -83,12 +91,17 @@ _QUOTE_OPTIONS: Final = {
             "rule",
             "pairs",
             "no_crown",
-            "side_bet",
             "player_edge",
         )
     },
     "base": ("higher-lower",),
-    "mode": ("higher-lower",),
+    "mode": ("higher-lower", *TWO_HAND_GAMES),
+    "side_bet": ("blackjack", *TWO_HAND_GAMES),
+    "close_at_rtp_bp": ("blackjack", *TWO_HAND_GAMES),
+    "player": ("baccarat",),
+    "banker": ("baccarat",),
+    "dragon": ("dragon-tiger",),
+    **TWO_HAND_OPTIONS,
 }
 
 
@@ -119,6 +132,10 @@ def _quote_request(args: argparse.Namespace) -> pb.QuoteRequest:
             )
         if args.no_crown:
             rules.royal_match.crown_enabled = False
+        rules.close_at_rtp_bp = close_at_rtp_bp(args)
+    set_two_hand_rules(request, args)
+    request.player_hand.extend(args.player or ([args.dragon] if args.dragon else []))
+    request.banker_hand.extend(args.banker or ())
     return request
 
 
@@ -137,6 +154,7 @@ def run_quote(args: argparse.Namespace, out: TextIO) -> int:
                 include_player_edge=request.include_player_edge,
                 base_card=request.base_card,
                 player_hand=list(request.player_hand),
+                banker_hand=list(request.banker_hand),
             )
     else:
         response = answer_quote(request)
@@ -152,7 +170,7 @@ def _state_printer(args: argparse.Namespace, out: TextIO) -> Callable[[pb.TableS
     (a legend and column header first, a line of its own for a round that ended)."""
     if emit_json(args):
         return lambda state: print_json(state, out)
-    printer = WatchPrinter()
+    printer = WatchPrinter(bets=tuple(args.bets or ()))
 
     def show(state: pb.TableState) -> None:
         print("\n".join(printer.lines(state)), file=out, flush=True)
@@ -295,10 +313,12 @@ def run_tables(args: argparse.Namespace, out: TextIO) -> int:
 def add_quote(sub: Commands) -> None:
     q = sub.add_parser(
         "quote",
-        help="price the next round from the cards seen (Hi-Lo, Goa Gae, blackjack, Higher/Lower)",
+        help="price the next round from the cards seen (every game)",
         description="Prices and odds for a shoe with CARDS seen: Hi-Lo's, Goa Gae's and "
         "Higher/Lower's dynamic bets (Higher/Lower: against --base); blackjack's side bets for "
-        "the next round and, with --up, the dealer's outcomes and insurance (an Ace).",
+        "the next round and, with --up, the dealer's outcomes and insurance (an Ace); every "
+        "baccarat and Dragon Tiger bet for the next round and, with the cards of a round being "
+        "dealt (--player and --banker, --dragon), for that round.",
     )
     q.add_argument("game", choices=list(GAMES), type=str.lower)
     q.add_argument("cards", nargs="*", help="every card seen in this shoe, e.g. 7H KS 2D")
@@ -328,7 +348,8 @@ def add_quote(sub: Commands) -> None:
     q.add_argument(
         "--mode", choices=["depleting", "continuous"], type=str.lower, default=None,
         help="higher-lower: a continuous shuffler (default: priced on the full shoe without "
-        "the base card, CARDS ignored) or a depleting shoe (without CARDS and the base)",
+        "the base card, CARDS ignored) or a depleting shoe (without CARDS and the base); "
+        "baccarat, dragon-tiger: a depleting shoe (default) or a continuous shuffler",
     )  # fmt: skip
     q.add_argument(
         "--rule", choices=["S17", "H17"], type=str.upper, default=None, help="blackjack: S17/H17"
@@ -346,6 +367,19 @@ def add_quote(sub: Commands) -> None:
         "full 8-deck shoe)",
     )  # fmt: skip
     add_side_bets(q)
+    add_two_hand_rules(q)
+    q.add_argument(
+        "--player", type=card_list, default=None, metavar="CARDS",
+        help="baccarat: the Player's cards of a round being dealt (not in CARDS), e.g. 9S,KD",
+    )  # fmt: skip
+    q.add_argument(
+        "--banker", type=card_list, default=None, metavar="CARDS",
+        help="baccarat: the Banker's cards of a round being dealt (not in CARDS)",
+    )  # fmt: skip
+    q.add_argument(
+        "--dragon", default=None, metavar="CARD",
+        help="dragon-tiger: the Dragon's card of a round being dealt (not in CARDS)",
+    )  # fmt: skip
     q.add_argument(
         "--server", default=None,
         help="ask this gRPC server instead of computing here (same numbers either way)",
@@ -381,6 +415,11 @@ def add_watch(sub: Commands) -> None:
         help="fail at once if the table or server is not there or goes away (default: wait "
         "and reconnect)",
     )
+    w.add_argument(
+        "--bets", type=bet_list, default=None, metavar="BETS",
+        help="baccarat, dragon-tiger: the bets shown, e.g. PLAYER,BANKER,DRAGON_7,PANDA_8 "
+        "(default: the main bets and the side bets that fit in 100 columns)",
+    )  # fmt: skip
     # A blackjack version is published again once its figures are computed: --json shows each.
     add_json(w, "each TableState published, one per line (messages go to standard error)")
     add_server(w)

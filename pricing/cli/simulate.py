@@ -27,6 +27,13 @@ from pricing.cli.common import (
 )
 from pricing.cli.dealer import DemoDealer
 from pricing.cli.format import WatchPrinter
+from pricing.cli.two_hands import (
+    TWO_HAND_GAMES,
+    TWO_HAND_OPTIONS,
+    add_two_hand_rules,
+    close_at_rtp_bp,
+    set_two_hand_rules,
+)
 from pricing.client import DealerFeed, retry_delay
 from pricing.games.blackjack.rounds import MAX_SEATS
 from pricing.tables import adapter_for
@@ -37,9 +44,11 @@ __all__ = ["SIMULATED_SEATS", "add_simulate", "default_table", "run_simulate"]
 
 #: The options only some games have (dest -> those games), for ``check_game_options``.
 _SIMULATE_OPTIONS: Final = {
-    "mode": ("blackjack", "higher-lower"),
+    "mode": ("blackjack", "higher-lower", *TWO_HAND_GAMES),
     "seats": ("blackjack",),
-    "side_bet": ("blackjack",),
+    "side_bet": ("blackjack", *TWO_HAND_GAMES),
+    "close_at_rtp_bp": ("blackjack", *TWO_HAND_GAMES),
+    **TWO_HAND_OPTIONS,
 }
 #: The seats ``simulate`` deals a blackjack table unless --seats says otherwise.
 SIMULATED_SEATS: Final = 3
@@ -69,6 +78,8 @@ def _open_request(args: argparse.Namespace) -> pb.OpenTableRequest:
         request.blackjack.shuffle_mode = shuffle_mode(args.mode, "depleting")
         request.blackjack.seats = args.seats or SIMULATED_SEATS
         offer_side_bets(request.blackjack, args.side_bet)
+        request.blackjack.close_at_rtp_bp = close_at_rtp_bp(args)
+    set_two_hand_rules(request, args)
     if request.game == pb.GAME_HIGHER_LOWER:
         request.higher_lower.shuffle_mode = shuffle_mode(args.mode, "continuous")
     config = config_from_proto(request.game, request.decks, request)
@@ -118,9 +129,9 @@ class _Patient:
 
 def run_simulate(args: argparse.Namespace, out: TextIO) -> int:
     """Deal shuffled shoes into a table as a card reader would (``--game``): Hi-Lo, Goa Gae,
-    blackjack or Higher/Lower; now and then a round is voided. Each state is shown, the opening
-    one first, and each is held ``--pace`` seconds (the opening state's pause is round 1's
-    betting)."""
+    blackjack, Higher/Lower, baccarat or Dragon Tiger; now and then a round is voided. Each
+    state is shown, the opening one first, and each is held ``--pace`` seconds (the opening
+    state's pause is round 1's betting)."""
     request = _open_request(args)
     rng = random.Random(args.seed)
     with connect(args) as client:
@@ -178,6 +189,8 @@ def _deal(
         pb.GAME_GOA_GAE: dealer.goagae,
         pb.GAME_BLACKJACK: dealer.blackjack,
         pb.GAME_HIGHER_LOWER: dealer.higher_lower,
+        pb.GAME_BACCARAT: dealer.baccarat,
+        pb.GAME_DRAGON_TIGER: dealer.dragon_tiger,
     }
     shoes = 0
     while args.shoes == 0 or shoes < args.shoes:
@@ -212,15 +225,16 @@ def add_simulate(sub: Commands) -> None:
     )
     m.add_argument(
         "--decks", type=integer(0, MAX_DECKS, DECKS_NOTE), default=0,
-        help=f"decks, 0 to {MAX_DECKS} ({DECKS_NOTE}: blackjack and higher-lower 6, the others 1)",
+        help=f"decks, 0 to {MAX_DECKS} ({DECKS_NOTE}: baccarat and dragon-tiger 8, blackjack "
+        "and higher-lower 6, the others 1)",
     )  # fmt: skip
     m.add_argument(
         "--mode",
         choices=["depleting", "continuous"],
         type=str.lower,
         default=None,
-        help="blackjack: a depleting shoe (default) or a continuous shuffle; higher-lower: a "
-        "continuous shuffler (default) or a depleting shoe",
+        help="blackjack, baccarat, dragon-tiger: a depleting shoe (default) or a continuous "
+        "shuffle; higher-lower: a continuous shuffler (default) or a depleting shoe",
     )
     m.add_argument(
         "--seats",
@@ -229,6 +243,7 @@ def add_simulate(sub: Commands) -> None:
         help=f"blackjack: the seats dealt to, 1 to {MAX_SEATS} (default {SIMULATED_SEATS})",
     )
     add_side_bets(m)
+    add_two_hand_rules(m)
     m.add_argument(
         "--pace",
         type=seconds(),

@@ -301,17 +301,22 @@ class _Client(Generic[FeedT]):
         include_player_edge: bool = False,
         base_card: str = "",
         player_hand: Sequence[str] = (),
+        banker_hand: Sequence[str] = (),
     ) -> pb.QuoteResponse:
         """``include_player_edge`` (blackjack): also the next round's player edge, about 0.1 s
         on a full 8-deck shoe (QuoteRequest.include_player_edge); ``base_card`` (Higher/Lower):
         the card the next one is compared with; ``player_hand`` (blackjack, with
-        ``dealer_up_card``): a hand whose decisions to answer (QuoteResponse.decisions)."""
+        ``dealer_up_card``): a hand whose decisions to answer (QuoteResponse.decisions);
+        baccarat: the Player's cards of a round being dealt, ``banker_hand`` the Banker's
+        (Dragon Tiger: ``player_hand`` is the Dragon's card): the round's odds given them
+        (QuoteResponse.round_odds)."""
         request = quote_request(
             game, exposed, decks, rules if rules is not None else hilo, dealer_up_card
         )
         request.include_player_edge = include_player_edge
         request.base_card = base_card
         request.player_hand.extend(player_hand)
+        request.banker_hand.extend(banker_hand)
         response: pb.QuoteResponse = await self._read(self._pricing.Quote, request)
         return response
 

@@ -13,7 +13,14 @@ from google.protobuf.message_factory import GetMessageClass
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import parse_enum
 
-Rules = pb.HiLoRules | pb.BlackjackRules | pb.GoaGaeRules | pb.HigherLowerRules
+Rules = (
+    pb.HiLoRules
+    | pb.BlackjackRules
+    | pb.GoaGaeRules
+    | pb.HigherLowerRules
+    | pb.BaccaratRules
+    | pb.DragonTigerRules
+)
 """A game's rules message: it goes into the request's ``rules`` oneof by its type."""
 
 _RULES_FIELD: Final = {
@@ -21,6 +28,8 @@ _RULES_FIELD: Final = {
     pb.BlackjackRules: "blackjack",
     pb.GoaGaeRules: "goa_gae",
     pb.HigherLowerRules: "higher_lower",
+    pb.BaccaratRules: "baccarat",
+    pb.DragonTigerRules: "dragon_tiger",
 }
 
 

@@ -23,6 +23,9 @@ class CardRole(Enum):
     RESULT = "RESULT"
     PLAYER = "PLAYER"
     DEALER = "DEALER"
+    BANKER = "BANKER"  # baccarat's Banker hand (its Player hand's cards are PLAYER)
+    DRAGON = "DRAGON"  # Dragon Tiger
+    TIGER = "TIGER"
 
 
 class FeedEvent:

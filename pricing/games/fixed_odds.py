@@ -22,7 +22,15 @@ from pricing.errors import InvalidOption
 from pricing.payout import MAX_HUNDREDTHS, is_whole_number
 from pricing.text import quoted
 
-__all__ = ["LOSE_HUNDREDTHS", "OutcomeOdds", "SideBetOdds", "preset_pays"]
+__all__ = [
+    "LOSE_HUNDREDTHS",
+    "MAX_CLOSE_AT_RTP_BP",
+    "OutcomeOdds",
+    "SideBetOdds",
+    "check_close_at_rtp_bp",
+    "preset_pays",
+    "protection_closes",
+]
 
 #: What a lost bet pays: the whole stake.
 LOSE_HUNDREDTHS: Final = -100
@@ -159,3 +167,32 @@ class SideBetOdds:
     def player_favourable(self) -> bool:
         """The alert: the bet returns more than it takes (RTP > 1)."""
         return self.rtp_numerator > self.rtp_denominator
+
+
+#: The highest ``close_at_rtp_bp``: 100 times the stake back, far past any bet's RTP.
+MAX_CLOSE_AT_RTP_BP: Final = 1_000_000
+
+
+def check_close_at_rtp_bp(value: int, field: str = "close_at_rtp_bp") -> int:
+    """A table's game protection bound, checked: 0 (off) to ``MAX_CLOSE_AT_RTP_BP``."""
+    if not 0 <= value <= MAX_CLOSE_AT_RTP_BP:
+        raise InvalidOption(
+            f"close_at_rtp_bp {value} is not allowed: send 0 (off) to {MAX_CLOSE_AT_RTP_BP} "
+            "basis points (10000 closes a side bet the round it returns the stake or more)",
+            field=field,
+        )
+    return value
+
+
+def protection_closes(odds: SideBetOdds, close_at_rtp_bp: int) -> bool:
+    """Game protection: a side bet whose exact RTP for the round is at or over
+    ``close_at_rtp_bp`` basis points is not offered for it (0: off). Exact: the ratio is
+    compared, not its double.
+
+    >>> even = SideBetOdds.from_ways("TIE", {"WIN": 1}, 9, {"WIN": 800})  # RTP exactly 1
+    >>> protection_closes(even, 10_000), protection_closes(even, 10_001), protection_closes(even, 0)
+    (True, False, False)
+    """
+    if not close_at_rtp_bp or not odds.rtp_denominator:
+        return False
+    return 10_000 * odds.rtp_numerator >= close_at_rtp_bp * odds.rtp_denominator

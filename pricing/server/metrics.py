@@ -45,7 +45,9 @@ from prometheus_client import (
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 
+from pricing.games.baccarat.bets import SIDE_BETS as BACCARAT_SIDE_BETS
 from pricing.games.blackjack import library
+from pricing.games.dragon_tiger.bets import SIDE_BETS as DRAGON_TIGER_SIDE_BETS
 from pricing.server.handlers import BuiltHandlers, Continuation, Handler, ServerInterceptor
 from pricing.server.metrics_http import serve_metrics_http
 from pricing.server.metrics_labels import (
@@ -60,6 +62,9 @@ from pricing.server.metrics_tables import TableGauge
 from pricing.v1 import pricing_pb2
 
 __all__ = ["LATENCY_BUCKETS", "Metrics", "MetricsInterceptor", "serve_metrics"]
+
+#: Every side bet of every game, by name: each one's series start at zero.
+SIDE_BET_NAMES: Final = (*library.BETS, *BACCARAT_SIDE_BETS, *DRAGON_TIGER_SIDE_BETS)
 
 # A process-wide switch of the client library: no ``*_created`` series in any registry.
 disable_created_metrics()  # type: ignore[no-untyped-call]
@@ -221,13 +226,21 @@ class Metrics:
         )
         self.favourable_rounds = Counter(
             "pricing_side_bet_favourable_rounds_total",
-            "Blackjack rounds that opened for betting with the side bet's exact RTP above 1 "
-            "(counted at every table that offers it).",
+            "Rounds dealt with the side bet open and its exact RTP above 1 (blackjack, "
+            "baccarat, Dragon Tiger; counted at every table that offers it).",
             ("bet",),
             registry=r,
         )
-        for bet in library.BETS:  # at zero: the first favourable round shows in increase()
+        self.closed_rounds = Counter(
+            "pricing_side_bet_closed_rounds_total",
+            "Rounds dealt with the side bet closed by game protection (close_at_rtp_bp: its "
+            "exact RTP for the round at or over the table's bound), at every table offering it.",
+            ("bet",),
+            registry=r,
+        )
+        for bet in SIDE_BET_NAMES:  # at zero: the first round counted shows in increase()
             self.favourable_rounds.labels(bet)
+            self.closed_rounds.labels(bet)
 
     def initialize(self, services: Iterable[ServiceDescriptor]) -> None:
         """Every series of every method of ``services`` at zero, as go-grpc-prometheus's

@@ -60,6 +60,9 @@ class Publisher(StoreListener):
         # Per table, the side bets above 100 % in its latest state open for betting: counted
         # once the round's first card is dealt (``_count_favourable``).
         self._favourable: dict[str, tuple[str, ...]] = {}
+        # The side bets game protection closed for the round about to be dealt, counted in
+        # pricing_side_bet_closed_rounds_total the same way.
+        self._protected: dict[str, tuple[str, ...]] = {}
         self.rates = rates  # a table's rate bucket goes with its hub
         #: Blackjack's main-game figures, computed after each commit (``refresh``).
         self.analyst = Analyst(self.refresh, metrics.player_edge, enabled=main_game_analysis)
@@ -131,6 +134,7 @@ class Publisher(StoreListener):
         self.analyst.forget(table_id)
         self.hubs.pop(table_id, None)
         self._favourable.pop(table_id, None)
+        self._protected.pop(table_id, None)
         self.rates.forget(table_id)
 
     def end_streams(self) -> None:
@@ -151,11 +155,15 @@ class Publisher(StoreListener):
             self._favourable[table_id] = tuple(
                 sb.bet for sb in view.side_bets if sb.player_favourable and sb.open
             )
+            self._protected[table_id] = tuple(sb.bet for sb in view.side_bets if sb.protected)
             return
         bets = self._favourable.pop(table_id, ())
+        protected = self._protected.pop(table_id, ())
         if view.phase is TablePhase.DEALING:
             for bet in bets:
                 self.metrics.favourable_rounds.labels(bet).inc()
+            for bet in protected:
+                self.metrics.closed_rounds.labels(bet).inc()
 
     def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
         for side_bet in snapshot.view.side_bets:

@@ -79,6 +79,7 @@ from pricing.tables.views import (
     Figures,
     GameState,
     GameView,
+    HandView,
     InsuranceView,
     LiveWork,
     RoundOutcome,
@@ -87,6 +88,7 @@ from pricing.tables.views import (
     SideBetOutcomeView,
     SideBetResult,
     SideBetView,
+    fixed_bet_view,
     standard_view,
 )
 
@@ -109,6 +111,7 @@ __all__ = [
     "GameState",
     "GameUnavailable",
     "GameView",
+    "HandView",
     "HistoryNotLoaded",
     "InsuranceView",
     "JournalEntry",
@@ -147,6 +150,7 @@ __all__ = [
     "adapter_for",
     "check_seat",
     "describe_config",
+    "fixed_bet_view",
     "fold",
     "fold_entry",
     "plugged_in",

@@ -26,8 +26,8 @@ class GameAdapter(Protocol):
     - ``view`` turns a state into the neutral ``GameView`` (usually ``standard_view`` plus the
       game's side bets, insurance and dealer outcomes);
     - ``quote`` is the view of a state with ``exposed`` seen, with no table (blackjack: and a
-      dealer's up card, a player's hand; Higher/Lower: and a base card; a game without them
-      refuses them);
+      dealer's up card, a player's hand; Higher/Lower: and a base card; baccarat: and the
+      Player's and Banker's cards of a round in progress; a game without them refuses them);
     - ``bet_wins`` decides a dynamic bet from the cards that decided its round (settlement);
     - ``seats`` is the number of player boxes a table has (0: the game has none); the table
       checks the seat of each PLAYER card and each bet against it (``check_seat``);
@@ -58,6 +58,7 @@ class GameAdapter(Protocol):
         *,
         include_player_edge: bool = False,
         base_card: str | None = None,
+        banker_hand: Sequence[str] = (),
     ) -> GameView: ...
     def bet_wins(self, config: TableConfig, bet: str, result: tuple[Card, ...]) -> bool: ...
     def seats(self, config: TableConfig) -> int: ...

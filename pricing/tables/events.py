@@ -47,6 +47,8 @@ class Game(IntEnum):
     BLACKJACK = 2
     GOA_GAE = 3
     HIGHER_LOWER = 4
+    BACCARAT = 5
+    DRAGON_TIGER = 6
 
 
 class TablePhase(IntEnum):

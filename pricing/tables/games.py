@@ -10,6 +10,7 @@ from pricing.tables.adapters.blackjack import BlackjackAdapter
 from pricing.tables.adapters.goagae import GoaGaeAdapter
 from pricing.tables.adapters.higher_lower import HigherLowerAdapter
 from pricing.tables.adapters.hilo import HiLoAdapter
+from pricing.tables.adapters.two_hands import BACCARAT_TABLE, DRAGON_TIGER_TABLE, TwoHandAdapter
 from pricing.tables.errors import GameUnavailable
 from pricing.tables.events import Game, TableConfig
 
@@ -26,6 +27,8 @@ _BUILT_IN: tuple[GameAdapter, ...] = (
     GoaGaeAdapter(),
     BlackjackAdapter(),
     HigherLowerAdapter(),
+    TwoHandAdapter(BACCARAT_TABLE),
+    TwoHandAdapter(DRAGON_TIGER_TABLE),
 )
 _ADAPTERS: dict[Game, GameAdapter] = {adapter.game: adapter for adapter in _BUILT_IN}
 

@@ -52,12 +52,14 @@ class SettleStatus(Enum):
     WIN = "WIN"
     LOSE = "LOSE"
     VOID = "VOID"
+    PUSH = "PUSH"
 
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """``result``: the cards the bet settled on; ``outcome``: a side bet's outcome name;
-    ``seat``: the seat the bet was on (0 in a game without seats)."""
+    ``seat``: the seat the bet was on (0 in a game without seats); ``net_payout_hundredths``: a
+    fixed-paytable bet's signed pay (-100 lost, -50 a half loss, 0 a push or no result)."""
 
     status: SettleStatus
     payout_hundredths: int
@@ -65,6 +67,7 @@ class Settlement:
     result: tuple[Card, ...] = ()
     outcome: str = ""
     seat: int = 0
+    net_payout_hundredths: int = 0
 
 
 @dataclass(frozen=True, slots=True)

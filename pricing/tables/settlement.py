@@ -206,9 +206,12 @@ class SettlesBets:
         seat dealt too few cards to settle it gets the stake back."""
         self._check_open_round(round_id, version, bet, point)
         if not point.side_bets[bet]:
+            # The round was open: the bet alone was not (closed by game protection, or a shoe
+            # too short to deal it).
             raise StaleBet(
                 f"bet {bet} on round {round_id} at version {version} of table "
-                f"{self.table_id!r} is not valid: the bet was closed at that version",
+                f"{self.table_id!r} is not valid: the bet was closed at that version (closed "
+                "by game protection, or too few cards left to deal it)",
                 why="BET_CLOSED",
                 **self._bet(round_id, version, bet),
             )
@@ -220,16 +223,21 @@ class SettlesBets:
         )
         if result is None:
             return Settlement(SettleStatus.VOID, 0, stake_cents, seat=seat)
-        if result.payout_hundredths < 0:
-            return Settlement(SettleStatus.LOSE, 0, 0, result.cards, result.outcome, seat)
-        profit = stake_cents * result.payout_hundredths // 100
+        pay = result.payout_hundredths
+        # The one money rule, a loss included: a half loss (-50) returns half the stake,
+        # rounded down (the odd cent to the house), a whole loss (-100) nothing.
+        returned = stake_cents + stake_cents * pay // 100
+        status = (
+            SettleStatus.WIN if pay > 0 else SettleStatus.PUSH if pay == 0 else SettleStatus.LOSE
+        )
         return Settlement(
-            SettleStatus.WIN,
-            result.payout_hundredths,
-            stake_cents + profit,
+            status,
+            max(pay, 0),
+            returned,
             result.cards,
             result.outcome,
             seat,
+            net_payout_hundredths=pay,
         )
 
     def _bet(self, round_id: int, version: int, bet: str) -> _BetValues:

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from pricing.cards import Card
 from pricing.games.events import ExposeCard, FeedEvent
+from pricing.games.fixed_odds import SideBetOdds
 from pricing.payout import BetPrice
 from pricing.tables.events import TablePhase
 
@@ -19,6 +20,7 @@ __all__ = [
     "Figures",
     "GameState",
     "GameView",
+    "HandView",
     "InsuranceView",
     "LiveWork",
     "RoundOutcome",
@@ -27,6 +29,7 @@ __all__ = [
     "SideBetOutcomeView",
     "SideBetResult",
     "SideBetView",
+    "fixed_bet_view",
     "standard_view",
 ]
 
@@ -36,6 +39,15 @@ class SeatView:
     """One player box of a game with seats (blackjack) and its PLAYER cards."""
 
     seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """One hand of a round and its cards, in the order dealt (baccarat's PLAYER and BANKER,
+    Dragon Tiger's DRAGON and TIGER)."""
+
+    hand: str
     cards: tuple[Card, ...]
 
 
@@ -96,6 +108,8 @@ class EndedRound:
     result: tuple[Card, ...]
     cards: tuple[ExposeCard, ...] = ()
     seats: tuple[SeatView, ...] = ()
+    #: Baccarat and Dragon Tiger: each hand's cards of the round (a void round's so far).
+    hands: tuple[HandView, ...] = ()
 
     @property
     def void(self) -> bool:
@@ -104,6 +118,9 @@ class EndedRound:
 
 @dataclass(frozen=True, slots=True)
 class SideBetOutcomeView:
+    """One outcome of a fixed-paytable bet: ``ways`` of ``total``, paying ``payout_hundredths``
+    to 1, signed (0: a push, the stake back; -50: half the stake lost)."""
+
     name: str
     ways: int
     total: int
@@ -121,6 +138,8 @@ class SideBetView:
     player_favourable: bool
     open: bool = True
     rtp_exact: Fraction = Fraction(0)  # ``rtp`` exactly (0 when the shoe cannot deal the bet)
+    #: Closed for the next round by game protection (its RTP at or over ``close_at_rtp_bp``).
+    protected: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +180,11 @@ class GameView:
     figures: Figures | None = None
     #: Higher/Lower: the card the next result is compared with (None before the first result).
     base_card: Card | None = None
+    #: Baccarat and Dragon Tiger: each hand's cards of the round being dealt.
+    hands: tuple[HandView, ...] = ()
+    #: Baccarat and Dragon Tiger: every bet of the round being dealt, given its cards so far
+    #: (empty while betting is open).
+    round_odds: tuple[SideBetView, ...] = ()
 
 
 class RoundOutcome(Protocol):
@@ -197,6 +221,34 @@ class GameState(Protocol):
     @property
     def outcome(self) -> RoundOutcome | None: ...
     def apply(self, event: FeedEvent) -> GameState: ...
+
+
+def fixed_bet_view(
+    bet: str, odds: SideBetOdds, open: bool, *, protected: bool = False
+) -> SideBetView:
+    """The view of a fixed-paytable bet's exact odds (``LOSE``, the rest of the total, is
+    left out); ``open``: whether it can be placed now; ``protected``: game protection closes
+    it for the next round (then it is not open, whatever ``open`` says).
+
+    >>> odds = SideBetOdds.from_ways("TIE", {"WIN": 1}, 10, {"WIN": 800})
+    >>> view = fixed_bet_view("TIE", odds, open=True)
+    >>> view.rtp_exact, [o.name for o in view.outcomes], view.open
+    (Fraction(9, 10), ['WIN'], True)
+    """
+    exact = odds.rtp_fraction  # once: every card builds every offered bet's view
+    return SideBetView(
+        bet=bet,
+        outcomes=tuple(
+            SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
+            for name, o in odds.outcomes.items()
+            if name != "LOSE"
+        ),
+        rtp=float(exact),
+        player_favourable=exact > 1,
+        open=open and odds.open and not protected,
+        rtp_exact=exact,
+        protected=protected,
+    )
 
 
 def standard_view(

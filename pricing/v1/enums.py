@@ -66,7 +66,7 @@ def parse_enum(enum: ProtoEnum, text: str) -> int:
     >>> parse_enum(pb.Game, "poker")
     Traceback (most recent call last):
     ...
-    ValueError: unknown game 'poker': expected one of HILO, BLACKJACK, GOA_GAE, HIGHER_LOWER
+    ValueError: unknown game 'poker': expected one of HILO, BLACKJACK, GOA_GAE, HIGHER_LOWER, ...
     """
     prefix = enum_prefix(enum)
     name = text.strip().upper()

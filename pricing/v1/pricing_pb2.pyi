@@ -56,6 +56,12 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     """Goa Gae / 9K, §4"""
     GAME_HIGHER_LOWER: _Game.ValueType  # 4
     """the provider Hi-Lo: card after card, higher or lower than the base card, §6"""
+    GAME_BACCARAT: _Game.ValueType  # 5
+    """punto banco baccarat: the Player and Banker hands dealt by the tableau, and its side
+    bets, §7
+    """
+    GAME_DRAGON_TIGER: _Game.ValueType  # 6
+    """Dragon Tiger: one card to each side, the higher rank wins, §8"""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
     """---------------------------------------------------------------------------------------------
@@ -74,6 +80,12 @@ GAME_GOA_GAE: Game.ValueType  # 3
 """Goa Gae / 9K, §4"""
 GAME_HIGHER_LOWER: Game.ValueType  # 4
 """the provider Hi-Lo: card after card, higher or lower than the base card, §6"""
+GAME_BACCARAT: Game.ValueType  # 5
+"""punto banco baccarat: the Player and Banker hands dealt by the tableau, and its side
+bets, §7
+"""
+GAME_DRAGON_TIGER: Game.ValueType  # 6
+"""Dragon Tiger: one card to each side, the higher rank wins, §8"""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _CardRole:
@@ -93,9 +105,15 @@ class _CardRoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CardRole.Val
     first base card, which decides no round)
     """
     CARD_ROLE_PLAYER: _CardRole.ValueType  # 3
-    """blackjack / Goa Gae: dealt to a player"""
+    """blackjack / Goa Gae: dealt to a player; baccarat: dealt to the Player hand"""
     CARD_ROLE_DEALER: _CardRole.ValueType  # 4
     """blackjack / Goa Gae: dealt to the dealer"""
+    CARD_ROLE_BANKER: _CardRole.ValueType  # 5
+    """baccarat: dealt to the Banker hand"""
+    CARD_ROLE_DRAGON: _CardRole.ValueType  # 6
+    """Dragon Tiger: the Dragon's card (the round's first)"""
+    CARD_ROLE_TIGER: _CardRole.ValueType  # 7
+    """Dragon Tiger: the Tiger's card (it decides the round)"""
 
 class CardRole(_CardRole, metaclass=_CardRoleEnumTypeWrapper):
     """Why a card was exposed. Every exposed card leaves the shoe, whatever its role."""
@@ -111,9 +129,15 @@ CARD_ROLE_RESULT: CardRole.ValueType  # 2
 first base card, which decides no round)
 """
 CARD_ROLE_PLAYER: CardRole.ValueType  # 3
-"""blackjack / Goa Gae: dealt to a player"""
+"""blackjack / Goa Gae: dealt to a player; baccarat: dealt to the Player hand"""
 CARD_ROLE_DEALER: CardRole.ValueType  # 4
 """blackjack / Goa Gae: dealt to the dealer"""
+CARD_ROLE_BANKER: CardRole.ValueType  # 5
+"""baccarat: dealt to the Banker hand"""
+CARD_ROLE_DRAGON: CardRole.ValueType  # 6
+"""Dragon Tiger: the Dragon's card (the round's first)"""
+CARD_ROLE_TIGER: CardRole.ValueType  # 7
+"""Dragon Tiger: the Tiger's card (it decides the round)"""
 Global___CardRole: _TypeAlias = CardRole  # noqa: Y015
 
 class _Phase:
@@ -207,6 +231,36 @@ SHUFFLE_MODE_DEPLETING: ShuffleMode.ValueType  # 1
 SHUFFLE_MODE_CONTINUOUS: ShuffleMode.ValueType  # 2
 """a continuous shuffler: each round is dealt from the full shoe"""
 Global___ShuffleMode: _TypeAlias = ShuffleMode  # noqa: Y015
+
+class _Commission:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CommissionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Commission.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    COMMISSION_UNSPECIFIED: _Commission.ValueType  # 0
+    """COMMISSION_STANDARD"""
+    COMMISSION_STANDARD: _Commission.ValueType  # 1
+    """a Banker win pays 0.95 : 1 (5 % commission)"""
+    COMMISSION_NONE: _Commission.ValueType  # 2
+    """no commission: a Banker win pays 1 : 1, a Banker win on a total of 6 pays 1 : 2"""
+    COMMISSION_EZ: _Commission.ValueType  # 3
+    """EZ Baccarat: a Banker win with a three-card 7 pushes, every other Banker win pays 1 : 1"""
+
+class Commission(_Commission, metaclass=_CommissionEnumTypeWrapper):
+    """Baccarat: what a Banker win pays (docs/rules.md §7.3). Unspecified means
+    COMMISSION_STANDARD.
+    """
+
+COMMISSION_UNSPECIFIED: Commission.ValueType  # 0
+"""COMMISSION_STANDARD"""
+COMMISSION_STANDARD: Commission.ValueType  # 1
+"""a Banker win pays 0.95 : 1 (5 % commission)"""
+COMMISSION_NONE: Commission.ValueType  # 2
+"""no commission: a Banker win pays 1 : 1, a Banker win on a total of 6 pays 1 : 2"""
+COMMISSION_EZ: Commission.ValueType  # 3
+"""EZ Baccarat: a Banker win with a three-card 7 pushes, every other Banker win pays 1 : 1"""
+Global___Commission: _TypeAlias = Commission  # noqa: Y015
 
 class _PairsPreset:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -573,6 +627,7 @@ class BlackjackRules(_message.Message):
     SIDE_BETS_FIELD_NUMBER: _builtins.int
     DOUBLE_AFTER_SPLIT_FIELD_NUMBER: _builtins.int
     MAX_SPLITS_FIELD_NUMBER: _builtins.int
+    CLOSE_AT_RTP_BP_FIELD_NUMBER: _builtins.int
     dealer_rule: Global___DealerRule.ValueType
     """default DEALER_RULE_S17"""
     shuffle_mode: Global___ShuffleMode.ValueType
@@ -589,6 +644,12 @@ class BlackjackRules(_message.Message):
     max_splits: _builtins.int
     """The main game: how many times a pair may be split, 1 to 3 (at most max_splits + 1 hands;
     Aces once whatever it is). Not sent: 3. Any other value is INVALID_ARGUMENT.
+    """
+    close_at_rtp_bp: _builtins.int
+    """Game protection (docs/rules.md §3.8): a side bet whose exact RTP for the next round is at
+    least this many basis points (10000: break-even) is not offered for that round
+    (SideBetOdds.open false; Settle refuses a bet accepted at such a version with BET_CLOSED);
+    a bet accepted while it was open stands. 0: off. At most 1000000.
     """
     @_builtins.property
     def royal_match(self) -> Global___RoyalMatchPaytable:
@@ -617,10 +678,11 @@ class BlackjackRules(_message.Message):
         side_bets: _abc.Mapping[_builtins.str, Global___SideBetPaytable] | None = ...,
         double_after_split: _builtins.bool | None = ...,
         max_splits: _builtins.int | None = ...,
+        close_at_rtp_bp: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split", "_max_splits", b"_max_splits", "double_after_split", b"double_after_split", "max_splits", b"max_splits", "pairs", b"pairs", "royal_match", b"royal_match"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split", "_max_splits", b"_max_splits", "dealer_rule", b"dealer_rule", "double_after_split", b"double_after_split", "max_splits", b"max_splits", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split", "_max_splits", b"_max_splits", "close_at_rtp_bp", b"close_at_rtp_bp", "dealer_rule", b"dealer_rule", "double_after_split", b"double_after_split", "max_splits", b"max_splits", "pairs", b"pairs", "royal_match", b"royal_match", "seats", b"seats", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__double_after_split: _TypeAlias = _typing.Literal["double_after_split"]  # noqa: Y015
     _WhichOneofArgType__double_after_split: _TypeAlias = _typing.Literal["_double_after_split", b"_double_after_split"]  # noqa: Y015
@@ -682,6 +744,132 @@ class SideBetPaytable(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SideBetPaytable: _TypeAlias = SideBetPaytable  # noqa: Y015
+
+@_typing.final
+class BaccaratRules(_message.Message):
+    """Baccarat (docs/rules.md §7). PLAYER, BANKER and TIE are always offered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class SideBetsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___SideBetPaytable: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___SideBetPaytable | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SHUFFLE_MODE_FIELD_NUMBER: _builtins.int
+    COMMISSION_FIELD_NUMBER: _builtins.int
+    TIE_PAYS_FIELD_NUMBER: _builtins.int
+    SIDE_BETS_FIELD_NUMBER: _builtins.int
+    CLOSE_AT_RTP_BP_FIELD_NUMBER: _builtins.int
+    shuffle_mode: Global___ShuffleMode.ValueType
+    """default SHUFFLE_MODE_DEPLETING; continuous: every round is dealt from the full shoe"""
+    commission: Global___Commission.ValueType
+    """default COMMISSION_STANDARD"""
+    tie_pays: _builtins.int
+    """what TIE pays to 1: 8 or 9; 0 means 8"""
+    close_at_rtp_bp: _builtins.int
+    """Game protection, as BlackjackRules.close_at_rtp_bp: a side bet at or over this RTP for the
+    next round is closed for that round; PLAYER, BANKER and TIE never are. 0: off.
+    """
+    @_builtins.property
+    def side_bets(self) -> _containers.MessageMap[_builtins.str, Global___SideBetPaytable]:
+        """The side bets the table offers, by bet name (docs/rules.md §7.4): PLAYER_PAIR,
+        BANKER_PAIR, EITHER_PAIR, PERFECT_PAIR, DRAGON_7, PANDA_8, DRAGON_BONUS_PLAYER,
+        DRAGON_BONUS_BANKER, BIG, SMALL, LUCKY_6, SUPER_6, EGALITE_0 … EGALITE_9. Empty: none.
+        """
+
+    def __init__(
+        self,
+        *,
+        shuffle_mode: Global___ShuffleMode.ValueType = ...,
+        commission: Global___Commission.ValueType = ...,
+        tie_pays: _builtins.int = ...,
+        side_bets: _abc.Mapping[_builtins.str, Global___SideBetPaytable] | None = ...,
+        close_at_rtp_bp: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["close_at_rtp_bp", b"close_at_rtp_bp", "commission", b"commission", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets", "tie_pays", b"tie_pays"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BaccaratRules: _TypeAlias = BaccaratRules  # noqa: Y015
+
+@_typing.final
+class DragonTigerRules(_message.Message):
+    """Dragon Tiger (docs/rules.md §8). DRAGON, TIGER and TIE are always offered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class SideBetsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___SideBetPaytable: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___SideBetPaytable | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SHUFFLE_MODE_FIELD_NUMBER: _builtins.int
+    TIE_PAYS_FIELD_NUMBER: _builtins.int
+    SIDE_BETS_FIELD_NUMBER: _builtins.int
+    CLOSE_AT_RTP_BP_FIELD_NUMBER: _builtins.int
+    shuffle_mode: Global___ShuffleMode.ValueType
+    """default SHUFFLE_MODE_DEPLETING; continuous: every round is dealt from the full shoe"""
+    tie_pays: _builtins.int
+    """what TIE pays to 1: 8 or 11; 0 means 8"""
+    close_at_rtp_bp: _builtins.int
+    """Game protection, as BaccaratRules.close_at_rtp_bp (DRAGON, TIGER and TIE never closed)."""
+    @_builtins.property
+    def side_bets(self) -> _containers.MessageMap[_builtins.str, Global___SideBetPaytable]:
+        """The side bets the table offers, by bet name (docs/rules.md §8): SUITED_TIE, DRAGON_BIG,
+        DRAGON_SMALL, DRAGON_ODD, DRAGON_EVEN, TIGER_BIG, TIGER_SMALL, TIGER_ODD, TIGER_EVEN.
+        Empty: none.
+        """
+
+    def __init__(
+        self,
+        *,
+        shuffle_mode: Global___ShuffleMode.ValueType = ...,
+        tie_pays: _builtins.int = ...,
+        side_bets: _abc.Mapping[_builtins.str, Global___SideBetPaytable] | None = ...,
+        close_at_rtp_bp: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["close_at_rtp_bp", b"close_at_rtp_bp", "shuffle_mode", b"shuffle_mode", "side_bets", b"side_bets", "tie_pays", b"tie_pays"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DragonTigerRules: _TypeAlias = DragonTigerRules  # noqa: Y015
 
 @_typing.final
 class GoaGaeRules(_message.Message):
@@ -794,6 +982,7 @@ class SideBetOutcome(_message.Message):
     PROBABILITY_FIELD_NUMBER: _builtins.int
     PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     PROBABILITY_EXACT_FIELD_NUMBER: _builtins.int
+    NET_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """e.g. CROWN, ROYAL, EASY; PERFECT, COLOURED, MIXED; PAIR"""
     ways: _builtins.int
@@ -806,6 +995,10 @@ class SideBetOutcome(_message.Message):
     """ways / total, for display"""
     payout_hundredths: _builtins.int
     """what it pays to 1, in hundredths"""
+    net_payout_hundredths: _builtins.int
+    """What it pays to 1 in hundredths, signed: a push is 0 (the stake back), Dragon Tiger's
+    half loss -50. payout_hundredths is this when it is positive, else 0.
+    """
     @_builtins.property
     def probability_exact(self) -> Global___Ratio:
         """the exact probability, in lowest terms"""
@@ -819,10 +1012,11 @@ class SideBetOutcome(_message.Message):
         probability: _builtins.float = ...,
         payout_hundredths: _builtins.int = ...,
         probability_exact: Global___Ratio | None = ...,
+        net_payout_hundredths: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["probability_exact", b"probability_exact"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "payout_hundredths", b"payout_hundredths", "probability", b"probability", "probability_exact", b"probability_exact", "total", b"total", "ways", b"ways"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "net_payout_hundredths", b"net_payout_hundredths", "payout_hundredths", b"payout_hundredths", "probability", b"probability", "probability_exact", b"probability_exact", "total", b"total", "ways", b"ways"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -830,7 +1024,9 @@ Global___SideBetOutcome: _TypeAlias = SideBetOutcome  # noqa: Y015
 
 @_typing.final
 class SideBetOdds(_message.Message):
-    """A fixed-paytable blackjack side bet for the next round, one of the table's side_bets."""
+    """A fixed-paytable bet: one of a table's side_bets (blackjack's side bets; every bet of
+    baccarat and Dragon Tiger, main bets first) or of its round_odds.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -840,8 +1036,11 @@ class SideBetOdds(_message.Message):
     PLAYER_FAVOURABLE_FIELD_NUMBER: _builtins.int
     OPEN_FIELD_NUMBER: _builtins.int
     RTP_EXACT_FIELD_NUMBER: _builtins.int
+    CLOSED_BY_PROTECTION_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
-    """the bet's name (ROYAL_MATCH, PAIRS, HOT_3, ...): the name Settle takes"""
+    """the bet's name (ROYAL_MATCH, PAIRS, HOT_3, ...; PLAYER, BANKER, TIE, ...): the name
+    Settle takes
+    """
     rtp: _builtins.float
     """expected return per unit staked, 1.0 = break-even"""
     player_favourable: _builtins.bool
@@ -850,10 +1049,15 @@ class SideBetOdds(_message.Message):
     """The bet can be placed now: a round is open for betting (none of its cards dealt yet) and
     the shoe holds enough cards to deal it. The odds are shown either way (for the next round).
     """
+    closed_by_protection: _builtins.bool
+    """Game protection closed it for the next round (open is false): its rtp is at or over the
+    table's close_at_rtp_bp. A bet accepted before it closed stands.
+    """
     @_builtins.property
     def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOutcome]:
-        """The winning outcomes (Royal Match: CROWN, ROYAL, EASY; pairs: PERFECT, COLOURED, MIXED or
-        PAIR; every bet's in docs/rules.md §3.8), each out of the same total; the rest loses.
+        """Every outcome but losing the stake (Royal Match: CROWN, ROYAL, EASY; pairs: PERFECT,
+        COLOURED, MIXED or PAIR; baccarat's PLAYER: WIN and PUSH; every bet's in docs/rules.md),
+        each out of the same total; the rest loses the stake.
         """
 
     @_builtins.property
@@ -869,10 +1073,11 @@ class SideBetOdds(_message.Message):
         player_favourable: _builtins.bool = ...,
         open: _builtins.bool = ...,
         rtp_exact: Global___Ratio | None = ...,
+        closed_by_protection: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rtp_exact", b"rtp_exact"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "open", b"open", "outcomes", b"outcomes", "player_favourable", b"player_favourable", "rtp", b"rtp", "rtp_exact", b"rtp_exact"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "closed_by_protection", b"closed_by_protection", "open", b"open", "outcomes", b"outcomes", "player_favourable", b"player_favourable", "rtp", b"rtp", "rtp_exact", b"rtp_exact"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1070,6 +1275,7 @@ class RoundResult(_message.Message):
     RESULT_CARD_FIELD_NUMBER: _builtins.int
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
     round_id: _builtins.int
     """the round that ended"""
     result_index: _builtins.int
@@ -1093,6 +1299,12 @@ class RoundResult(_message.Message):
         Empty when CloseTable ended the round.
         """
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandCards]:
+        """Baccarat and Dragon Tiger: each hand's cards of the round (PLAYER then BANKER; DRAGON
+        then TIGER); a void round's as far as they were dealt.
+        """
+
     def __init__(
         self,
         *,
@@ -1102,14 +1314,43 @@ class RoundResult(_message.Message):
         result_card: _builtins.str = ...,
         result_cards: _abc.Iterable[_builtins.str] | None = ...,
         seats: _abc.Iterable[Global___SeatCards] | None = ...,
+        hands: _abc.Iterable[Global___HandCards] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "void", b"void"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "result_card", b"result_card", "result_cards", b"result_cards", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "void", b"void"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RoundResult: _TypeAlias = RoundResult  # noqa: Y015
+
+@_typing.final
+class HandCards(_message.Message):
+    """One hand of a round and its cards (baccarat, Dragon Tiger)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    hand: _builtins.str
+    """PLAYER or BANKER; DRAGON or TIGER"""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """canonical notation, in the order dealt"""
+
+    def __init__(
+        self,
+        *,
+        hand: _builtins.str = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "hand", b"hand"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandCards: _TypeAlias = HandCards  # noqa: Y015
 
 @_typing.final
 class TableState(_message.Message):
@@ -1143,6 +1384,8 @@ class TableState(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     PLAYER_EDGE_FIELD_NUMBER: _builtins.int
     BASE_CARD_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    ROUND_ODDS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """the table's id"""
     game: Global___Game.ValueType
@@ -1197,7 +1440,11 @@ class TableState(_message.Message):
 
     @_builtins.property
     def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
-        """Blackjack: the side bets' odds for the NEXT round (docs/rules.md §3.7); empty otherwise."""
+        """The fixed-paytable bets' odds for the NEXT round: blackjack's side bets (docs/rules.md
+        §3.7); every bet of baccarat and Dragon Tiger, main bets first, then the side bets the
+        table offers (`open` is false while a round is dealt, and for a side bet closed by
+        close_at_rtp_bp); empty for the other games.
+        """
 
     @_builtins.property
     def insurance(self) -> Global___InsuranceOdds:
@@ -1216,6 +1463,21 @@ class TableState(_message.Message):
         """Blackjack: every seat of the table (1 to BlackjackRules.seats), each with its
         CARD_ROLE_PLAYER cards of the current round so far (none between rounds), and the
         decisions open to its hand while it is in play (SeatCards.decisions). Other games: empty.
+        """
+
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandCards]:
+        """Baccarat and Dragon Tiger: each hand's cards of the round being dealt (PLAYER then
+        BANKER; DRAGON then TIGER); empty between rounds (the round just decided is in
+        ended_round.hands).
+        """
+
+    @_builtins.property
+    def round_odds(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
+        """Baccarat and Dragon Tiger: the odds of every bet of the round being dealt, given its cards
+        so far (the squeeze's live odds), as side_bets lists them (`open` false: betting is over).
+        Empty while betting is open; set from the round's first card until the version that
+        decides it, whose ended_round carries the result.
         """
 
     def __init__(
@@ -1240,10 +1502,12 @@ class TableState(_message.Message):
         seats: _abc.Iterable[Global___SeatCards] | None = ...,
         player_edge: _builtins.float | None = ...,
         base_card: _builtins.str = ...,
+        hands: _abc.Iterable[Global___HandCards] | None = ...,
+        round_odds: _abc.Iterable[Global___SideBetOdds] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "dealer_outcomes", b"dealer_outcomes", "ended_round", b"ended_round", "insurance", b"insurance", "player_edge", b"player_edge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "base_card", b"base_card", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "player_edge", b"player_edge", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "base_card", b"base_card", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decks", b"decks", "ended_round", b"ended_round", "exposed", b"exposed", "game", b"game", "hands", b"hands", "insurance", b"insurance", "last_seq", b"last_seq", "phase", b"phase", "player_edge", b"player_edge", "prices", b"prices", "result_index", b"result_index", "round_id", b"round_id", "round_odds", b"round_odds", "seats", b"seats", "shoe", b"shoe", "side_bets", b"side_bets", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__player_edge: _TypeAlias = _typing.Literal["player_edge"]  # noqa: Y015
     _WhichOneofArgType__player_edge: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge"]  # noqa: Y015
@@ -1269,13 +1533,15 @@ class OpenTableRequest(_message.Message):
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
     HIGHER_LOWER_FIELD_NUMBER: _builtins.int
+    BACCARAT_FIELD_NUMBER: _builtins.int
+    DRAGON_TIGER_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """chosen by the feed: 1-64 characters of A-Z a-z 0-9 . _ - :"""
     game: Global___Game.ValueType
     """required"""
     decks: _builtins.int
     """0: the game's default (Hi-Lo and Goa Gae exactly 1; blackjack 1–8, 6; Higher/Lower 1–8
-    decks of 48 cards, 6)
+    decks of 48 cards, 6; baccarat and Dragon Tiger 1–8, 8)
     """
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
@@ -1293,6 +1559,14 @@ class OpenTableRequest(_message.Message):
     def higher_lower(self) -> Global___HigherLowerRules:
         """only with game GAME_HIGHER_LOWER"""
 
+    @_builtins.property
+    def baccarat(self) -> Global___BaccaratRules:
+        """only with game GAME_BACCARAT"""
+
+    @_builtins.property
+    def dragon_tiger(self) -> Global___DragonTigerRules:
+        """only with game GAME_DRAGON_TIGER"""
+
     def __init__(
         self,
         *,
@@ -1303,12 +1577,14 @@ class OpenTableRequest(_message.Message):
         blackjack: Global___BlackjackRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
         higher_lower: Global___HigherLowerRules | None = ...,
+        baccarat: Global___BaccaratRules | None = ...,
+        dragon_tiger: Global___DragonTigerRules | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["baccarat", b"baccarat", "blackjack", b"blackjack", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "decks", b"decks", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["baccarat", b"baccarat", "blackjack", b"blackjack", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae", "higher_lower"]  # noqa: Y015
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae", "higher_lower", "baccarat", "dragon_tiger"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 
@@ -1333,7 +1609,10 @@ class ExposeCardRequest(_message.Message):
     """e.g. "10H", "AS", "qd", "T♠" """
     role: Global___CardRole.ValueType
     """Hi-Lo and Higher/Lower: CARD_ROLE_BURN or CARD_ROLE_RESULT; blackjack and Goa Gae:
-    CARD_ROLE_PLAYER, CARD_ROLE_DEALER or CARD_ROLE_BURN
+    CARD_ROLE_PLAYER, CARD_ROLE_DEALER or CARD_ROLE_BURN; baccarat: CARD_ROLE_PLAYER,
+    CARD_ROLE_BANKER or CARD_ROLE_BURN, as the tableau calls for them (FAILED_PRECONDITION
+    naming the rule otherwise); Dragon Tiger: CARD_ROLE_DRAGON, then CARD_ROLE_TIGER, or
+    CARD_ROLE_BURN
     """
     seat: _builtins.int
     """Blackjack CARD_ROLE_PLAYER cards: the seat (box) dealt to, 1 to the table's seats; required when
@@ -1587,10 +1866,13 @@ class QuoteRequest(_message.Message):
     BLACKJACK_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
     HIGHER_LOWER_FIELD_NUMBER: _builtins.int
+    BACCARAT_FIELD_NUMBER: _builtins.int
+    DRAGON_TIGER_FIELD_NUMBER: _builtins.int
     DEALER_UP_CARD_FIELD_NUMBER: _builtins.int
     PLAYER_HAND_FIELD_NUMBER: _builtins.int
     INCLUDE_PLAYER_EDGE_FIELD_NUMBER: _builtins.int
     BASE_CARD_FIELD_NUMBER: _builtins.int
+    BANKER_HAND_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required"""
     decks: _builtins.int
@@ -1632,11 +1914,27 @@ class QuoteRequest(_message.Message):
         """only with game GAME_HIGHER_LOWER"""
 
     @_builtins.property
+    def baccarat(self) -> Global___BaccaratRules:
+        """only with game GAME_BACCARAT"""
+
+    @_builtins.property
+    def dragon_tiger(self) -> Global___DragonTigerRules:
+        """only with game GAME_DRAGON_TIGER"""
+
+    @_builtins.property
     def player_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Blackjack: a player's hand, two cards or more, not busted, for QuoteResponse.decisions; needs
-        dealer_up_card (INVALID_ARGUMENT otherwise, and for any other game). Its cards are not in
-        `exposed`: the quote is for the shoe without `exposed`, this hand and dealer_up_card. The
-        hand is priced as dealt, so SPLIT is offered on a pair.
+        dealer_up_card (INVALID_ARGUMENT otherwise). Its cards are not in `exposed`: the quote is
+        for the shoe without `exposed`, this hand and dealer_up_card. The hand is priced as dealt,
+        so SPLIT is offered on a pair. Baccarat: the Player hand's cards of a round in progress
+        (with banker_hand: QuoteResponse.round_odds); Dragon Tiger: the Dragon's card. Any other
+        game: INVALID_ARGUMENT.
+        """
+
+    @_builtins.property
+    def banker_hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Baccarat: the Banker hand's cards of a round in progress, as player_hand. Any other game:
+        INVALID_ARGUMENT.
         """
 
     def __init__(
@@ -1649,16 +1947,19 @@ class QuoteRequest(_message.Message):
         blackjack: Global___BlackjackRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
         higher_lower: Global___HigherLowerRules | None = ...,
+        baccarat: Global___BaccaratRules | None = ...,
+        dragon_tiger: Global___DragonTigerRules | None = ...,
         dealer_up_card: _builtins.str = ...,
         player_hand: _abc.Iterable[_builtins.str] | None = ...,
         include_player_edge: _builtins.bool = ...,
         base_card: _builtins.str = ...,
+        banker_hand: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blackjack", b"blackjack", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["baccarat", b"baccarat", "blackjack", b"blackjack", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_card", b"base_card", "blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "include_player_edge", b"include_player_edge", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["baccarat", b"baccarat", "banker_hand", b"banker_hand", "base_card", b"base_card", "blackjack", b"blackjack", "dealer_up_card", b"dealer_up_card", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "exposed", b"exposed", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "include_player_edge", b"include_player_edge", "player_hand", b"player_hand", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae", "higher_lower"]  # noqa: Y015
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "blackjack", "goa_gae", "higher_lower", "baccarat", "dragon_tiger"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 
@@ -1679,6 +1980,7 @@ class QuoteResponse(_message.Message):
     DECISIONS_FIELD_NUMBER: _builtins.int
     BEST_ACTION_FIELD_NUMBER: _builtins.int
     PLAYER_EDGE_FIELD_NUMBER: _builtins.int
+    ROUND_ODDS_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """the request's"""
     cards_remaining: _builtins.int
@@ -1713,6 +2015,12 @@ class QuoteResponse(_message.Message):
         SeatCards.decisions (SPLIT included on a pair); empty when the shoe could run out.
         """
 
+    @_builtins.property
+    def round_odds(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
+        """Baccarat and Dragon Tiger, with a round in progress (player_hand, banker_hand): every bet
+        of that round given its cards, as TableState.round_odds.
+        """
+
     def __init__(
         self,
         *,
@@ -1725,10 +2033,11 @@ class QuoteResponse(_message.Message):
         decisions: _abc.Iterable[Global___Decision] | None = ...,
         best_action: Global___Action.ValueType = ...,
         player_edge: _builtins.float | None = ...,
+        round_odds: _abc.Iterable[Global___SideBetOdds] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "dealer_outcomes", b"dealer_outcomes", "insurance", b"insurance", "player_edge", b"player_edge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "best_action", b"best_action", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decisions", b"decisions", "game", b"game", "insurance", b"insurance", "player_edge", b"player_edge", "prices", b"prices", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge", "best_action", b"best_action", "cards_remaining", b"cards_remaining", "dealer_outcomes", b"dealer_outcomes", "decisions", b"decisions", "game", b"game", "insurance", b"insurance", "player_edge", b"player_edge", "prices", b"prices", "round_odds", b"round_odds", "side_bets", b"side_bets"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__player_edge: _TypeAlias = _typing.Literal["player_edge"]  # noqa: Y015
     _WhichOneofArgType__player_edge: _TypeAlias = _typing.Literal["_player_edge", b"_player_edge"]  # noqa: Y015
@@ -1806,6 +2115,10 @@ class SettleResponse(_message.Message):
         """returned_cents = 0"""
         STATUS_VOID: SettleResponse._Status.ValueType  # 4
         """the round was voided: the stake is returned"""
+        STATUS_PUSH: SettleResponse._Status.ValueType  # 5
+        """the bet neither won nor lost (baccarat's PLAYER or BANKER on a tie, a natural tie of
+        Dragon Bonus, ...): returned_cents = stake
+        """
 
     class Status(_Status, metaclass=_StatusEnumTypeWrapper):
         """How the bet stands."""
@@ -1820,6 +2133,10 @@ class SettleResponse(_message.Message):
     """returned_cents = 0"""
     STATUS_VOID: SettleResponse.Status.ValueType  # 4
     """the round was voided: the stake is returned"""
+    STATUS_PUSH: SettleResponse.Status.ValueType  # 5
+    """the bet neither won nor lost (baccarat's PLAYER or BANKER on a tie, a natural tie of
+    Dragon Bonus, ...): returned_cents = stake
+    """
 
     STATUS_FIELD_NUMBER: _builtins.int
     PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
@@ -1832,6 +2149,7 @@ class SettleResponse(_message.Message):
     RESULT_CARDS_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    NET_PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
     status: Global___SettleResponse.Status.ValueType
     """never STATUS_UNSPECIFIED"""
     payout_hundredths: _builtins.int
@@ -1839,7 +2157,10 @@ class SettleResponse(_message.Message):
     (0 when it lost, or before a result).
     """
     returned_cents: _builtins.int
-    """STATUS_WIN: stake + floor(stake × payout / 100); STATUS_VOID: stake; else 0"""
+    """STATUS_WIN: stake + floor(stake × payout / 100); STATUS_VOID and STATUS_PUSH: stake;
+    STATUS_LOSE: stake + floor(stake × net_payout_hundredths / 100), 0 but for a half loss
+    (Dragon Tiger's DRAGON or TIGER on a tie: half the stake, rounded down)
+    """
     result_card: _builtins.str
     """the cards the bet settled on, joined by spaces"""
     round_id: _builtins.int
@@ -1856,6 +2177,10 @@ class SettleResponse(_message.Message):
     """
     seat: _builtins.int
     """the seat the bet was on (blackjack; 0 for games without seats)"""
+    net_payout_hundredths: _builtins.int
+    """A fixed-paytable bet's signed pay in hundredths, as SideBetOutcome.net_payout_hundredths:
+    -100 lost, -50 a half loss, 0 a push; 0 before a result and for a void round.
+    """
     @_builtins.property
     def result_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """the same cards, one per entry"""
@@ -1874,10 +2199,11 @@ class SettleResponse(_message.Message):
         result_cards: _abc.Iterable[_builtins.str] | None = ...,
         outcome: _builtins.str = ...,
         seat: _builtins.int = ...,
+        net_payout_hundredths: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "seat", b"seat", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bet", b"bet", "net_payout_hundredths", b"net_payout_hundredths", "outcome", b"outcome", "payout_hundredths", b"payout_hundredths", "result_card", b"result_card", "result_cards", b"result_cards", "returned_cents", b"returned_cents", "round_id", b"round_id", "seat", b"seat", "stake_cents", b"stake_cents", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -29,6 +29,12 @@ from pricing.tables import (
 from pricing.text import distinct_names, key_path, quoted
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import ProtoEnum, enum_number
+from pricing.wire.rules_two_hands import (
+    baccarat_from_proto,
+    baccarat_to_proto,
+    dragon_tiger_from_proto,
+    dragon_tiger_to_proto,
+)
 
 __all__ = [
     "RULES_FROM_PROTO",
@@ -42,7 +48,8 @@ __all__ = [
 def game_from_proto(value: int) -> Game:
     if value == pb.GAME_UNSPECIFIED:
         raise InvalidOption(
-            "game is required: GAME_HILO, GAME_BLACKJACK, GAME_GOA_GAE or GAME_HIGHER_LOWER",
+            "game is required: GAME_HILO, GAME_BLACKJACK, GAME_GOA_GAE, GAME_HIGHER_LOWER, "
+            "GAME_BACCARAT or GAME_DRAGON_TIGER",
             field="game",
         )
     try:
@@ -319,6 +326,7 @@ def _blackjack_rules(rules: Message) -> BlackjackOptions:
             else default.double_after_split
         ),
         max_splits=_max_splits(rules, default.max_splits),
+        close_at_rtp_bp=rules.close_at_rtp_bp,
     )
 
 
@@ -328,6 +336,8 @@ RULES_FROM_PROTO: Final[dict[Game, tuple[str, Callable[[Message], object]]]] = {
     Game.GOA_GAE: ("goa_gae", _goagae_rules),
     Game.BLACKJACK: ("blackjack", _blackjack_rules),
     Game.HIGHER_LOWER: ("higher_lower", _higher_lower_rules),
+    Game.BACCARAT: ("baccarat", baccarat_from_proto),
+    Game.DRAGON_TIGER: ("dragon_tiger", dragon_tiger_from_proto),
 }
 
 
@@ -377,6 +387,7 @@ def _blackjack_proto(rules: object) -> Message:
         message.double_after_split = rules.double_after_split
     if rules.max_splits != default.max_splits:
         message.max_splits = rules.max_splits
+    message.close_at_rtp_bp = rules.close_at_rtp_bp  # 0, the default, is not written
     bets = {table.bet: table for table in rules.side_bets}
     old = set(bets) == set(_OLD_FIELDS) and all(
         bets[bet].preset in presets for bet, (_, presets) in _OLD_FIELDS.items()
@@ -418,6 +429,8 @@ RULES_TO_PROTO: Final[dict[Game, Callable[[object], Message]]] = {
     Game.GOA_GAE: _goagae_proto,
     Game.BLACKJACK: _blackjack_proto,
     Game.HIGHER_LOWER: _higher_lower_proto,
+    Game.BACCARAT: baccarat_to_proto,
+    Game.DRAGON_TIGER: dragon_tiger_to_proto,
 }
 
 

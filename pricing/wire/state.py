@@ -18,9 +18,11 @@ from pricing.tables import (
     Figures,
     Game,
     GameView,
+    HandView,
     SeatDecisionsView,
     SeatView,
     Settlement,
+    SideBetView,
     Snapshot,
     adapter_for,
 )
@@ -50,6 +52,7 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
     seen = (
         len(request.exposed)
         + len(request.player_hand)
+        + len(request.banker_hand)
         + bool(request.dealer_up_card)
         + bool(request.base_card)
     )
@@ -68,6 +71,7 @@ def answer_quote(request: pb.QuoteRequest) -> pb.QuoteResponse:
             list(request.player_hand),
             include_player_edge=request.include_player_edge,
             base_card=request.base_card or None,
+            banker_hand=list(request.banker_hand),
         )
     except IllegalMove as exc:
         # The request alone is contradictory (a card twice in a one-deck quote): whatever the
@@ -92,20 +96,25 @@ def _price(p: BetPrice) -> pb.BetPrice:
     )
 
 
+def _fixed_bet(sb: SideBetView) -> pb.SideBetOdds:
+    return pb.SideBetOdds(
+        bet=sb.bet,
+        rtp=sb.rtp,
+        player_favourable=sb.player_favourable,
+        open=sb.open,
+        outcomes=[_outcome(o.name, o.ways, o.total, o.payout_hundredths) for o in sb.outcomes],
+        rtp_exact=ratio(sb.rtp_exact),
+        closed_by_protection=sb.protected,
+    )
+
+
+def _hands(hands: Sequence[HandView]) -> list[pb.HandCards]:
+    return [pb.HandCards(hand=h.hand, cards=[str(c) for c in h.cards]) for h in hands]
+
+
 def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
-    for sb in view.side_bets:
-        out.side_bets.append(
-            pb.SideBetOdds(
-                bet=sb.bet,
-                rtp=sb.rtp,
-                player_favourable=sb.player_favourable,
-                open=sb.open,
-                outcomes=[
-                    _outcome(o.name, o.ways, o.total, o.payout_hundredths) for o in sb.outcomes
-                ],
-                rtp_exact=ratio(sb.rtp_exact),
-            )
-        )
+    out.side_bets.extend(_fixed_bet(sb) for sb in view.side_bets)
+    out.round_odds.extend(_fixed_bet(sb) for sb in view.round_odds)
     if view.insurance is not None:
         ins = view.insurance
         out.insurance.CopyFrom(
@@ -136,10 +145,11 @@ def ratio(x: Fraction) -> pb.Ratio:
     return pb.Ratio(value=float(x), exact=fraction_text(x))
 
 
-def _outcome(name: str, ways: int, total: int, payout_hundredths: int) -> pb.SideBetOutcome:
+def _outcome(name: str, ways: int, total: int, pay_hundredths: int) -> pb.SideBetOutcome:
     """A side bet's outcome: its exact ways and total where they fit 64 bits (a dealer-drawing
-    bet's may not: then 0, and the exact probability says it all). Every outcome of every
-    offered bet after every card passes here: integers and one gcd, no ``Fraction``."""
+    bet's may not: then 0, and the exact probability says it all), its signed pay (and the
+    unsigned field, 0 for a push or a half loss). Every outcome of every offered bet after
+    every card passes here: integers and one gcd, no ``Fraction``."""
     fits = total <= _UINT64_MAX
     if total:
         common = math.gcd(ways, total)
@@ -153,8 +163,9 @@ def _outcome(name: str, ways: int, total: int, payout_hundredths: int) -> pb.Sid
         ways=ways if fits else 0,
         total=total if fits else 0,
         probability=probability,
-        payout_hundredths=payout_hundredths,
+        payout_hundredths=max(pay_hundredths, 0),
         probability_exact=pb.Ratio(value=probability, exact=exact),
+        net_payout_hundredths=pay_hundredths,
     )
 
 
@@ -196,6 +207,7 @@ def snapshot_to_proto(snap: Snapshot, figures: Figures | None = None) -> pb.Tabl
         prices=_prices(view),
         decks=snap.decks,
         seats=_seats(view.seats),
+        hands=_hands(view.hands),
     )
     if view.base_card is not None:
         state.base_card = str(view.base_card)
@@ -209,6 +221,7 @@ def snapshot_to_proto(snap: Snapshot, figures: Figures | None = None) -> pb.Tabl
                 result_card=" ".join(str(c) for c in e.result),
                 result_cards=[str(c) for c in e.result],
                 seats=_seats(e.seats),
+                hands=_hands(e.hands),
             )
         )
     _extras(view, state)
@@ -239,6 +252,7 @@ def _check_cards(request: pb.QuoteRequest, decks: int) -> None:
     card one too many is blamed where it is, in the order the fields are listed."""
     places = [(f"exposed[{i}]", text) for i, text in enumerate(request.exposed)]
     places += [(f"player_hand[{i}]", text) for i, text in enumerate(request.player_hand)]
+    places += [(f"banker_hand[{i}]", text) for i, text in enumerate(request.banker_hand)]
     if request.dealer_up_card:
         places.append(("dealer_up_card", request.dealer_up_card))
     if request.base_card:
@@ -281,6 +295,7 @@ SETTLE_STATUS: Final = {
     "WIN": pb.SettleResponse.STATUS_WIN,
     "LOSE": pb.SettleResponse.STATUS_LOSE,
     "VOID": pb.SettleResponse.STATUS_VOID,
+    "PUSH": pb.SettleResponse.STATUS_PUSH,
 }
 
 
@@ -297,4 +312,5 @@ def settlement_to_proto(settlement: Settlement, request: pb.SettleRequest) -> pb
         bet=request.bet,
         stake_cents=request.stake_cents,
         seat=settlement.seat,
+        net_payout_hundredths=settlement.net_payout_hundredths,
     )

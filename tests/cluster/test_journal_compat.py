@@ -48,12 +48,14 @@ def test_the_fixture_is_in_the_old_names() -> None:
 
 
 def as_then(state: pb.TableState) -> bytes:
-    """``state`` without what later releases added to it (the side bets' exact ratios; the
-    main game's figures, which come after the state whenever they are ready)."""
+    """``state`` without what later releases added to it (the side bets' exact ratios and
+    signed pays; the main game's figures, which come after the state whenever they are
+    ready)."""
     for odds in state.side_bets:
         odds.ClearField("rtp_exact")
         for outcome in odds.outcomes:
             outcome.ClearField("probability_exact")
+            outcome.ClearField("net_payout_hundredths")
     return without_figures(state).SerializeToString()
 
 

@@ -48,10 +48,19 @@ def _table_exists(server: ServerProcess, table_id: str) -> bool:
         (("--pace", "nan"), "argument --pace: 'nan' is not a finite number"),
         (("--shoes", "-1"), "argument --shoes: -1 is out of range: use 0 or more"),
         (("--decks", "9", "--game", "blackjack"), "argument --decks: 9 is out of range"),
-        (("--mode", "continuous"), "--mode is a blackjack or higher-lower option: not for hilo"),
-        (("--game", "goagae", "--mode", "depleting"), "--mode is a blackjack or higher-lower"),
+        (
+            ("--mode", "continuous"),
+            "--mode is a blackjack, higher-lower, baccarat or dragon-tiger option: not for hilo",
+        ),
+        (
+            ("--game", "goagae", "--mode", "depleting"),
+            "--mode is a blackjack, higher-lower, baccarat or dragon-tiger",
+        ),
         (("--seats", "2"), "--seats is a blackjack option: not for hilo"),
-        (("--side-bet", "HOT_3"), "--side-bet is a blackjack option: not for hilo"),
+        (
+            ("--side-bet", "HOT_3"),
+            "--side-bet is a blackjack, baccarat or dragon-tiger option: not for hilo",
+        ),
         (("--game", "blackjack", "--seats", "8"), "argument --seats: 8 is out of range: use 1"),
         (("--decks", "3"), "decks 3 is not allowed for Hi-Lo"),
         (("--table", ""), "--table must not be empty"),
@@ -132,14 +141,17 @@ def test_an_error_found_here_or_by_the_server_exits_the_same(
 
 @pytest.mark.parametrize(
     ("argv", "flag"),
-    [(("--rule", "S17"), "--rule"), (("--side-bet", "HOT_3"), "--side-bet")],
+    [
+        (("--rule", "S17"), "--rule is a blackjack option"),
+        (("--side-bet", "HOT_3"), "--side-bet is a blackjack, baccarat or dragon-tiger option"),
+    ],
 )
 def test_an_option_of_another_game_is_an_error_for_quote(
     argv: tuple[str, ...], flag: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The message names the flag as it is typed."""
     assert run("quote", "hilo", *argv)[0] == cli.EXIT_USAGE
-    assert f"{flag} is a blackjack option: not for hilo" in capsys.readouterr().err
+    assert f"{flag}: not for hilo" in capsys.readouterr().err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -126,6 +126,7 @@ def test_the_kit_reads_what_it_should() -> None:
     assert set(alerts) == {
         "PricingSideBetPlayerFavourable",
         "PricingSideBetFavourable",
+        "PricingSideBetClosedByProtection",
         "PricingShoePlayerFavourable",
         "PricingExposeCardSlow",
         "PricingFeedEventsRejected",
@@ -135,6 +136,9 @@ def test_the_kit_reads_what_it_should() -> None:
     assert metric_names(alerts["PricingReplicaLagging"]) == {"pricing_journal_lag_seconds"}
     assert metric_names(alerts["PricingTableIdle"]) == {"pricing_table_last_card_timestamp_seconds"}
     assert metric_names(alerts["PricingShoePlayerFavourable"]) == {"pricing_player_edge"}
+    assert metric_names(alerts["PricingSideBetClosedByProtection"]) == {
+        "pricing_side_bet_closed_rounds_total"
+    }
 
 
 def test_every_metric_the_dashboard_and_alerts_use_is_exported(

@@ -23,7 +23,9 @@ from typing import Any, Final
 import grpc
 from google.rpc import error_details_pb2
 
+from pricing.cards import parse_cards
 from pricing.client import error_details
+from pricing.games import baccarat
 from pricing.games.blackjack import library
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as pb_grpc
@@ -252,6 +254,58 @@ class BlackjackDealer:
             table_id=self.table_id, seq=self._seq, card=self._shoe.pop(), role=role, seat=seat
         )
         return pb.FeedRequest(expose_card=card)
+
+
+class BaccaratDealer:
+    """The dealer of an 8-deck baccarat table offering every bet: rounds dealt as the tableau
+    calls for them (Player, Banker, Player, Banker, then the third cards), a new shoe at a cut
+    card 14 cards from the end."""
+
+    CUT: Final = 14
+
+    def __init__(self, table_id: str, seed: int = 2) -> None:
+        self.table_id = table_id
+        self._rng = random.Random(seed)
+        self._shoe: list[str] = []
+        self._seq = 0
+        self._shuffle()
+
+    def _shuffle(self) -> None:
+        self._shoe = [str(card) for card in DECK] * 8
+        self._rng.shuffle(self._shoe)
+
+    def open_request(self) -> pb.OpenTableRequest:
+        rules = pb.BaccaratRules()
+        for bet in baccarat.SIDE_BETS:
+            rules.side_bets[bet].preset = ""  # the bet's default paytable
+        return pb.OpenTableRequest(
+            table_id=self.table_id, game=pb.GAME_BACCARAT, decks=8, baccarat=rules
+        )
+
+    def round_events(self) -> list[pb.FeedRequest]:
+        events = []
+        if len(self._shoe) < self.CUT:
+            self._seq += 1
+            self._shuffle()
+            events.append(
+                pb.FeedRequest(new_shoe=pb.NewShoeRequest(table_id=self.table_id, seq=self._seq))
+            )
+        hands: dict[baccarat.Hand, list[str]] = {baccarat.Hand.PLAYER: [], baccarat.Hand.BANKER: []}
+        while wanted := baccarat.next_hands(*(parse_cards(h) for h in hands.values())):
+            player, banker = hands.values()
+            hand = baccarat.Hand.BANKER
+            if baccarat.Hand.PLAYER in wanted and (
+                len(player) <= len(banker) or hand not in wanted
+            ):
+                hand = baccarat.Hand.PLAYER
+            hands[hand].append(self._shoe.pop())
+            self._seq += 1
+            role = pb.CARD_ROLE_PLAYER if hand is baccarat.Hand.PLAYER else pb.CARD_ROLE_BANKER
+            card = pb.ExposeCardRequest(
+                table_id=self.table_id, seq=self._seq, card=hands[hand][-1], role=role
+            )
+            events.append(pb.FeedRequest(expose_card=card))
+        return events
 
 
 # ---- what the readers ask ------------------------------------------------------------------

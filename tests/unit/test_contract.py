@@ -65,11 +65,12 @@ def test_enums() -> None:
     # took their enum's prefix in one deliberate change (buf's STANDARD style).
     assert values("Game") == {
         "GAME_UNSPECIFIED": 0, "GAME_HILO": 1, "GAME_BLACKJACK": 2, "GAME_GOA_GAE": 3,
-        "GAME_HIGHER_LOWER": 4,
+        "GAME_HIGHER_LOWER": 4, "GAME_BACCARAT": 5, "GAME_DRAGON_TIGER": 6,
     }  # fmt: skip
     assert values("CardRole") == {
         "CARD_ROLE_UNSPECIFIED": 0, "CARD_ROLE_BURN": 1, "CARD_ROLE_RESULT": 2,
-        "CARD_ROLE_PLAYER": 3, "CARD_ROLE_DEALER": 4,
+        "CARD_ROLE_PLAYER": 3, "CARD_ROLE_DEALER": 4, "CARD_ROLE_BANKER": 5,
+        "CARD_ROLE_DRAGON": 6, "CARD_ROLE_TIGER": 7,
     }  # fmt: skip
     assert values("Phase") == {
         "PHASE_UNSPECIFIED": 0, "PHASE_OPENING": 1, "PHASE_BETTING": 2,
@@ -82,7 +83,11 @@ def test_enums() -> None:
     status = FILE.message_types_by_name["SettleResponse"].enum_types_by_name["Status"]
     assert {v.name: v.number for v in status.values} == {
         "STATUS_UNSPECIFIED": 0, "STATUS_PENDING": 1, "STATUS_WIN": 2, "STATUS_LOSE": 3,
-        "STATUS_VOID": 4,
+        "STATUS_VOID": 4, "STATUS_PUSH": 5,
+    }  # fmt: skip
+    assert values("Commission") == {
+        "COMMISSION_UNSPECIFIED": 0, "COMMISSION_STANDARD": 1, "COMMISSION_NONE": 2,
+        "COMMISSION_EZ": 3,
     }  # fmt: skip
 
 
@@ -166,7 +171,8 @@ def test_messages() -> None:
     }
     assert fields("QuoteRequest") >= {"game", "decks", "exposed"}
     assert fields("SideBetOutcome") >= {"name", "ways", "total", "probability", "payout_hundredths"}
-    # One name for one thing: a pay is payout_hundredths wherever it is.
+    # One name for one thing: a pay is payout_hundredths wherever it is (net_: signed, a push
+    # 0 and a half loss -50, beside the unsigned one clients read since the first release).
     pays = {
         (message.name, field.name)
         for message in FILE.message_types_by_name.values()
@@ -175,6 +181,7 @@ def test_messages() -> None:
     }
     assert {name for _, name in pays} == {
         "payout_hundredths", "min_payout_hundredths", "max_payout_hundredths",
+        "net_payout_hundredths",
     }, pays  # fmt: skip
     assert fields("SideBetOdds") >= {"outcomes", "rtp", "player_favourable"}
     # Blackjack seats and the lobby.

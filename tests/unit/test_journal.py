@@ -20,8 +20,10 @@ from hypothesis import strategies as st
 from pricing.cards import DECK
 from pricing.errors import IllegalMove, InvalidInput, InvalidOption
 from pricing.games import blackjack, goagae, higher_lower, hilo
+from pricing.games.baccarat.table import BaccaratRules
 from pricing.games.blackjack import library
 from pricing.games.blackjack.rounds import DEFAULT_SIDE_BETS, BlackjackOptions
+from pricing.games.dragon_tiger.table import DragonTigerRules
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.journal import Durable, JournalCorrupt, JournalError, JournalUnavailable, Record
 from pricing.journal import sqlite as sqlite_journal
@@ -146,12 +148,27 @@ def test_the_codec_knows_every_field_of_what_it_writes() -> None:
         "seats",
         "double_after_split",
         "max_splits",
+        "close_at_rtp_bp",
     ]
     assert [f.name for f in dataclasses.fields(higher_lower.HigherLowerRules)] == [
         "paytable",
         "shuffle",
         "burns",
         "max_position_payout_cents",
+    ]
+    # Baccarat's and Dragon Tiger's: tests/unit/test_two_hand_rules.py round-trips them.
+    assert [f.name for f in dataclasses.fields(BaccaratRules)] == [
+        "commission",
+        "tie_pays",
+        "side_bets",
+        "close_at_rtp_bp",
+        "mode",
+    ]
+    assert [f.name for f in dataclasses.fields(DragonTigerRules)] == [
+        "tie_pays",
+        "side_bets",
+        "close_at_rtp_bp",
+        "mode",
     ]
     assert [f.name for f in dataclasses.fields(TableConfig)] == ["game", "decks", "rules"]
 

@@ -50,7 +50,7 @@ from pricing.games.events import (
     NewShoe,
     VoidRound,
 )
-from pricing.games.fixed_odds import SideBetOdds
+from pricing.games.fixed_odds import SideBetOdds, check_close_at_rtp_bp
 from pricing.payout import BetPrice
 
 __all__ = [
@@ -87,8 +87,12 @@ class BlackjackOptions:
     seats: int = MAX_SEATS
     double_after_split: bool = True
     max_splits: int = MAX_SPLITS
+    #: Game protection: a side bet at or over this RTP for the next round, in basis points, is
+    #: closed for that round (0: off).
+    close_at_rtp_bp: int = 0
 
     def __post_init__(self) -> None:
+        check_close_at_rtp_bp(self.close_at_rtp_bp, "blackjack.close_at_rtp_bp")
         # The split rules are checked as the main bet reads them (max_splits 1-3).
         MainGameRules(self.rule, self.double_after_split, self.max_splits)
         names = [table.bet for table in self.side_bets]
@@ -205,6 +209,8 @@ class BlackjackRound:
     outcome: RoundOutcome | None = None
     seats: int = 1
     main_game: MainGameRules = _MAIN_GAME
+    #: Game protection (``BlackjackOptions.close_at_rtp_bp``): read by the table's view.
+    close_at_rtp_bp: int = 0
 
     @property
     def shoe(self) -> int:

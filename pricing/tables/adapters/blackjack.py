@@ -40,7 +40,7 @@ from pricing.games.blackjack.rounds import (
     quote,
 )
 from pricing.games.blackjack.shoe import BlackjackShoe
-from pricing.games.fixed_odds import SideBetOdds
+from pricing.games.fixed_odds import SideBetOdds, protection_closes
 from pricing.tables.events import Game, TableConfig, TablePhase
 from pricing.tables.views import (
     DealerOutcomesView,
@@ -51,9 +51,9 @@ from pricing.tables.views import (
     InsuranceView,
     SeatDecisionsView,
     SeatView,
-    SideBetOutcomeView,
     SideBetResult,
     SideBetView,
+    fixed_bet_view,
     standard_view,
 )
 
@@ -63,23 +63,14 @@ __all__ = ["DEFAULT_DECKS", "BlackjackAdapter"]
 DEFAULT_DECKS: Final = 6
 
 
-def _side_bet_views(odds: Mapping[str, SideBetOdds], betting: bool) -> tuple[SideBetView, ...]:
-    return tuple(_side_bet_view(bet, bet_odds, betting) for bet, bet_odds in odds.items())
-
-
-def _side_bet_view(bet: str, odds: SideBetOdds, betting: bool) -> SideBetView:
-    exact = odds.rtp_fraction  # once: every card builds every offered bet's view
-    return SideBetView(
-        bet=bet,
-        outcomes=tuple(
-            SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
-            for name, o in odds.outcomes.items()
-            if name != "LOSE"
-        ),
-        rtp=float(exact),
-        player_favourable=exact > 1,
-        open=betting and odds.open,
-        rtp_exact=exact,
+def _side_bet_views(
+    odds: Mapping[str, SideBetOdds], betting: bool, close_at_rtp_bp: int
+) -> tuple[SideBetView, ...]:
+    return tuple(
+        fixed_bet_view(
+            bet, bet_odds, betting, protected=protection_closes(bet_odds, close_at_rtp_bp)
+        )
+        for bet, bet_odds in odds.items()
     )
 
 
@@ -132,7 +123,9 @@ def _view(state: BlackjackRound) -> GameView:
     shoe = state.state
     return standard_view(
         state,
-        side_bets=_side_bet_views(shoe.side_bets, state.phase is Phase.BETTING),
+        side_bets=_side_bet_views(
+            shoe.side_bets, state.phase is Phase.BETTING, state.close_at_rtp_bp
+        ),
         insurance=_insurance_view(shoe.insurance),
         dealer_outcomes=_dealer_view(shoe.dealer_up, shoe.dealer_outcomes),
         seats=_seat_views(state.hands),
@@ -188,6 +181,7 @@ class BlackjackAdapter:
             ),
             seats=options.seats,
             main_game=options.main_game,
+            close_at_rtp_bp=options.close_at_rtp_bp,
         )
 
     def view(self, state: GameState) -> GameView:
@@ -203,11 +197,17 @@ class BlackjackAdapter:
         *,
         include_player_edge: bool = False,
         base_card: str | None = None,
+        banker_hand: Sequence[str] = (),
     ) -> GameView:
         """The engine's ``quote`` of a shoe without ``exposed``, ``player_hand`` and
         ``up_card``, as a round open for betting, with the main game's figures: the hand's
         decisions against the up card and, with ``include_player_edge`` (a tenth of a second
         on a full shoe), the player edge of a round dealt from the shoe."""
+        if banker_hand:
+            raise InvalidInput(
+                "banker_hand is a baccarat field: blackjack has no Banker hand",
+                field="banker_hand",
+            )
         if base_card:
             raise InvalidInput(
                 "base_card is a Higher/Lower field: blackjack compares no card with a base",
@@ -248,7 +248,7 @@ class BlackjackAdapter:
             exposed=(),
             cards_remaining=odds.cards_remaining,
             prices={},
-            side_bets=_side_bet_views(odds.side_bets, betting=True),
+            side_bets=_side_bet_views(odds.side_bets, True, options.close_at_rtp_bp),
             insurance=_insurance_view(odds.insurance),
             dealer_outcomes=_dealer_view(up, odds.dealer),
             figures=figures,

@@ -100,9 +100,15 @@ class HigherLowerAdapter:
         *,
         include_player_edge: bool = False,
         base_card: str | None = None,
+        banker_hand: Sequence[str] = (),
     ) -> GameView:
         """The prices of a round open for betting on ``base_card`` with ``exposed`` out of the
         shoe (a continuous shuffler's prices read only the base card)."""
+        if banker_hand:
+            raise InvalidInput(
+                f"banker_hand is a baccarat field: {self.title} has no Banker hand",
+                field="banker_hand",
+            )
         for name, sent in (
             ("dealer_up_card", up_card),
             ("player_hand", player_hand),

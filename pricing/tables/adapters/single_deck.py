@@ -72,7 +72,13 @@ class SingleDeckAdapter(Generic[P]):
         *,
         include_player_edge: bool = False,
         base_card: str | None = None,
+        banker_hand: Sequence[str] = (),
     ) -> GameView:
+        if banker_hand:
+            raise InvalidInput(
+                f"banker_hand is a baccarat field: {self.title} has no Banker hand",
+                field="banker_hand",
+            )
         if base_card:
             raise InvalidInput(
                 f"base_card is a Higher/Lower field: {self.title} compares no card with a base",

@@ -32,6 +32,13 @@ __all__ = [
     "run_salvage",
 ]
 
+#: What ``pricing journal check`` says of a table a newer build of the service wrote, after
+#: why.
+_NEWER: Final = (
+    "not damage: a server of this build holds it aside (not served, its events left as they "
+    "are) until it is upgraded"
+)
+
 #: The head of ``pricing journal replay``'s round lines (the result, last, may hold spaces:
 #: several cards).
 ROUNDS_HEADER: Final = (
@@ -182,6 +189,8 @@ def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None
     for t in checked.tables:
         if t.snapshot:
             print(f"table {t.table_id!r}: {t.snapshot}", file=out)
+        if t.newer:
+            print(f"table {t.table_id!r}: WRITTEN BY A NEWER BUILD ({t.newer}); {_NEWER}", file=out)
         if t.whole:
             print(f"table {t.table_id!r}: whole, versions 1-{t.recorded}", file=out)
         elif not salvaged:
@@ -195,9 +204,11 @@ def _print_checked(checked: Any, out: TextIO, *, salvaged: bool = False) -> None
         else:
             print(f"table {t.table_id!r}: DROPPED, no good version: {t.problem}", file=out)
     damaged = sum(not t.whole for t in checked.tables)
+    newer = sum(bool(t.newer) for t in checked.tables)
     tables = f"{len(checked.tables)} table(s)"
     if checked.file_whole:
-        print(f"{tables}, {damaged} damaged", file=out)
+        held = f", {newer} written by a newer build (not damage)" * bool(newer)
+        print(f"{tables}, {damaged} damaged{held}", file=out)
     else:  # its tables' events may look whole: the file they are read from is not
         read = "read before it failed" if checked.unread else "read from it"
         print(f"the file itself is DAMAGED; {tables} {read}, {damaged} of them damaged", file=out)
@@ -279,7 +290,13 @@ def add_journal_commands(sub: Commands) -> None:
         "while the server runs.",
     )
     jsub = j.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
-    e = jsub.add_parser("export", help="print a table's events as JSON Lines")
+    e = jsub.add_parser(
+        "export",
+        help="print a table's events as JSON Lines",
+        description="Print a table's events as JSON Lines. A table a newer build of the "
+        "service wrote is not exported (exit 1, saying why): this build cannot read its "
+        "events; export it with a build as new.",
+    )
     e.add_argument("table", help="table id")
     add_data_dir(
         e,
@@ -304,7 +321,10 @@ def add_journal_commands(sub: Commands) -> None:
             "what is damaged in the journal, table by table (exit 1 if anything is)",
             "SQLite's quick_check of journal.sqlite3, then every table: its events against its "
             "recorded last version, folded through the engines, and its snapshot against its "
-            "checksum. Exit 0 if all is whole, 1 if anything is damaged.",
+            "checksum. A table a newer build of the service wrote (a game, a rules field or an "
+            "event kind this build does not have) is named WRITTEN BY A NEWER BUILD: not "
+            "damage, a server of this build holds it aside until it is upgraded. Exit 0 if all "
+            "is whole (tables of a newer build included), 1 if anything is damaged.",
             "read-only, safe while the server runs",
             "",
             run_check,

@@ -38,6 +38,7 @@ __all__ = [
     "JournalCorrupt",
     "JournalError",
     "JournalMetrics",
+    "JournalNewer",
     "JournalUnavailable",
     "Record",
     "TableLog",
@@ -67,6 +68,15 @@ class JournalCorrupt(JournalError):
     does not decode)."""
 
 
+class JournalNewer(JournalCorrupt):
+    """A record a newer build of the service wrote, which this one cannot read: it parses, but
+    names a game this build does not serve, carries fields or enum values its messages do not
+    have, or is of an event kind it does not know. Not damage: its table is held aside (not
+    loaded, not served, its records left as they are) until the server is upgraded. A
+    ``JournalCorrupt`` all the same, so whatever does not tell the two apart refuses it as
+    it refuses damage."""
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """One accepted event of one table, as journaled: ``accepted_at`` in Unix seconds."""
@@ -90,6 +100,9 @@ class TableLog:
     #: The newest version the journal recorded for the table, which its fold must reach (0:
     #: the journal records none apart from its events).
     recorded: int = 0
+    #: Why the table is held aside ('' if it loads): a newer build wrote records of it that
+    #: this one cannot read (``JournalNewer``). Then ``image`` is None and ``records`` empty.
+    held_aside: str = ""
 
 
 class JournalMetrics(Protocol):
@@ -190,9 +203,15 @@ class Journal(ABC):
         and the caller has not seen yet, in version order."""
         return []
 
-    async def follow(self, deliver: Callable[[Record], Awaitable[None]]) -> None:  # noqa: B027
+    async def follow(  # noqa: B027
+        self,
+        deliver: Callable[[Record], Awaitable[None]],
+        hold_aside: Callable[[str, str], None] | None = None,
+    ) -> None:
         """From now on, ``deliver`` every record other writers append (after those ``load``
-        returned), in order; the caller skips the versions it has already."""
+        returned), in order; the caller skips the versions it has already. A record a newer
+        build wrote (``JournalNewer``) is not delivered: ``hold_aside(table_id, why)`` is
+        called instead, and the caller holds that table aside."""
 
     def unavailable_reason(self) -> str | None:
         """Why this journal should not take writes now (lost its cluster, lagging behind the

@@ -7,6 +7,12 @@ the documented API's terms, any protobuf reader can read it, and a journal writt
 build reads in a newer one the way old clients' requests do. The JSON Lines of ``pricing
 journal export`` are the same messages in protobuf's JSON mapping.
 
+A record a newer build wrote is told apart from damage (``decode_event``): it parses, but
+this build's messages do not have all of it (a game it does not serve, a field number or an
+enum value its proto does not define, an event kind it does not know). Protobuf reads the
+unknown parts without a word (it keeps unknown fields aside and enum values as bare numbers),
+so they are looked for: a table whose rules were half understood would be priced wrong.
+
 A ``TableImage`` is a cache, not a record: it is pickled, and stored with its format: the
 classes the pickle holds and a digest of their layouts (dataclass fields, enum members). An
 image whose classes have another layout in this build (an upgrade that changed them) is
@@ -30,13 +36,15 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any, Final
 
-from google.protobuf import json_format
+from google.protobuf import empty_pb2, json_format, unknown_fields
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from pricing.errors import InvalidInput
-from pricing.journal import JournalCorrupt, Record
+from pricing.journal import JournalCorrupt, JournalNewer, Record
 from pricing.tables import (
+    Game,
+    GameUnavailable,
     JournalEntry,
     OpenTable,
     TableEvent,
@@ -49,6 +57,9 @@ from pricing.wire import FEED_KINDS, config_from_proto, config_to_proto, feed_ki
 
 #: Every kind a journal holds: its opening, then the feed's.
 _KINDS: Final = frozenset({"OpenTable", *FEED_KINDS})
+#: What an event kind's name looks like (``ExposeCard``): one of that shape that this build
+#: does not know is a newer build's; anything else in its place is damage.
+_KIND_NAME: Final = re.compile(r"[A-Z][A-Za-z0-9]{0,63}")
 
 __all__ = [
     "archive_name",
@@ -96,16 +107,143 @@ def _message_type(kind: str) -> Any:
 
 
 def decode_event(kind: str, body: bytes) -> TableEvent:
-    """The event ``encode_event`` wrote; ``JournalCorrupt`` if it is not one."""
+    """The event ``encode_event`` wrote. ``JournalNewer`` if a newer build wrote it (it
+    parses, but this build does not have all of it: ``_unknown_parts``), ``JournalCorrupt`` if
+    it is not an event at all."""
+    if kind not in _KINDS:
+        try:
+            empty_pb2.Empty.FromString(body)  # any message's bytes parse, as unknown fields
+        except DecodeError:
+            pass
+        else:
+            if _KIND_NAME.fullmatch(kind):
+                raise JournalNewer(
+                    f"unknown journaled event kind {kind!r}: a kind of event this build does "
+                    "not have"
+                )
+        raise JournalCorrupt(f"unknown journaled event kind {kind!r} ({len(body)} bytes)")
+    request = pb.OpenTableRequest if kind == "OpenTable" else FEED_KINDS[kind].request
     try:
-        message_type = _message_type(kind) if kind in _KINDS else None
-        if message_type is not None:
-            return _event_of(kind, message_type.FromString(body))
-        if kind in _KINDS and not body:
-            return _event_of(kind, None)
-    except (DecodeError, InvalidInput, ValueError) as exc:
+        message = request.FromString(body)
+    except DecodeError as exc:
         raise JournalCorrupt(f"a journaled {kind} event does not decode: {exc}") from exc
-    raise JournalCorrupt(f"unknown journaled event kind {kind!r} ({len(body)} bytes)")
+    newer = _unknown_parts(kind, message)
+    if newer:
+        raise JournalNewer(f"its {kind} event {newer}")
+    try:
+        if _message_type(kind) is not None:
+            return _event_of(kind, message)
+        if not body:
+            return _event_of(kind, None)
+    except (InvalidInput, ValueError) as exc:
+        lacked = _lacked_by_engines(kind, message)
+        if lacked:
+            raise JournalNewer(f"its {kind} event {lacked}") from exc
+        raise JournalCorrupt(f"a journaled {kind} event does not decode: {exc}") from exc
+    raise JournalCorrupt(f"a journaled {kind} event has a body ({len(body)} bytes): it has none")
+
+
+def _unknown_parts(kind: str, message: Message) -> str:
+    """What of a journaled ``kind`` event's ``message`` this build does not have, in a phrase
+    ('' if nothing): the game of an opening it does not serve, or anywhere in the message a
+    field number or an enum value its proto does not define.
+
+    >>> _unknown_parts("OpenTable", pb.OpenTableRequest(game=99))
+    'names game 99, which this build does not serve'
+    >>> _unknown_parts("ExposeCard", pb.ExposeCardRequest.FromString(bytes([0xa0, 0x38, 1])))
+    'carries field number 900, which this build does not have'
+    """
+    if isinstance(message, pb.OpenTableRequest) and message.game:
+        try:
+            adapter_for(Game(message.game))
+        except (ValueError, GameUnavailable):
+            game = pb.Game.Name(message.game) if _named(pb.Game, message.game) else message.game
+            return f"names game {game}, which this build does not serve"
+    if kind in FEED_KINDS and not _nests(message.DESCRIPTOR):
+        # Its enum values are the engines' to take: one they refuse is looked at then
+        # (``_lacked_by_engines``), so an event that decodes costs no walk through it.
+        return _unknown_numbers(message, "")
+    return _unknown_in(message, "")
+
+
+@functools.cache  # a descriptor is the proto's, which does not change while the process runs
+def _nests(descriptor: Descriptor) -> bool:
+    """Whether a message of ``descriptor`` holds messages."""
+    return any(field.message_type is not None for field in descriptor.fields)
+
+
+def _lacked_by_engines(kind: str, message: Message) -> str:
+    """An enum value of a feed event that the proto names but this build's engines do not
+    take, in a phrase ('' if none): a proto ahead of its engines, read only once the event
+    was refused (a value of 0 is no build's: damage)."""
+    for field in FEED_KINDS[kind].fields if kind in FEED_KINDS else ():
+        value = getattr(message, field.name)
+        if field.enum and value:
+            try:
+                field.from_wire(value)
+            except InvalidInput:
+                return f"has {field.name} {value}, which this build does not have"
+    return ""
+
+
+def _named(enum: Any, value: int) -> bool:
+    return value in enum.DESCRIPTOR.values_by_number
+
+
+def _unknown_in(message: Message, path: str) -> str:
+    """The first field number or enum value in ``message`` (at ``path`` in its event) that
+    this build's proto does not define, in a phrase ('' if none)."""
+    found = _unknown_numbers(message, path)
+    if found:
+        return found
+    for field, value in message.ListFields():
+        of = _items_of(field)
+        if of is None:
+            continue
+        keyed: Any = ((None, value),)  # (its key or index, if it has one; the value)
+        if of is not field:
+            keyed = value.items()
+        elif field.is_repeated:
+            keyed = enumerate(value)
+        enum = of.enum_type
+        for key, item in keyed:
+            if enum is None:
+                found = _unknown_in(item, _where(path, field, key))
+                if found:
+                    return found
+            elif item not in enum.values_by_number:
+                where = _where(path, field, key)
+                return f"has {where} {item}, a {enum.name} this build does not have"
+    return ""
+
+
+def _unknown_numbers(message: Message, path: str) -> str:
+    """The field numbers ``message`` (at ``path`` in its event) carries that this build's
+    proto does not define, in a phrase ('' if none): protobuf keeps them aside unread."""
+    unknown = unknown_fields.UnknownFieldSet(message)
+    if not len(unknown):
+        return ""
+    numbers = sorted({unknown[n].field_number for n in range(len(unknown))})
+    where = f" in {path}" if path else ""
+    plural = "s" if len(numbers) > 1 else ""
+    listed = ", ".join(map(str, numbers))
+    return f"carries field number{plural} {listed}{where}, which this build does not have"
+
+
+def _where(path: str, field: FieldDescriptor, key: object) -> str:
+    """Where a value of ``field`` is in its event (``hilo.low``, ``side_bets['PAIRS']``)."""
+    name = f"{path}.{field.name}" if path else field.name
+    return name if key is None else f"{name}[{key!r}]"
+
+
+@functools.cache  # a descriptor is the proto's, which does not change while the process runs
+def _items_of(field: FieldDescriptor) -> FieldDescriptor | None:
+    """The field each value of ``field`` is (a map's: its entries' value field), if those
+    values may hold what this build lacks (a message, an enum); None for numbers and text."""
+    of = field
+    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        of = field.message_type.fields_by_name["value"]
+    return of if of.message_type is not None or of.enum_type is not None else None
 
 
 class _RecordingPickler(pickle.Pickler):

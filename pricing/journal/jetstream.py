@@ -29,7 +29,8 @@ deleted) when the store's retention moves it out, as the SQLite journal deletes 
 live table keeps all its events, because a retry or a bet older than the newest image is
 answered by folding the table's whole journal; per-subject limits or a maximum age would cut
 that journal short, so the stream has neither. Start-up reads the stream once and folds, per
-table, only the events after its image.
+table, only the events after its image. A table with an event a newer build wrote
+(``JournalNewer``) is held aside, at start-up or when it is followed; its messages stay.
 
 The stream's and the bucket's names, settings and set-up, each table's subject token and the
 layout of an image in the bucket are ``pricing.journal.jetstream_admin``'s. NATS's own header
@@ -44,7 +45,6 @@ import secrets
 import struct
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Final, Protocol, TypeVar, runtime_checkable
 
 import nats
@@ -62,6 +62,7 @@ from pricing.journal import (
     JournalCorrupt,
     JournalError,
     JournalMetrics,
+    JournalNewer,
     JournalUnavailable,
     Record,
     TableLog,
@@ -71,6 +72,7 @@ from pricing.journal.jetstream_admin import (
     BUCKET,
     STREAM,
     SUBJECT_PREFIX,
+    Lag,
     connect,
     ensure_bucket,
     ensure_stream,
@@ -114,26 +116,6 @@ class ReplicaMetrics(JournalMetrics, Protocol):
     def journal_conflicted(self) -> None: ...
 
 
-@dataclass(slots=True)
-class _Lag:
-    """How far behind the stream this replica's folding is: the stream's last sequence is
-    probed a few times per ``max_lag``; the lag is the age of the oldest probe that saw a
-    message not folded yet (so it grows only while something stays unfolded)."""
-
-    probes: list[tuple[float, int]] = field(default_factory=list)
-
-    def seen(self, now: float, last_seq: int) -> None:
-        if not self.probes or self.probes[-1][1] < last_seq:
-            self.probes.append((now, last_seq))
-
-    def seconds(self, now: float, position: int) -> float:
-        self.probes = [(t, s) for t, s in self.probes if s > position]
-        return now - self.probes[0][0] if self.probes else 0.0
-
-    def oldest_unfolded(self) -> int:
-        return self.probes[-1][1] if self.probes else 0
-
-
 class JetStreamJournal(Journal):
     """The tables' stream on the NATS ``servers`` (``nats://host:port``, one or more nodes of
     one cluster). ``start`` connects and creates or checks the stream and the bucket."""
@@ -167,9 +149,10 @@ class JetStreamJournal(Journal):
         self._known: dict[str, dict[int, int]] = {}  # table id -> version -> stream sequence
         self._position = 0  # stream sequence of the last message handed to the store
         self._deliver: Callable[[Record], Awaitable[None]] | None = None
+        self._hold_aside: Callable[[str, str], None] | None = None
         self._undelivered: dict[str, Record] = {}  # table id -> its newest record not folded
         self._follower: JetStreamContext.PushSubscription | None = None
-        self._lag = _Lag()
+        self._lag = Lag()
         self._lag_seconds = 0.0
         self._probe_failed: str | None = "not following the stream yet"
         self._rejoin_at: int | None = None  # the stream sequence to fold up to before serving
@@ -344,7 +327,9 @@ class JetStreamJournal(Journal):
         logs = asyncio.run_coroutine_threadsafe(self._load(), self._loop).result()
         return iter(logs)
 
-    async def _load(self) -> list[TableLog]:
+    async def _images(self) -> tuple[dict[str, tuple[int, float, bytes]], set[str]]:
+        """Each table's image (version, time, body) this build can use; the tables whose
+        image is of classes this build changed."""
         images: dict[str, tuple[int, float, bytes]] = {}
         ignored: set[str] = set()
         keys = KV_PRE_TEMPLATE.format(bucket=self.bucket)
@@ -367,9 +352,14 @@ class JetStreamJournal(Journal):
                 ignored.add(table_of_token(token))  # of classes this build changed
                 continue
             images[table_of_token(token)] = (version, at, body)
+        return images, ignored
+
+    async def _load(self) -> list[TableLog]:
+        images, ignored = await self._images()
         tables: dict[str, list[Record]] = {}
         last_at: dict[str, float] = {}
         last_version: dict[str, int] = {}
+        held: dict[str, str] = {}  # table id -> why a newer build's records hold it aside
         for msg in await self._while_forming(lambda: self._read(self.stream, self.prefix + ">")):
             table_id = table_of_token(msg.subject[len(self.prefix) :])
             stream_seq = msg.metadata.sequence.stream
@@ -378,15 +368,22 @@ class JetStreamJournal(Journal):
             version = int(headers.get(_VERSION, "0"))
             if version == 1:  # the table opened (again, after a purge): start over
                 tables[table_id] = []
+                held.pop(table_id, None)
             records = tables.setdefault(table_id, [])
             self._remember(table_id, version, stream_seq)
             last_at[table_id] = float(headers.get(_AT, "0"))
             last_version[table_id] = version
             imaged = images.get(table_id)
             if imaged is None or version > imaged[0]:
-                records.append(self._record(msg)[0])
+                try:  # every record is read: damage after a newer build's is still damage
+                    records.append(self._record(msg)[0])
+                except JournalNewer as exc:
+                    held.setdefault(table_id, str(exc))
         logs = []
         for table_id, newer in tables.items():
+            if table_id in held:
+                logs.append(TableLog(table_id, None, [], 0.0, held_aside=held[table_id]))
+                continue
             records = newer
             image = None
             imaged = images.get(table_id)
@@ -529,10 +526,14 @@ class JetStreamJournal(Journal):
             records.append(record)
         return [r for r in records if r.entry.version > after]
 
-    async def follow(self, deliver: Callable[[Record], Awaitable[None]]) -> None:
+    async def follow(
+        self,
+        deliver: Callable[[Record], Awaitable[None]],
+        hold_aside: Callable[[str, str], None] | None = None,
+    ) -> None:
         """Deliver every message after the ones ``load`` read (an ordered consumer, which
         JetStream restarts from the next sequence after any gap or reconnection)."""
-        self._deliver = deliver
+        self._deliver, self._hold_aside = deliver, hold_aside
         self._follower = await self.js.subscribe(
             self.prefix + ">",
             stream=self.stream,
@@ -554,6 +555,11 @@ class JetStreamJournal(Journal):
                 return  # delivered again after the consumer restarted
             record, _ = self._record(msg)
             self._remember(record.table_id, record.entry.version, stream_seq)
+        except JournalNewer as exc:  # a newer replica's: this one cannot fold its table
+            self._position = stream_seq
+            if self._hold_aside is not None:
+                self._hold_aside(table_of_token(msg.subject[len(self.prefix) :]), str(exc))
+            return
         except Exception:
             log.exception("a message of %s (%s) is not a table event", self.stream, msg.subject)
             return

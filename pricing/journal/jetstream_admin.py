@@ -1,8 +1,8 @@
 """Where the JetStream journal (``pricing.journal.jetstream``) keeps its tables on NATS, and
 how it sets that place up: the stream's and the key-value bucket's names and settings (created
 on first start, checked against these after that), each table's subject token, the layout of an
-image in the bucket, retrying while a cluster is still forming; and the connection to NATS and
-reading what a stream holds now.
+image in the bucket, retrying while a cluster is still forming; the connection to NATS,
+reading what a stream holds now, and how far behind it a replica's folding is.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import logging
 import struct
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
 import nats
@@ -33,6 +34,7 @@ __all__ = [
     "START_SECONDS",
     "STREAM",
     "SUBJECT_PREFIX",
+    "Lag",
     "connect",
     "differences",
     "ensure_bucket",
@@ -280,3 +282,23 @@ def differences(settings: Mapping[str, tuple[object, object]]) -> str:
         for name, (have, want) in settings.items()
         if have != want
     )
+
+
+@dataclass(slots=True)
+class Lag:
+    """How far behind the stream this replica's folding is: the stream's last sequence is
+    probed a few times per ``max_lag``; the lag is the age of the oldest probe that saw a
+    message not folded yet (so it grows only while something stays unfolded)."""
+
+    probes: list[tuple[float, int]] = field(default_factory=list)
+
+    def seen(self, now: float, last_seq: int) -> None:
+        if not self.probes or self.probes[-1][1] < last_seq:
+            self.probes.append((now, last_seq))
+
+    def seconds(self, now: float, position: int) -> float:
+        self.probes = [(t, s) for t, s in self.probes if s > position]
+        return now - self.probes[0][0] if self.probes else 0.0
+
+    def oldest_unfolded(self) -> int:
+        return self.probes[-1][1] if self.probes else 0

@@ -5,6 +5,9 @@ online backup API). ``pricing journal check|salvage|backup`` print their reports
 
 None of them writes to the directory it reads: check and backup read it through read-only
 connections (safe while a server runs), salvage reads a damaged file as far as it can.
+
+A table a newer build of the service wrote (``JournalNewer``) is not damage: check names it
+and why (a server of this build holds it aside), salvage and backup copy it as it is.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pricing.journal import JournalCorrupt, Record
+from pricing.journal import JournalCorrupt, JournalNewer, Record
 from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import (
     TableHealth,
@@ -43,13 +46,16 @@ class TableReport:
     """One table: ``good``, the last version whose events are all there, decode and fold;
     ``recorded`` the last one the journal recorded; ``problem``, what is wrong with its events
     ('' if they are whole); ``snapshot``, what is wrong with its snapshot ('' if nothing: a
-    damaged one is only a cache, folded again from the events at start-up)."""
+    damaged one is only a cache, folded again from the events at start-up); ``newer``, why a
+    newer build of the service wrote it ('' if none did): this build cannot fold it, and a
+    server of it holds the table aside, but that is not damage."""
 
     table_id: str
     good: int
     recorded: int
     problem: str = ""
     snapshot: str = ""
+    newer: str = ""
 
     @property
     def whole(self) -> bool:
@@ -78,10 +84,15 @@ class Checked:
         return self.file_whole and all(t.whole for t in self.tables)
 
 
-def _good_records(conn: sqlite3.Connection, table_id: str, upto: int) -> tuple[list[Record], str]:
+def _good_records(
+    conn: sqlite3.Connection, table_id: str, upto: int
+) -> tuple[list[Record], int, str, str]:
     """``table_id``'s records from the opening to version ``upto``, up to the first that does
-    not decode; and what stopped them there ('' if none did)."""
-    records = []
+    not decode (one a newer build wrote is passed over: damage after it is still damage);
+    the last version read before that one; what stopped them there ('' if none did); and why
+    a newer build wrote the table ('' if none did)."""
+    records: list[Record] = []
+    reached, newer = 0, ""
     rows = conn.execute(
         "SELECT version, seq, accepted_at, kind, body FROM events "
         "WHERE table_id = ? AND version <= ? ORDER BY version",
@@ -90,9 +101,12 @@ def _good_records(conn: sqlite3.Connection, table_id: str, upto: int) -> tuple[l
     for row in rows:
         try:
             records.append(record_from_row(table_id, row))
+        except JournalNewer as exc:
+            newer = newer or str(exc)
         except JournalCorrupt as exc:
-            return records, f"version {row[0]} does not decode: {exc}"
-    return records, ""
+            return records, reached, f"version {row[0]} does not decode: {exc}", newer
+        reached = row[0]
+    return records, reached, "", newer
 
 
 def _folded_to(table_id: str, records: list[Record]) -> tuple[int, str]:
@@ -130,12 +144,14 @@ def _report(conn: sqlite3.Connection, health: TableHealth) -> TableReport:
     the engines; its snapshot against its checksum, apart."""
     table_id = health.table_id
     try:
-        records, undecodable = _good_records(conn, table_id, health.whole_to)
+        records, reached, undecodable, newer = _good_records(conn, table_id, health.whole_to)
     except sqlite3.DatabaseError as exc:
         return TableReport(table_id, 0, health.recorded, f"its events cannot be read: {exc}")
-    good, stopped = _folded_to(table_id, records)
+    # A newer build's table is not folded (this build cannot): its good versions are read.
+    good, stopped = (reached, "") if newer else _folded_to(table_id, records)
     problem = health.problem() or undecodable or stopped
-    return TableReport(table_id, good, health.recorded, problem, _snapshot_note(conn, table_id))
+    snapshot = _snapshot_note(conn, table_id)
+    return TableReport(table_id, good, health.recorded, problem, snapshot, newer)
 
 
 def check(data_dir: Path) -> Checked:

@@ -33,6 +33,7 @@ from pricing.journal import (
     JournalCorrupt,
     JournalError,
     JournalMetrics,
+    JournalNewer,
     JournalUnavailable,
     Record,
     TableLog,
@@ -51,6 +52,7 @@ from pricing.journal.sqlite_schema import (
     check_sqlite,
     check_tables,
     create_schema,
+    newer_build,
     read_records,
     rollback,
     upgrade_schema,
@@ -217,9 +219,11 @@ class SqliteJournal(Journal):
     def load(self) -> Iterator[TableLog]:
         """Every table's log, and a check that the journal is whole: ``JournalCorrupt``
         naming the file, every damaged table and what failed, if not, once every log was
-        read (the store then starts nothing: never a partial start). The checks (SQLite's
-        quick_check; every table's events against its recorded version) run in threads of
-        their own meanwhile: they are SQLite's C, and the store folds the logs in Python."""
+        read (the store then starts nothing: never a partial start). A table a newer build
+        wrote, and nothing of it damaged, comes as a log saying why it is held aside
+        (``TableLog.held_aside``). The checks (SQLite's quick_check; every table's events
+        against its recorded version) run in threads of their own meanwhile: they are
+        SQLite's C, and the store folds the logs in Python."""
         found: list[BaseException] = []
         checkers = [
             threading.Thread(
@@ -240,8 +244,13 @@ class SqliteJournal(Journal):
                 )
             }
             for table_id in sorted(recorded):
+                last = recorded[table_id]
                 try:
-                    log_ = self._table_log(conn, table_id, recorded[table_id], images.get(table_id))
+                    try:
+                        log_ = self._table_log(conn, table_id, last, images.get(table_id))
+                    except JournalNewer:  # held aside, if nothing of it is damaged
+                        why = newer_build(conn, table_id)
+                        log_ = TableLog(table_id, None, (), 0.0, recorded=last, held_aside=why)
                 except JournalCorrupt as exc:  # an event that does not decode
                     undecodable.append((table_id, str(exc)))
                     continue

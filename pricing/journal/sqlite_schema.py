@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from pricing.journal import JournalCorrupt, Record
+from pricing.journal import JournalCorrupt, JournalNewer, Record
 from pricing.journal.codec import decode_event, format_is_current
 from pricing.journal.integrity import (
     WAY_OUT,
@@ -39,6 +39,7 @@ __all__ = [
     "check_whole",
     "connect_readonly",
     "create_schema",
+    "newer_build",
     "read_records",
     "record_from_row",
     "upgrade_schema",
@@ -322,3 +323,21 @@ def read_records(conn: sqlite3.Connection, table_id: str, after: int = 0) -> lis
         (table_id, after),
     ).fetchall()
     return [record_from_row(table_id, row) for row in rows]
+
+
+def newer_build(conn: sqlite3.Connection, table_id: str) -> str:
+    """Why a newer build of the service wrote ``table_id``'s journal, as this build cannot
+    read it ('' if it can read every record): its first record that names what this build
+    does not have (``JournalNewer``). Every record is read: ``JournalCorrupt`` if one is
+    damaged, for a table is held aside only whole."""
+    why = ""
+    for row in conn.execute(
+        "SELECT version, seq, accepted_at, kind, body FROM events WHERE table_id = ? "
+        "ORDER BY version",
+        (table_id,),
+    ):
+        try:
+            record_from_row(table_id, row)
+        except JournalNewer as exc:
+            why = why or str(exc)
+    return why

@@ -3,7 +3,9 @@
 ``export_records`` reads a table's records from a data directory: the live journal first (a
 read-only connection, so it works while a server writes), else the newest archive file of that
 table; ``export_tables`` reads several, or every table either holds. A journal file that fails
-SQLite's quick_check is refused, whichever table is asked for. ``replay_lines`` folds JSON
+SQLite's quick_check is refused, whichever table is asked for. A table a newer build of the
+service wrote is not exported: this build cannot read its records (``JournalNewer``, naming
+why, when it is asked for; left out of every table). ``replay_lines`` folds JSON
 Lines of export's format through the engines, one table.
 """
 
@@ -18,11 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pricing.errors import InvalidInput
-from pricing.journal import MEMORY, JournalCorrupt, Record
+from pricing.journal import MEMORY, JournalCorrupt, JournalNewer, Record
 from pricing.journal.codec import archive_table_id, is_archive_of, record_from_json
 from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, snapshot, table_health
-from pricing.journal.sqlite_schema import FILE_NAME, check_sqlite, connect_readonly, read_records
+from pricing.journal.sqlite_schema import (
+    FILE_NAME,
+    check_sqlite,
+    connect_readonly,
+    newer_build,
+    read_records,
+)
 from pricing.tables import Snapshot, Table
 
 __all__ = ["Replayed", "export_records", "export_tables", "read_lines", "replay_lines"]
@@ -60,20 +68,25 @@ def export_tables(
     data_dir: Path, table_ids: Sequence[str] | None = None
 ) -> Iterator[tuple[str, list[Record]]]:
     """Each of ``table_ids`` (default: every table ``data_dir`` holds, in its journal or its
-    archive, by id) with every record of it: from the live journal, else from the newest
-    archive file of the table. The journal is checked once for them all; ``LookupError`` for
-    a table it and the archive lack."""
+    archive, by id, but those a newer build wrote) with every record of it: from the live
+    journal, else from the newest archive file of the table. The journal is checked once for
+    them all; ``LookupError`` for a table it and the archive lack, ``JournalNewer`` for one
+    asked for that a newer build wrote."""
     if str(data_dir) == MEMORY:
         raise LookupError(f"--data-dir {MEMORY} keeps nothing: there is no journal to read")
     with _sound_journal(data_dir) as conn:
+        every = table_ids is None
         if table_ids is None:
             listed = {row[0] for row in conn.execute("SELECT table_id FROM tables")}
             table_ids = sorted(listed | _archived_ids(data_dir))
         for table_id in table_ids:
-            yield (
-                table_id,
-                _whole_records(conn, data_dir, table_id) or _archived_records(data_dir, table_id),
-            )
+            try:
+                records = _whole_records(conn, data_dir, table_id)
+            except JournalNewer:
+                if every:
+                    continue
+                raise
+            yield table_id, records or _archived_records(data_dir, table_id)
 
 
 def export_records(data_dir: Path, table_id: str) -> list[Record]:
@@ -101,14 +114,23 @@ def _archived_records(data_dir: Path, table_id: str) -> list[Record]:
 
 
 def _whole_records(conn: sqlite3.Connection, data_dir: Path, table_id: str) -> list[Record]:
-    """``table_id``'s records in the live journal; ``JournalCorrupt`` if they are not whole."""
+    """``table_id``'s records in the live journal; ``JournalCorrupt`` if they are not whole,
+    ``JournalNewer`` if a newer build wrote them."""
     for health in table_health(conn, table_id):
         if not health.whole:  # never exported as if whole
             raise JournalCorrupt(
                 f"table {table_id!r} in {data_dir / FILE_NAME} is damaged: "
                 f"{health.problem()}. {WAY_OUT}"
             )
-    return read_records(conn, table_id)
+    try:
+        return read_records(conn, table_id)
+    except JournalNewer:
+        why = newer_build(conn, table_id)  # JournalCorrupt if any of its records is damaged
+        raise JournalNewer(
+            f"table {table_id!r} in {data_dir / FILE_NAME} was written by a newer build of "
+            f"the service ({why}): this build cannot read its events; export or analyze it "
+            "with a build as new"
+        ) from None
 
 
 def read_lines(path: Path) -> Iterator[str]:

@@ -218,6 +218,13 @@ class Metrics:
             "Time the last start-up took to rebuild every table from the journal.",
             registry=r,
         )
+        self.tables_held_aside = Gauge(
+            "pricing_tables_held_aside",
+            "Tables held aside: a newer build of the service wrote their journal, which this "
+            "one cannot read (a game, a rules field or an event kind it does not have). Not "
+            "served, their journal left as it is, until this server is upgraded.",
+            registry=r,
+        )
         self.limit_rejections = Counter(
             "pricing_limit_rejections_total",
             "Requests refused with RESOURCE_EXHAUSTED by a configured limit, by its flag.",

@@ -400,11 +400,11 @@ async def _recover(service: PricingService, metrics: Metrics) -> None:
     await journal.start()
     recovery = await asyncio.to_thread(store.recover)
     metrics.recovery.set(recovery.seconds)
-    await journal.follow(store.receive)
+    await journal.follow(store.receive, store.hold_aside)
     service.serve_tables()
     _settle_heap()
     log.info(
-        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s%s",
+        "journal %s: %d table(s) recovered (%d from snapshots, %d events folded) in %.3f s%s%s",
         journal.location,
         recovery.tables,
         recovery.images,
@@ -412,6 +412,8 @@ async def _recover(service: PricingService, metrics: Metrics) -> None:
         recovery.seconds,
         f"; {recovery.images_ignored} snapshot(s) were of classes this build changed"
         * bool(recovery.images_ignored),
+        f"; {recovery.held_aside} table(s) held aside, written by a newer build"
+        * bool(recovery.held_aside),
     )
 
 

@@ -132,7 +132,12 @@ class Publisher(StoreListener):
 
     def forgotten(self, table_id: str) -> None:
         self.analyst.forget(table_id)
-        self.hubs.pop(table_id, None)
+        hub = self.hubs.pop(table_id, None)
+        if hub is not None and not hub.latest.final:  # held aside while open (a newer build's)
+            self.metrics.tables.dec()
+            self.metrics.last_card.remove(table_id)
+            for slot in hub.slots:  # its watchers end; back, they are told why
+                slot.end()
         self._favourable.pop(table_id, None)
         self._protected.pop(table_id, None)
         self.rates.forget(table_id)

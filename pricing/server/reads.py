@@ -29,7 +29,7 @@ from pricing.server.status import (
     unary,
 )
 from pricing.server.store import TableStore
-from pricing.tables import STEP_LEGS, PositionLeg, TableNotFound
+from pricing.tables import STEP_LEGS, PositionLeg, TableHeldAside, TableNotFound
 from pricing.text import ascii_name, check_table_id
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import (
@@ -89,7 +89,11 @@ class PricingServicer:
         }
 
     def _hub(self, table_id: str) -> Hub:
-        return self.publisher.hub(check_table_id(table_id))
+        try:
+            return self.publisher.hub(check_table_id(table_id))
+        except TableNotFound:
+            self.store.tables.refuse_held(table_id)  # it exists, but is held aside
+            raise
 
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> bytes:
         self.gate.check_ready()
@@ -110,7 +114,7 @@ class PricingServicer:
                 raise request.error
             hub = self._hub(request.table_id)
             self._check_watchers(hub, request.table_id)
-        except (InvalidInput, LimitExceeded, TableNotFound) as exc:
+        except (InvalidInput, LimitExceeded, TableNotFound, TableHeldAside) as exc:
             await self.refusals.refuse("WatchTable", exc, context, logging.DEBUG)
         if 0 < request.from_version < hub.horizon:
             await self._backfill(request.table_id, hub)

@@ -99,6 +99,8 @@ class PricingService:
             closed_retention=closed_retention,
             archive_dir=archive_dir,
         )
+        # Counted at each scrape (a failed recovery gives the store new tables).
+        self.metrics.tables_held_aside.set_function(lambda: len(self.store.tables.held_aside))
         self.offload = Offload(self.limits)
         refusals = Refusals(self.metrics)
         self.dealer = DealerServicer(

@@ -44,6 +44,7 @@ from pricing.tables import (
     StaleBet,
     TableClosed,
     TableExists,
+    TableHeldAside,
     TableNotFound,
     VersionNotReached,
 )
@@ -109,6 +110,7 @@ _RULES: Final[tuple[tuple[type[BaseException], grpc.StatusCode, str, tuple[str, 
     (SeqGap, _FP, "SEQ_GAP", ("table_id", "seq", "expected_seq", "last_seq")),
     (SeqTooOld, _FP, "SEQ_TOO_OLD", ("table_id", "seq", "last_seq", "held")),
     (TableClosed, _FP, "TABLE_CLOSED", ("table_id",)),
+    (TableHeldAside, _FP, "TABLE_HELD_ASIDE", ("table_id", "why")),
     (CardNotInShoe, _FP, "CARD_NOT_IN_SHOE", ("table_id", "card")),
     (
         VersionNotReached,

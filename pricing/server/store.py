@@ -27,6 +27,12 @@ table's whole journal once (``HistoryNotLoaded``), after which it is as if it ne
 Closed tables stay readable for ``closed_retention`` seconds, then leave memory and the
 journal; their events go to ``archive_dir`` as JSON Lines first (``pricing journal export``'s
 format), when there is one.
+
+A table whose journal a newer build of the service wrote (``JournalNewer``: a game, a rules
+field or an event kind this build does not have) is held aside, at start-up or when another
+replica appends such a record: not folded, not served, not opened anew (``TableHeldAside``),
+and its journal never written, snapshotted, swept or archived, until an upgraded server
+reads it as it is.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +52,7 @@ from pricing.journal import (
     Journal,
     JournalConflict,
     JournalCorrupt,
+    JournalNewer,
     JournalUnavailable,
     Record,
     TableLog,
@@ -53,6 +60,7 @@ from pricing.journal import (
 from pricing.journal.archive import write_archive
 from pricing.journal.fold import apply_record, fold_records
 from pricing.journal.integrity import WAY_OUT, describe
+from pricing.server.table_locks import TableLock, locked
 from pricing.tables import (
     FeedEvent,
     HistoryNotLoaded,
@@ -64,6 +72,7 @@ from pricing.tables import (
     Table,
     TableChange,
     TableConfig,
+    TableHeldAside,
     TableImage,
     Tables,
     adapter_for,
@@ -100,6 +109,7 @@ class Recovery:
     events_folded: int
     seconds: float
     images_ignored: int = 0  # snapshots of classes this build changed: folded from events
+    held_aside: int = 0  # tables a newer build wrote: not folded (``TableStore.hold_aside``)
 
 
 class StoreListener:
@@ -136,7 +146,7 @@ class TableStore:
         self.closed_retention = closed_retention
         self.archive_dir = archive_dir
         self._clock = clock
-        self._locks: dict[str, _TableLock] = {}  # the tables being written now
+        self._locks: dict[str, TableLock] = {}  # the tables being written now
         self._imaged: dict[str, int] = {}  # table id → version of its newest image, if it has one
         self._last_at: dict[str, float] = {}  # table id → when its last event was accepted
         # Journal folds (a late bet's histories) and archives, on a thread of their own: never
@@ -158,7 +168,8 @@ class TableStore:
             self._last_at.clear()
             raise
         seconds = time.perf_counter() - t0
-        return Recovery(len(self.tables), images, folded, seconds, ignored)
+        held = len(self.tables.held_aside)
+        return Recovery(len(self.tables), images, folded, seconds, ignored, held)
 
     def _recover_tables(self) -> tuple[int, int, int]:
         images = folded = ignored = 0
@@ -181,7 +192,10 @@ class TableStore:
 
     def _recover_table(self, log_: TableLog, damaged: list[tuple[str, str]]) -> Table | None:
         """Fold one table's log into the store; None (and why in ``damaged``) if it does not
-        fold, or not to its recorded version."""
+        fold, or not to its recorded version; None too if it is held aside."""
+        if log_.held_aside:
+            self.hold_aside(log_.table_id, log_.held_aside)
+            return None
         try:
             table = self._rebuild(log_)
         except JournalCorrupt as exc:
@@ -225,36 +239,9 @@ class TableStore:
 
     # ---- writes ----------------------------------------------------------------------------
 
-    @contextlib.asynccontextmanager
-    async def _locked(self, table_id: str) -> AsyncIterator[None]:
-        """Hold ``table_id``'s lock: the one in ``_locks`` once acquired (a sweep may have
-        dropped the lock this coroutine was waiting on). The lock leaves ``_locks`` when no
-        one holds it or waits for it, so an idle table keeps none."""
-        while True:
-            held = self._locks.get(table_id)
-            if held is None:
-                held = self._locks[table_id] = _TableLock()
-            held.users += 1
-            try:
-                await held.lock.acquire()
-            except BaseException:  # cancelled while waiting
-                self._unlocked(table_id, held)
-                raise
-            if self._locks.get(table_id) is held:
-                break
-            held.lock.release()
-            self._unlocked(table_id, held)
-        try:
-            yield
-        finally:
-            held.lock.release()
-            self._unlocked(table_id, held)
-
-    def _unlocked(self, table_id: str, held: _TableLock) -> None:
-        """One user of ``held`` is done with it (released it, or gave up waiting)."""
-        held.users -= 1
-        if held.users == 0 and self._locks.get(table_id) is held:
-            del self._locks[table_id]
+    def _locked(self, table_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold ``table_id``'s lock (``pricing.server.table_locks``)."""
+        return locked(self._locks, table_id)
 
     async def _durably(
         self, record: Record, image: TableImage | None, commit: Callable[[], None]
@@ -275,6 +262,7 @@ class TableStore:
 
     async def open(self, table_id: str, config: TableConfig) -> tuple[Snapshot, bool]:
         """Open a table (durably); the same id and config again returns it as it is now."""
+        self.tables.refuse_held(table_id)
         if table_id not in self.tables:
             # Refused before a lock is made for the id: a flood of opens leaves nothing. (The
             # id itself was checked where the request came in: ``pricing.server.dealer``.)
@@ -380,17 +368,47 @@ class TableStore:
         """A record another replica appended (``Journal.follow``): folded and published if it
         is the table's next version, skipped if this store has it already (its own), caught
         up from the journal if records are missing before it."""
-        async with self._locked(record.table_id):
+        table_id = record.table_id
+        async with self._locked(table_id):
+            if table_id in self.tables.held_aside:
+                if record.entry.version > 1 or not isinstance(record.entry.event, OpenTable):
+                    return  # held aside: its records are the newer build's to fold
+                self.tables.release(table_id)  # purged, and opened again by a build of ours
             try:
                 self._fold(record)
             except _Behind:
-                await self._catch_up(record.table_id)
+                with contextlib.suppress(TableHeldAside):  # its journal is a newer build's
+                    await self._catch_up(table_id)
+
+    def hold_aside(self, table_id: str, why: str) -> None:
+        """Hold ``table_id`` aside: a newer build of the service wrote what ``why`` says in its
+        journal, which this build cannot read. Logged once; it leaves memory if it was there
+        (another replica wrote it past what this one can fold)."""
+        held = table_id in self.tables
+        if self.tables.hold_aside(table_id, why):
+            log.warning(
+                "table %r is held aside: a newer build of the service wrote it (%s); it is not "
+                "served and its journal is left as it is until this server is upgraded",
+                table_id,
+                why,
+            )
+        if held:
+            self._imaged.pop(table_id, None)
+            self._last_at.pop(table_id, None)
+            self.listener.forgotten(table_id)
 
     async def _catch_up(self, table_id: str) -> int:
         """Fold the records other writers appended to ``table_id`` that this store does not
-        have; how many (the caller holds the table's lock)."""
+        have; how many (the caller holds the table's lock). ``TableHeldAside`` if a newer
+        build wrote them (or had: found before)."""
+        self.tables.refuse_held(table_id)
         after = self.tables.get(table_id).snapshot.version if table_id in self.tables else 0
-        records = await self.journal.catch_up(table_id, after)
+        try:
+            records = await self.journal.catch_up(table_id, after)
+        except JournalNewer as exc:
+            self.hold_aside(table_id, str(exc))
+            self.tables.refuse_held(table_id)
+            raise
         folded = 0
         for record in records:
             try:
@@ -560,16 +578,6 @@ class TableStore:
                 "table %r left the journal (closed %.0f s ago)", table_id, self.closed_retention
             )
         return gone
-
-
-class _TableLock:
-    """A table's lock, and how many coroutines hold it or wait for it."""
-
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.users = 0
 
 
 class _Behind(LookupError):

@@ -41,6 +41,7 @@ from pricing.tables.errors import (
     StaleBet,
     TableClosed,
     TableExists,
+    TableHeldAside,
     TableNotFound,
     VersionNotReached,
 )
@@ -141,6 +142,7 @@ __all__ = [
     "TableConfig",
     "TableEvent",
     "TableExists",
+    "TableHeldAside",
     "TableImage",
     "TableNotFound",
     "TablePhase",

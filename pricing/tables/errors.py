@@ -18,6 +18,7 @@ __all__ = [
     "StaleBet",
     "TableClosed",
     "TableExists",
+    "TableHeldAside",
     "TableNotFound",
     "VersionNotReached",
 ]
@@ -29,6 +30,18 @@ class TableNotFound(LookupError):
     def __init__(self, message: str, *, table_id: str | None = None) -> None:
         super().__init__(message)
         self.table_id = table_id
+
+
+class TableHeldAside(IllegalMove):
+    """The table exists, but a newer build of the service wrote its journal, which this one
+    cannot read (``why``): it is held aside, not served and not opened anew, until this
+    server is upgraded (FAILED_PRECONDITION)."""
+
+    def __init__(
+        self, message: str, *, table_id: str | None = None, why: str | None = None
+    ) -> None:
+        super().__init__(message, table_id=table_id)
+        self.why = why
 
 
 class TableExists(ValueError):

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from nats.js.errors import NotFoundError
 
 from pricing.journal import Journal, JournalConflict
 from pricing.journal.jetstream import JetStreamJournal
@@ -19,7 +20,7 @@ from pricing.journal.jetstream_admin import subject_token
 from pricing.journal.memory import MemoryJournal
 from pricing.journal.sqlite import SqliteJournal
 from pricing.journal.sqlite_schema import FILE_NAME
-from tests.support.journal_contract import JournalContract
+from tests.support.journal_contract import T0, JournalContract
 from tests.support.natsserver import NatsServer, nats_server
 
 
@@ -61,6 +62,31 @@ class TestSqliteJournal(JournalContract):
                     "WHERE table_id = ?",
                     (fmt, table_id),
                 )
+        finally:
+            conn.close()
+
+    async def store_raw(
+        self, journal: Journal, table_id: str, version: int, kind: str, body: bytes
+    ) -> None:
+        conn = sqlite3.connect(self.data_dir / FILE_NAME)
+        try:
+            with conn:
+                if version == 1:
+                    conn.execute("INSERT INTO tables (table_id) VALUES (?)", (table_id,))
+                conn.execute(
+                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
+                    (table_id, version, version - 1, T0 + version, kind, body),
+                )
+        finally:
+            conn.close()
+
+    async def stored(self, journal: Journal, table_id: str) -> object:
+        conn = sqlite3.connect(self.data_dir / FILE_NAME)
+        try:
+            return [
+                sorted(conn.execute(f"SELECT * FROM {name} WHERE table_id = ?", (table_id,)))
+                for name in ("tables", "events", "images")
+            ]
         finally:
             conn.close()
 
@@ -106,6 +132,30 @@ class TestJetStreamJournal(JournalContract):
         await journal.js.publish(
             journal.prefix + subject_token(table_id), b"\xff\xff", headers=headers
         )
+
+    async def store_raw(
+        self, journal: Journal, table_id: str, version: int, kind: str, body: bytes
+    ) -> None:
+        assert isinstance(journal, JetStreamJournal)
+        headers = {
+            "Pricing-Version": str(version),
+            "Pricing-Seq": str(version - 1),
+            "Pricing-At": repr(T0 + version),
+            "Pricing-Kind": kind,
+        }
+        await journal.js.publish(journal.prefix + subject_token(table_id), body, headers=headers)
+
+    async def stored(self, journal: Journal, table_id: str) -> object:
+        assert isinstance(journal, JetStreamJournal)
+        token = subject_token(table_id)
+        messages = await journal._read(journal.stream, journal.prefix + token)
+        kv = await journal.js.key_value(journal.bucket)
+        try:
+            image = (await kv.get(token)).value
+        except NotFoundError:
+            image = None
+        held = [(m.metadata.sequence.stream, m.data, dict(m.headers or {})) for m in messages]
+        return held, image
 
     async def store_damaged_image(self, journal: Journal, table_id: str, fmt: str | None) -> None:
         assert isinstance(journal, JetStreamJournal)

@@ -132,8 +132,10 @@ def test_the_kit_reads_what_it_should() -> None:
         "PricingFeedEventsRejected",
         "PricingTableIdle",
         "PricingReplicaLagging",
+        "PricingTablesHeldAside",
     }
     assert metric_names(alerts["PricingReplicaLagging"]) == {"pricing_journal_lag_seconds"}
+    assert metric_names(alerts["PricingTablesHeldAside"]) == {"pricing_tables_held_aside"}
     assert metric_names(alerts["PricingTableIdle"]) == {"pricing_table_last_card_timestamp_seconds"}
     assert metric_names(alerts["PricingShoePlayerFavourable"]) == {"pricing_player_edge"}
     assert metric_names(alerts["PricingSideBetClosedByProtection"]) == {

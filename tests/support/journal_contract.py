@@ -8,7 +8,9 @@ What is held to it is what the table store (``pricing.server.store``) relies on:
 back as appended, in version order; a version already stored is never stored twice; another
 writer's append is refused or caught up; images load with only the records after them; every
 table comes back when the storage is opened again; a forgotten table is gone; a closed journal
-stores nothing; a record that does not decode is ``JournalCorrupt``, never an empty table.
+stores nothing; a record that does not decode is ``JournalCorrupt``, never an empty table; a
+table a newer build of the service wrote is held aside (loaded as such, never as damage unless
+it is damaged too), and the store leaves its records as they are.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from pricing.journal import (
     JournalConflict,
     JournalCorrupt,
     JournalError,
+    JournalNewer,
     JournalUnavailable,
     Record,
     TableLog,
 )
-from pricing.tables import Game, Table, TableChange, TableConfig, TableImage
+from pricing.tables import Game, Table, TableChange, TableConfig, TableHeldAside, TableImage
+from tests.support.newer_build import NEWER
 
 #: The acceptance time of a table's first record; each next one is a quarter second later
 #: (binary fractions, so any engine that stores a float exactly gives it back equal).
@@ -130,6 +134,26 @@ class JournalContract(ABC):
         """Damage ``table_id``'s stored image behind ``journal``'s back: its body no longer
         decodes, and its format is ``fmt`` if that is given (damage to its metadata)."""
         raise NotImplementedError(f"{type(self).__name__} keeps no images to damage")
+
+    async def store_raw(
+        self, journal: Journal, table_id: str, version: int, kind: str, body: bytes
+    ) -> None:
+        """Put into the storage, behind ``journal``'s back, ``table_id``'s record of
+        ``version``: an event of ``kind`` whose body is ``body``, as they are (what a newer
+        build of the service journals)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no records")
+
+    async def stored(self, journal: Journal, table_id: str) -> object:
+        """All the storage holds of ``table_id`` (records, image), as it holds it: equal
+        before and after, it was left untouched."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no records")
+
+    async def store_newer(self, journal: Journal, *table_ids: str) -> None:
+        """Journal each of ``NEWER``'s tables (``table_ids``: those only) as a newer build."""
+        for table_id in table_ids or NEWER:
+            rows, _ = NEWER[table_id]
+            for version, (kind, body) in enumerate(rows, start=1):
+                await self.store_raw(journal, table_id, version, kind, body)
 
     # ---- plumbing ----------------------------------------------------------------------------
 
@@ -563,6 +587,88 @@ class JournalContract(ABC):
             await journal.follow(_ignore)
             assert journal.unavailable_reason() is None
             assert journal.location, "a journal says where it keeps its data"
+
+        self.run(scenario)
+
+    # ---- a newer build's tables --------------------------------------------------------------
+
+    def test_a_table_a_newer_build_wrote_is_held_aside_and_left_as_it_is(self) -> None:
+        kept = History("kept", 3)
+
+        async def scenario() -> None:
+            journal = await self.open()
+            await append_all(journal, kept.records)
+            if not self.keeps_records:
+                assert await load(await self.reopen(journal)) == {}
+                return
+            await self.store_newer(journal)
+            before = {table_id: await self.stored(journal, table_id) for table_id in NEWER}
+            again = await self.reopen(journal)
+            logs = await load(again)
+            assert logs["kept"].records == kept.records and not logs["kept"].held_aside
+            for table_id, (_, why) in NEWER.items():
+                log_ = logs[table_id]
+                assert why in log_.held_aside, log_.held_aside
+                assert (log_.image, list(log_.records)) == (None, [])
+            with pytest.raises(JournalNewer):
+                await again.events("new-game")
+            # The store holds them aside, serves the others, and writes nothing of them.
+            from pricing.server.store import TableStore  # noqa: PLC0415
+
+            store = TableStore(await self.reopen(again))
+            recovery = await asyncio.to_thread(store.recover)
+            assert (recovery.tables, recovery.held_aside) == (1, len(NEWER))
+            assert sorted(store.tables.held_aside) == sorted(NEWER)
+            for table_id in NEWER:
+                with pytest.raises(TableHeldAside, match="written by a newer build"):
+                    await store.open(table_id, TableConfig(Game.HILO))
+                with pytest.raises(TableHeldAside):
+                    await store.apply(table_id, 9, ExposeCard(DECK[9], CardRole.BURN))
+            await store.apply("kept", 4, ExposeCard(DECK[40], CardRole.BURN))
+            await store.close()  # snapshots every table that changed: none held aside
+            self.closed.add(id(store.journal))
+            last = await self.open()
+            for table_id in NEWER:
+                assert await self.stored(last, table_id) == before[table_id], table_id
+
+        self.run(scenario)
+
+    def test_damage_in_a_table_a_newer_build_wrote_is_still_damage(self) -> None:
+        async def scenario() -> None:
+            journal = await self.open()
+            if not self.keeps_records:
+                return
+            await self.store_newer(journal, "new-game")
+            rows, _ = NEWER["new-game"]
+            await self.store_undecodable(journal, "new-game", len(rows) + 1)
+            with pytest.raises(JournalCorrupt) as caught:
+                await load(await self.reopen(journal))
+            assert not isinstance(caught.value, JournalNewer), caught.value
+
+        self.run(scenario)
+
+    def test_follow_holds_aside_what_a_newer_build_appends(self) -> None:
+        if self.second_writer != "shared":
+            return
+        history = History("t", 2)
+
+        async def scenario() -> None:
+            first = await self.open()
+            await load(first)
+            delivered: asyncio.Queue[Record] = asyncio.Queue()
+            held: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+            await first.follow(delivered.put, lambda t, why: held.put_nowait((t, why)))
+            second = await self.open()
+            await append_all(second, history.records)
+            await self.store_newer(second, "new-rules")
+            table_id, why = await asyncio.wait_for(held.get(), 10)
+            assert table_id == "new-rules" and NEWER["new-rules"][1] in why, why
+            rows, _ = NEWER["new-rules"]
+            got = [await asyncio.wait_for(delivered.get(), 10) for _ in range(3 + len(rows) - 1)]
+            assert [r for r in got if r.table_id == "t"] == history.records
+            # Its records that decode are handed over too: the store skips a table held aside.
+            assert [r.entry.version for r in got if r.table_id == "new-rules"] == [2, 3]
+            assert held.empty()
 
         self.run(scenario)
 

@@ -28,6 +28,8 @@ from pricing.v1 import pricing_pb2 as pb
 from tests.support.server import ServerProcess, start_server
 
 GOAL = 1.5
+#: In a list of cards: the dealer starts a new shoe here.
+NEW_SHOE = ("", 0)
 DECKS = 8
 SEED = 20261207
 
@@ -67,6 +69,7 @@ def baccarat_cards(count: int, rng: random.Random) -> list[tuple[str, int]]:
     while len(out) < count:
         if len(cards) < 60:
             cards = shoe(rng)  # a short shoe is not what is measured: a fresh one
+            out.append(NEW_SHOE)
         hands: dict[Hand, list[str]] = {Hand.PLAYER: [], Hand.BANKER: []}
         while wanted := next_hands(*(parse_cards(h) for h in hands.values())):
             player, banker = hands.values()
@@ -85,6 +88,7 @@ def dragon_tiger_cards(count: int, rng: random.Random) -> list[tuple[str, int]]:
     while len(out) < count:
         if len(cards) < 60:
             cards = shoe(rng)
+            out.append(NEW_SHOE)
         out += [(cards.pop(), pb.CARD_ROLE_DRAGON), (cards.pop(), pb.CARD_ROLE_TIGER)]
     return out
 
@@ -112,9 +116,10 @@ def measure(game: str, cards: list[tuple[str, int]], request: pb.OpenTableReques
                 hilo.new_shoe()
                 hilo_shoe = [str(c) for c in DECK]
                 rng.shuffle(hilo_shoe)
-            table.card(card, role)
-            if table.state.phase == pb.PHASE_SHOE_COMPLETE:
+            if (card, role) == NEW_SHOE:
                 table.new_shoe()
+                continue
+            table.card(card, role)
             hilo.card(hilo_shoe.pop(), hilo_role(hilo))
     finally:
         first.stop()

@@ -97,17 +97,19 @@ def _valid_bodies() -> st.SearchStrategy[bytes]:
     text = st.one_of(st.sampled_from(["t", "AS", "10h", "HIGH", "ghost", ""]), st.text(max_size=8))
     number = st.one_of(st.integers(0, 12), st.just(2**64 - 1), st.integers(0, 2**32 - 1))
     open_table = st.builds(
-        pb.OpenTableRequest, table_id=text, game=st.integers(0, 4), decks=st.integers(0, 10)
+        pb.OpenTableRequest, table_id=text, game=st.integers(0, 7), decks=st.integers(0, 10)
     )
     expose = st.builds(
-        pb.ExposeCardRequest, table_id=text, seq=number, card=text, role=st.integers(0, 5)
+        pb.ExposeCardRequest, table_id=text, seq=number, card=text, role=st.integers(0, 8)
     )
     quote = st.builds(
         pb.QuoteRequest,
-        game=st.integers(0, 4),
+        game=st.integers(0, 7),
         decks=st.integers(0, 9),
         exposed=st.lists(text, max_size=12),
         dealer_up_card=text,
+        player_hand=st.lists(text, max_size=4),
+        banker_hand=st.lists(text, max_size=4),
     )
     settle = st.builds(
         pb.SettleRequest,

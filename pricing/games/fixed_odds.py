@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Final, NamedTuple
 
 from pricing.errors import InvalidOption
 from pricing.payout import MAX_HUNDREDTHS, is_whole_number
@@ -36,10 +36,10 @@ __all__ = [
 LOSE_HUNDREDTHS: Final = -100
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeOdds:
+class OutcomeOdds(NamedTuple):
     """One outcome of a bet: it happens in ``ways`` of ``total`` equally likely deals and pays
-    ``payout_hundredths`` (``-100``: the stake is lost)."""
+    ``payout_hundredths`` (``-100``: the stake is lost). A named tuple: every bet's outcomes
+    are made again after every card, and a tuple is made in half a frozen dataclass's time."""
 
     ways: int
     total: int

@@ -251,9 +251,8 @@ class TwoHandShoe:
     def is_protected(self, bet: str, odds: SideBetOdds) -> bool:
         """Game protection: ``bet`` is closed for the next round because its exact RTP is at
         or over ``close_at_rtp_bp`` (main bets never are)."""
-        return bet not in self.rules.main_bets and protection_closes(
-            odds, self.rules.close_at_rtp_bp
-        )
+        bound = self.rules.close_at_rtp_bp
+        return bool(bound) and bet not in self.rules.main_bets and protection_closes(odds, bound)
 
     # -- transitions --
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput
@@ -32,7 +32,7 @@ from pricing.tables.history import (
     price_point,
 )
 from pricing.tables.settlement import SettlesBets
-from pricing.tables.views import EndedRound, GameState, GameView, SideBetView
+from pricing.tables.views import EndedRound, GameState, GameView
 from pricing.text import check_table_id
 
 __all__ = ["Table", "TableChange", "TableImage"]
@@ -373,10 +373,7 @@ def _replace_view(view: GameView, *, ended: EndedRound | None) -> GameView:
         cards_remaining=view.cards_remaining,
         prices=closed(view.prices),
         ended=ended,
-        side_bets=tuple(
-            SideBetView(sb.bet, sb.outcomes, sb.rtp, sb.player_favourable, open=False)
-            for sb in view.side_bets
-        ),
+        side_bets=tuple(replace(sb, open=False) for sb in view.side_bets),
         insurance=view.insurance,
         dealer_outcomes=view.dealer_outcomes,
         seats=view.seats,

@@ -129,17 +129,40 @@ class SideBetOutcomeView:
 
 @dataclass(frozen=True, slots=True)
 class SideBetView:
-    """A fixed-paytable side bet: its winning outcomes (the rest of ``total`` loses). ``open``:
-    it can be placed now (a round is open for betting and the shoe can deal it)."""
+    """A fixed-paytable bet: its exact ``odds`` (the engine's, kept as they are: every card
+    builds every offered bet's view, so what a reader derives is derived when read). ``open``:
+    it can be placed now (a round is open for betting and the shoe can deal it);
+    ``protected``: game protection closed it for the next round (its RTP at or over the
+    table's ``close_at_rtp_bp``)."""
 
     bet: str
-    outcomes: tuple[SideBetOutcomeView, ...]
-    rtp: float
-    player_favourable: bool
+    odds: SideBetOdds
     open: bool = True
-    rtp_exact: Fraction = Fraction(0)  # ``rtp`` exactly (0 when the shoe cannot deal the bet)
-    #: Closed for the next round by game protection (its RTP at or over ``close_at_rtp_bp``).
     protected: bool = False
+
+    @property
+    def outcomes(self) -> tuple[SideBetOutcomeView, ...]:
+        """Its winning, pushing and half-losing outcomes (``LOSE``, the rest, left out)."""
+        return tuple(
+            SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
+            for name, o in self.odds.outcomes.items()
+            if name != "LOSE"
+        )
+
+    @property
+    def rtp_exact(self) -> Fraction:
+        """The return to player, exactly (0 when the shoe cannot deal the bet)."""
+        return self.odds.rtp_fraction
+
+    @property
+    def rtp(self) -> float:
+        odds = self.odds
+        # int / int is correctly rounded: the double of the exact ratio, without a Fraction.
+        return odds.rtp_numerator / odds.rtp_denominator if odds.rtp_denominator else 0.0
+
+    @property
+    def player_favourable(self) -> bool:
+        return self.odds.player_favourable
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,29 +249,16 @@ class GameState(Protocol):
 def fixed_bet_view(
     bet: str, odds: SideBetOdds, open: bool, *, protected: bool = False
 ) -> SideBetView:
-    """The view of a fixed-paytable bet's exact odds (``LOSE``, the rest of the total, is
-    left out); ``open``: whether it can be placed now; ``protected``: game protection closes
-    it for the next round (then it is not open, whatever ``open`` says).
+    """The view of a fixed-paytable bet's exact odds; ``open``: whether it can be placed now;
+    ``protected``: game protection closes it for the next round (then it is not open,
+    whatever ``open`` says).
 
     >>> odds = SideBetOdds.from_ways("TIE", {"WIN": 1}, 10, {"WIN": 800})
     >>> view = fixed_bet_view("TIE", odds, open=True)
     >>> view.rtp_exact, [o.name for o in view.outcomes], view.open
     (Fraction(9, 10), ['WIN'], True)
     """
-    exact = odds.rtp_fraction  # once: every card builds every offered bet's view
-    return SideBetView(
-        bet=bet,
-        outcomes=tuple(
-            SideBetOutcomeView(name, o.ways, o.total, o.payout_hundredths)
-            for name, o in odds.outcomes.items()
-            if name != "LOSE"
-        ),
-        rtp=float(exact),
-        player_favourable=exact > 1,
-        open=open and odds.open and not protected,
-        rtp_exact=exact,
-        protected=protected,
-    )
+    return SideBetView(bet, odds, open=open and odds.open and not protected, protected=protected)
 
 
 def standard_view(

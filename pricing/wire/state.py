@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
 
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
 from pricing.cards import Card, parse_card
 from pricing.errors import IllegalMove, InvalidInput
 from pricing.payout import BetPrice
@@ -96,16 +98,52 @@ def _price(p: BetPrice) -> pb.BetPrice:
     )
 
 
-def _fixed_bet(sb: SideBetView) -> pb.SideBetOdds:
-    return pb.SideBetOdds(
+def _exact(numerator: int, denominator: int) -> tuple[float, str]:
+    """A ratio of integers as the wire's ``Ratio`` holds it: its double (int / int is
+    correctly rounded however large the integers: the Fraction's double) and its lowest
+    terms; 0 when the denominator is (a bet the shoe cannot deal)."""
+    if not denominator:
+        return 0.0, "0/1"
+    common = math.gcd(numerator, denominator)
+    return numerator / denominator, f"{numerator // common}/{denominator // common}"
+
+
+def _add_fixed_bet(bets: RepeatedCompositeFieldContainer[pb.SideBetOdds], sb: SideBetView) -> None:
+    """A fixed-paytable bet added to ``bets`` (a repeated ``SideBetOdds`` field), straight
+    from the engine's odds. Every offered bet of every state passes here (50 of them after
+    each card of a baccarat round), so: integers and gcds, no ``Fraction``, and each message
+    made in place (``add``), not made and then copied in (``extend``).
+
+    Each outcome carries its exact ways and total where they fit 64 bits (a dealer-drawing
+    bet's may not: then 0, and the exact probability says it all), its signed pay and the
+    unsigned field (0 for a push or a half loss)."""
+    odds = sb.odds
+    numerator, denominator = odds.rtp_numerator, odds.rtp_denominator
+    rtp, rtp_text = _exact(numerator, denominator)
+    message = bets.add(
         bet=sb.bet,
-        rtp=sb.rtp,
-        player_favourable=sb.player_favourable,
+        rtp=rtp,
+        player_favourable=numerator > denominator,
         open=sb.open,
-        outcomes=[_outcome(o.name, o.ways, o.total, o.payout_hundredths) for o in sb.outcomes],
-        rtp_exact=ratio(sb.rtp_exact),
         closed_by_protection=sb.protected,
     )
+    message.rtp_exact.value, message.rtp_exact.exact = rtp, rtp_text
+    outcomes = message.outcomes
+    for name, o in odds.outcomes.items():
+        if name == "LOSE":  # the rest of the total
+            continue
+        ways, total, pay = o.ways, o.total, o.payout_hundredths
+        probability, text = _exact(ways, total)
+        fits = total <= _UINT64_MAX
+        outcome = outcomes.add(
+            name=name,
+            ways=ways if fits else 0,
+            total=total if fits else 0,
+            probability=probability,
+            payout_hundredths=max(pay, 0),
+            net_payout_hundredths=pay,
+        )
+        outcome.probability_exact.value, outcome.probability_exact.exact = probability, text
 
 
 def _hands(hands: Sequence[HandView]) -> list[pb.HandCards]:
@@ -113,8 +151,10 @@ def _hands(hands: Sequence[HandView]) -> list[pb.HandCards]:
 
 
 def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
-    out.side_bets.extend(_fixed_bet(sb) for sb in view.side_bets)
-    out.round_odds.extend(_fixed_bet(sb) for sb in view.round_odds)
+    for sb in view.side_bets:
+        _add_fixed_bet(out.side_bets, sb)
+    for sb in view.round_odds:
+        _add_fixed_bet(out.round_odds, sb)
     if view.insurance is not None:
         ins = view.insurance
         out.insurance.CopyFrom(
@@ -143,30 +183,6 @@ _UINT64_MAX: Final = 2**64 - 1
 def ratio(x: Fraction) -> pb.Ratio:
     """An exact ratio on the wire: "numerator/denominator" in lowest terms, and its double."""
     return pb.Ratio(value=float(x), exact=fraction_text(x))
-
-
-def _outcome(name: str, ways: int, total: int, pay_hundredths: int) -> pb.SideBetOutcome:
-    """A side bet's outcome: its exact ways and total where they fit 64 bits (a dealer-drawing
-    bet's may not: then 0, and the exact probability says it all), its signed pay (and the
-    unsigned field, 0 for a push or a half loss). Every outcome of every offered bet after
-    every card passes here: integers and one gcd, no ``Fraction``."""
-    fits = total <= _UINT64_MAX
-    if total:
-        common = math.gcd(ways, total)
-        # int / int is correctly rounded however large the integers: the same double as the
-        # Fraction's.
-        probability, exact = ways / total, f"{ways // common}/{total // common}"
-    else:
-        probability, exact = 0.0, "0/1"
-    return pb.SideBetOutcome(
-        name=name,
-        ways=ways if fits else 0,
-        total=total if fits else 0,
-        probability=probability,
-        payout_hundredths=max(pay_hundredths, 0),
-        probability_exact=pb.Ratio(value=probability, exact=exact),
-        net_payout_hundredths=pay_hundredths,
-    )
 
 
 def _seats(seats: Sequence[SeatView]) -> list[pb.SeatCards]:

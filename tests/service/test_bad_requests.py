@@ -33,7 +33,7 @@ BAD, PRE, NOT, DUP, BIG, UNIMPL = (
     C.UNIMPLEMENTED,
 )
 D, P = "pricing.v1.DealerService", "pricing.v1.PricingService"
-TABLES = ("hilo", "bj", "goa", "shut")
+TABLES = ("hilo", "bj", "goa", "bac", "shut")
 
 
 def goagae(**bets: int) -> pb.GoaGaeRules:
@@ -47,6 +47,13 @@ def pairs(**pays: int) -> pb.BlackjackRules:
     rules = pb.BlackjackRules()
     for name, hundredths in pays.items():
         rules.pairs.payout_hundredths[name.replace("_sp", " ")] = hundredths
+    return rules
+
+
+def baccarat(**side_bets: str) -> pb.BaccaratRules:
+    rules = pb.BaccaratRules()
+    for name, preset in side_bets.items():
+        rules.side_bets[name].preset = preset
     return rules
 
 
@@ -122,6 +129,35 @@ ROWS: list[tuple[str, str, str, Message | bytes, grpc.StatusCode]] = [
     ("unknown pairs preset", D, "OpenTable", open_(
         game=pb.GAME_BLACKJACK,
         blackjack=pb.BlackjackRules(pairs=pb.PairsPaytable(preset=5))), BAD),  # type: ignore[arg-type]
+    # baccarat and Dragon Tiger's rules
+    ("9 baccarat decks", D, "OpenTable", open_(game=pb.GAME_BACCARAT, decks=9), BAD),
+    ("baccarat tie at 7:1", D, "OpenTable",
+     open_(game=pb.GAME_BACCARAT, baccarat=pb.BaccaratRules(tie_pays=7)), BAD),
+    ("unknown commission", D, "OpenTable",
+     open_(game=pb.GAME_BACCARAT, baccarat=pb.BaccaratRules(commission=9)), BAD),  # type: ignore[arg-type]
+    ("unknown baccarat side bet", D, "OpenTable",
+     open_(game=pb.GAME_BACCARAT, baccarat=baccarat(QUADS="")), BAD),
+    ("a main bet as a side bet", D, "OpenTable",
+     open_(game=pb.GAME_BACCARAT, baccarat=baccarat(BANKER="")), BAD),
+    ("unknown Dragon 7 preset", D, "OpenTable",
+     open_(game=pb.GAME_BACCARAT, baccarat=baccarat(DRAGON_7="lucky")), BAD),
+    ("close_at_rtp_bp past its bound", D, "OpenTable", open_(
+        game=pb.GAME_DRAGON_TIGER, dragon_tiger=pb.DragonTigerRules(close_at_rtp_bp=U32)), BAD),
+    ("Dragon Tiger tie at 9:1", D, "OpenTable",
+     open_(game=pb.GAME_DRAGON_TIGER, dragon_tiger=pb.DragonTigerRules(tie_pays=9)), BAD),
+    ("baccarat rules on Dragon Tiger", D, "OpenTable",
+     open_(game=pb.GAME_DRAGON_TIGER, baccarat=pb.BaccaratRules()), BAD),
+    ("a baccarat card for the dealer", D, "ExposeCard",
+     expose(table_id="bac", seq=3, role=pb.CARD_ROLE_DEALER), BAD),
+    ("a third Banker card first", D, "ExposeCard",
+     expose(table_id="bac", seq=3, role=pb.CARD_ROLE_BANKER), PRE),
+    ("a baccarat EndRound", D, "EndRound", pb.EndRoundRequest(table_id="bac", seq=3), PRE),
+    ("Quote a banker_hand of Dragon Tiger", P, "Quote",
+     quote(game=pb.GAME_DRAGON_TIGER, banker_hand=["2S"]), BAD),
+    ("Quote a Banker card twice", P, "Quote",
+     quote(game=pb.GAME_BACCARAT, player_hand=["2S", "3S"], banker_hand=["KD", "KD", "KD"]), BAD),
+    ("Quote a baccarat card of a long s", P, "Quote",
+     quote(game=pb.GAME_BACCARAT, banker_hand=["A\u017f"]), BAD),
     # ExposeCard: cards, roles, seqs, tables
     ("empty card", D, "ExposeCard", expose(""), BAD),
     ("card with a unit separator", D, "ExposeCard", expose("AS\x1f"), BAD),
@@ -245,6 +281,10 @@ def tables() -> Iterator[ServerProcess]:
         pass
     watcher.cancel()
     Feed(server, "goa").open(game=pb.GAME_GOA_GAE)
+    bac = Feed(server, "bac")
+    bac.open(game=pb.GAME_BACCARAT)
+    bac.expose("KS", pb.CARD_ROLE_BANKER)
+    bac.expose("QS", pb.CARD_ROLE_BANKER)  # version 3: dealing; the Banker has two cards
     shut = Feed(server, "shut")
     shut.open()
     shut.close()

@@ -17,6 +17,7 @@ from pricing.cards import DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
 from pricing.games import hilo
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.games.fixed_odds import SideBetOdds
 from pricing.payout import MAX_HUNDREDTHS, BetPrice, PayRule
 from pricing.tables import (
     CloseTable,
@@ -27,7 +28,6 @@ from pricing.tables import (
     GameView,
     SeqConflict,
     SettleStatus,
-    SideBetOutcomeView,
     SideBetResult,
     SideBetView,
     Table,
@@ -364,7 +364,7 @@ class _ToyAdapter:
     def view(self, state: GameState) -> GameView:
         return standard_view(
             state,
-            side_bets=(SideBetView("TOY", (SideBetOutcomeView("X", 1, 52, 100),), 0.9, False),),
+            side_bets=(SideBetView("TOY", SideBetOdds.from_ways("TOY", {"X": 1}, 52, {"X": 100})),),
         )
 
     def quote(

@@ -42,6 +42,10 @@ _COMMISSION_NAMES: Final = {
 }
 
 
+#: The bets game protection never closes.
+_MAIN_BETS: Final = frozenset(MAIN_BETS)
+
+
 @dataclass(frozen=True, slots=True)
 class BaccaratRules:
     """A baccarat table's rules (docs/rules.md §7): the commission variant, what TIE pays,
@@ -66,7 +70,7 @@ class BaccaratRules:
 
     @property
     def main_bets(self) -> frozenset[str]:
-        return frozenset(MAIN_BETS)
+        return _MAIN_BETS
 
     def describe(self, field: str) -> dict[str, str]:
         options = {

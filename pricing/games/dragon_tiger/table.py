@@ -31,6 +31,10 @@ from pricing.games.two_hands import Hands, Paytable, check_side_bets, describe_s
 __all__ = ["DRAGON_TIGER", "DragonTigerGame", "DragonTigerRules"]
 
 
+#: The bets game protection never closes.
+_MAIN_BETS: Final = frozenset(MAIN_BETS)
+
+
 @dataclass(frozen=True, slots=True)
 class DragonTigerRules:
     """A Dragon Tiger table's rules (docs/rules.md §8): what TIE pays, the side bets offered,
@@ -53,7 +57,7 @@ class DragonTigerRules:
 
     @property
     def main_bets(self) -> frozenset[str]:
-        return frozenset(MAIN_BETS)
+        return _MAIN_BETS
 
     def describe(self, field: str) -> dict[str, str]:
         options = {

@@ -14,7 +14,6 @@ floor(stake × pay / 100)).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, NamedTuple
 
@@ -111,11 +110,11 @@ def _rtp_fraction(numerator: int, denominator: int) -> Fraction:
     return Fraction(numerator, denominator) if denominator else Fraction(0)
 
 
-@dataclass(frozen=True, slots=True)
-class SideBetOdds:
+class SideBetOdds(NamedTuple):
     """A fixed-paytable side bet for the next round: every outcome (``LOSE`` last) with exact
     ways out of a common total, and the bet's return to player (stake included: 1.0 is
-    break-even) as the exact ratio ``rtp_numerator / rtp_denominator``."""
+    break-even) as the exact ratio ``rtp_numerator / rtp_denominator``. A named tuple, as
+    ``OutcomeOdds``: a table makes every bet's odds again after every card."""
 
     bet: str
     outcomes: Mapping[str, OutcomeOdds]

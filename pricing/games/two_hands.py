@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
-from typing import Protocol
+from typing import Final, Protocol
 
 from pricing.cards import CARDS_PER_DECK, Card, parse_card
 from pricing.errors import CardNotInShoe, IllegalMove, InvalidInput, InvalidOption
@@ -174,6 +174,10 @@ class RoundOutcome:
         return None if self.voided else (*self.hands[0], *self.hands[1])
 
 
+#: ``TwoHandShoe``'s cached properties: left out of its pickle.
+_CACHED: Final = frozenset({"hands", "next_round_counts", "next_round_odds", "round_odds"})
+
+
 def _count_out(counts: tuple[int, ...], card: Card) -> tuple[int, ...]:
     out = list(counts)
     out[card.index] -= 1
@@ -199,6 +203,14 @@ class TwoHandShoe:
     outcome: RoundOutcome | None = None
     #: Cards left of each of the 52 cards (by ``Card.index``), kept as cards leave.
     counts: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, object]:
+        """What a journal image pickles: the fields, not the odds cached from them (a state's
+        odds are computed again when read; its view holds those that were shown)."""
+        return {name: value for name, value in self.__dict__.items() if name not in _CACHED}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
 
     def __post_init__(self) -> None:
         check_decks(self.decks)

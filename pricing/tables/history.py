@@ -151,11 +151,27 @@ PRICE_HISTORY: Final = 4096
 ROUND_HISTORY: Final = 4096
 
 
+#: The side bets' open flags of price points, each distinct one kept once: a table holds
+#: 4,096 price points, and their flags are nearly always one of a few (every bet open while
+#: betting, none while dealing), so 25 bets' flags cost a dictionary a table, not a version.
+_SIDE_BET_FLAGS: dict[tuple[tuple[str, bool], ...], dict[str, bool]] = {}
+_MAX_SIDE_BET_FLAGS: Final = 4096
+
+
+def _side_bet_flags(flags: tuple[tuple[str, bool], ...]) -> dict[str, bool]:
+    shared = _SIDE_BET_FLAGS.get(flags)
+    if shared is None:
+        shared = dict(flags)  # shared: never changed
+        if len(_SIDE_BET_FLAGS) < _MAX_SIDE_BET_FLAGS:  # bounded: a hostile mix of bets
+            _SIDE_BET_FLAGS[flags] = shared
+    return shared
+
+
 def price_point(snapshot: Snapshot) -> PricePoint:
     view = snapshot.view
     return PricePoint(
         view.round_id,
         snapshot.phase is TablePhase.BETTING,
         {b: p.payout_hundredths if p.open else None for b, p in view.prices.items()},
-        {sb.bet: sb.open for sb in view.side_bets},
+        _side_bet_flags(tuple((sb.bet, sb.open) for sb in view.side_bets)),
     )

@@ -51,7 +51,9 @@ __all__ = [
     "DEFAULT_SHOWN",
     "TwoHandName",
     "TwoHandReport",
+    "check_shown",
     "every_paytable",
+    "price_shoe",
     "simulated_paytables",
     "two_hand_report",
 ]
@@ -119,27 +121,23 @@ def simulated_paytables(name: TwoHandName) -> tuple[Paytable, ...]:
     return (*dragon_tiger.main_paytables(8), *sides)
 
 
-def _removal(
-    game: TwoHandGame, tables: Mapping[str, Paytable], decks: int
-) -> tuple[dict[str, Fraction], dict[str, dict[str, Fraction]]]:
-    groups = pricing_groups(tables)
+def price_shoe(
+    name: TwoHandName, counts: Sequence[int], tables: Mapping[str, Paytable] | None = None
+) -> dict[str, SideBetOdds]:
+    """The next round's odds of every paytable of ``tables`` (default ``every_paytable``), by
+    key, dealt from a shoe of the 52 card ``counts``: what every figure of the report is
+    priced with.
 
-    def odds(counts: Sequence[int], group: Sequence[Paytable]) -> Mapping[str, SideBetOdds]:
-        return game.odds(counts, ((), ()), group)
+    >>> float(price_shoe("baccarat", [8] * 52)["BANKER/ez"].rtp_fraction)
+    0.9898169924287863
+    """
+    game = _game(name)
+    groups = pricing_groups(every_paytable(name) if tables is None else tables)
 
-    return removal_effects_by(lambda counts: price_groups(odds, counts, groups), decks)
+    def odds(shoe: Sequence[int], group: Sequence[Paytable]) -> Mapping[str, SideBetOdds]:
+        return game.odds(shoe, ((), ()), group)
 
-
-def _full_shoe(
-    game: TwoHandGame, tables: Mapping[str, Paytable], decks: int
-) -> dict[str, Fraction]:
-    groups = pricing_groups(tables)
-
-    def odds(counts: Sequence[int], group: Sequence[Paytable]) -> Mapping[str, SideBetOdds]:
-        return game.odds(counts, ((), ()), group)
-
-    priced = price_groups(odds, (decks,) * CARDS_PER_DECK, groups)
-    return {key: o.rtp_fraction for key, o in priced.items()}
+    return price_groups(odds, counts, groups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,10 +231,13 @@ def two_hand_report(
         raise InvalidOption(f"cut_card must be a whole number of cards >= 0, got {cut_card!r}")
     game = _game(name)
     tables = every_paytable(name)
-    full = {d: _full_shoe(game, tables, d) for d in sizes}
+    full = {
+        d: {key: o.rtp_fraction for key, o in price_shoe(name, (d,) * CARDS_PER_DECK).items()}
+        for d in sizes
+    }
     effects: dict[int, dict[str, dict[str, Fraction]]] = {}
     for d in shoe_sizes:
-        base, effects[d] = _removal(game, tables, d)
+        base, effects[d] = removal_effects_by(lambda c: price_shoe(name, c, tables), d)
         full.setdefault(d, base)
     simulated = simulated_paytables(name) if paytables is None else tuple(paytables)
     rng = random.Random(seed)

@@ -14,8 +14,9 @@ a uniformly random card and dealing the next round is dealing it from the full s
 full shoe the 13 ranks' changes sum to exactly 0.
 
 >>> report = two_hand_report("dragon-tiger", decks=(8,), shoe_decks=(), shoes=0)
->>> float(report.full_shoe[8]["DRAGON/standard"])  # 1 − 3.73 %
-0.9626506024096386
+>>> dragon = report.full_shoe[8]["DRAGON/standard"]
+>>> dragon, f"{float(1 - dragon):.2%}"
+(Fraction(799, 830), '3.73%')
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ __all__ = [
     "every_paytable",
     "price_shoe",
     "simulated_paytables",
+    "table_keys",
     "two_hand_report",
 ]
 
@@ -89,6 +91,25 @@ def _main_bets(name: TwoHandName) -> frozenset[str]:
 
 def _keyed(tables: Sequence[Paytable]) -> dict[str, Paytable]:
     return {f"{t.bet}/{t.preset}": t for t in tables}
+
+
+def table_keys(name: TwoHandName, tables: Sequence[Paytable]) -> dict[str, Paytable]:
+    """``tables`` (a table's, each bet once) by key: ``BET/preset``, and when a table changed
+    the preset's pays, the pays after it (``DRAGON_7/standard WIN 4500``), so that a key
+    always names one paytable.
+
+    >>> list(table_keys("baccarat", [baccarat.paytable("SUPER_6", "12", {"WIN": 1300})]))
+    ['SUPER_6/12 WIN 1300']
+    """
+    catalogue = every_paytable(name)
+    out = {}
+    for table in tables:
+        key = f"{table.bet}/{table.preset}"
+        known = catalogue.get(key) or catalogue.get(f"{table.bet}/standard")
+        if known is None or dict(known.pays) != dict(table.pays):
+            key += "".join(f" {entry} {pay}" for entry, pay in table.pays.items())
+        out[key] = table
+    return out
 
 
 def every_paytable(name: TwoHandName) -> dict[str, Paytable]:
@@ -230,16 +251,19 @@ def two_hand_report(
     if not isinstance(cut_card, int) or cut_card < 0:
         raise InvalidOption(f"cut_card must be a whole number of cards >= 0, got {cut_card!r}")
     game = _game(name)
-    tables = every_paytable(name)
+    simulated = table_keys(name, simulated_paytables(name) if paytables is None else paytables)
+    tables = every_paytable(name) | simulated  # the table's own pays are reported too
     full = {
-        d: {key: o.rtp_fraction for key, o in price_shoe(name, (d,) * CARDS_PER_DECK).items()}
+        d: {
+            key: o.rtp_fraction
+            for key, o in price_shoe(name, (d,) * CARDS_PER_DECK, tables).items()
+        }
         for d in sizes
     }
     effects: dict[int, dict[str, dict[str, Fraction]]] = {}
     for d in shoe_sizes:
         base, effects[d] = removal_effects_by(lambda c: price_shoe(name, c, tables), d)
         full.setdefault(d, base)
-    simulated = simulated_paytables(name) if paytables is None else tuple(paytables)
     rng = random.Random(seed)
     simulations = {}
     for d in shoe_sizes if shoes else ():

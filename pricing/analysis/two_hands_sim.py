@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
@@ -371,13 +371,13 @@ class _Tallies:
     def __init__(
         self,
         game: TwoHandGame,
-        paytables: Sequence[Paytable],
+        paytables: Mapping[str, Paytable],
         main_bets: frozenset[str],
         counts: Sequence[CardCount],
         close_at_rtp_bp: int,
     ) -> None:
         self.game, self.close = game, close_at_rtp_bp
-        self.tables = {f"{t.bet}/{t.preset}": t for t in paytables}
+        self.tables = dict(paytables)
         self.keys = list(self.tables)
         self.main_bets = main_bets
         self.bins = [_BetTally() for _ in range(len(self.keys) * PENETRATION_BINS)]
@@ -448,7 +448,7 @@ class _Tallies:
 
 def simulate(
     game: TwoHandGame,
-    paytables: Sequence[Paytable],
+    paytables: Mapping[str, Paytable],
     main_bets: frozenset[str],
     *,
     decks: int,
@@ -461,7 +461,8 @@ def simulate(
     counts: Sequence[CardCount] = COUNTS,
 ) -> Simulation:
     """``shoes`` shoes of ``decks`` decks shuffled by ``rng`` (``seed``: what it was seeded
-    with, for the report), every bet of ``paytables`` priced before each round (``main_bets``:
+    with, for the report), every bet of ``paytables`` (by key: ``BET/preset``, each bet once)
+    priced before each round (``main_bets``:
     those protection never closes); the counts of ``counts`` whose bet is among them play
     too."""
     tallies = _Tallies(game, paytables, main_bets, counts, close_at_rtp_bp)

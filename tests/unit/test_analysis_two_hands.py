@@ -24,6 +24,7 @@ from pricing.analysis.two_hands import (
     every_paytable,
     price_shoe,
     simulated_paytables,
+    table_keys,
     two_hand_report,
 )
 from pricing.analysis.two_hands_sim import COUNTS, simulate
@@ -34,6 +35,9 @@ from pricing.games.baccarat import bets as baccarat
 from pricing.games.baccarat.table import BACCARAT
 from pricing.games.dragon_tiger import bets as dragon_tiger
 from pricing.games.dragon_tiger.table import DRAGON_TIGER
+from pricing.server.analyze import check_live_request
+from pricing.tables import Game
+from pricing.v1 import pricing_pb2 as pb
 from tests.support.effort import effort
 from tests.support.reference import baccarat_ref, dragon_tiger_ref
 from tests.support.reference import two_hands_sim_ref as sim_ref
@@ -142,7 +146,7 @@ def mean(values: list[Fraction]) -> float:
 @pytest.mark.parametrize(("decks", "cut_card"), [(1, 0), (2, 14)])
 def test_baccarat_players_against_an_independent_tally(decks: int, cut_card: int) -> None:
     bets = ("PLAYER_PAIR", "BANKER_PAIR", "DRAGON_7", "PANDA_8")
-    tables = tuple(baccarat.paytable(bet) for bet in bets)
+    tables = table_keys("baccarat", [baccarat.paytable(bet) for bet in bets])
     shoes = effort(suite=8, exhaustive=80)
     sim = simulate(
         BACCARAT, tables, frozenset(baccarat.MAIN_BETS), decks=decks, shoes=shoes,
@@ -168,12 +172,12 @@ def test_baccarat_players_against_an_independent_tally(decks: int, cut_card: int
 
 def test_dragon_tiger_exact_players_against_an_independent_tally() -> None:
     shoes = effort(suite=3, exhaustive=20)
-    tables = simulated_paytables("dragon-tiger")
+    tables = table_keys("dragon-tiger", simulated_paytables("dragon-tiger"))
     sim = simulate(
         DRAGON_TIGER, tables, frozenset(dragon_tiger.MAIN_BETS), decks=1, shoes=shoes,
         rng=random.Random(5), seed=5, cut_card=0,
     )  # fmt: skip
-    bets = [t.bet for t in tables]
+    bets = [t.bet for t in tables.values()]
     want = sim_ref.dragon_tiger_units(shuffled_shoes(1, shoes, 5), 0, bets)
     assert sum(1 for bet in bets if any(want[bet])) >= 6
     for s in sim.strategies:
@@ -254,6 +258,23 @@ def test_options_of_other_games_are_refused(
     code, _ = run(*argv, "--shoes", "2") if argv[0] == "baccarat" else run(*argv)
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_tables_own_pays_are_keyed_apart_and_reported() -> None:
+    raised = baccarat.paytable("DRAGON_7", overrides={"WIN": 4500})
+    report = two_hand_report(
+        "baccarat", decks=(8,), shoe_decks=(), shoes=0,
+        paytables=[*baccarat.main_paytables("EZ", 8), raised],
+    )  # fmt: skip
+    full = report.full_shoe[8]
+    assert full["PLAYER/ez"] == full["PLAYER/standard"]
+    assert full["DRAGON_7/standard WIN 4500"] > 1 > full["DRAGON_7/standard"]
+
+
+def test_a_live_analysis_refuses_the_cut_card() -> None:
+    with pytest.raises(InvalidOption) as refused:
+        check_live_request(pb.AnalyzeRequest(table_id="t1", cut_card=14), Game.BACCARAT)
+    assert refused.value.field == "cut_card"
 
 
 def test_the_help_says_the_default_cut_card() -> None:

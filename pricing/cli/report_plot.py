@@ -138,23 +138,15 @@ def _plot_two_hands(plt: Any, report: TwoHandReport) -> Any:
             if key.split("/")[0] not in report.shown:
                 continue
             x = [(r.low + r.high) * 50 for r in rows]
-            label = f"{key}, {decks_text(decks)}"
-            top.errorbar(
-                x,
-                [r.favourable * 100 for r in rows],
-                yerr=[2 * r.favourable_se * 100 for r in rows],
-                marker="o",
-                capsize=3,
-                label=label,
-            )
-            bottom.errorbar(
-                x,
-                [r.favourable_edge * 100 for r in rows],
-                yerr=[2 * r.favourable_edge_se * 100 for r in rows],
-                marker="o",
-                capsize=3,
-                label=label,
-            )
+            for ax, figure in ((top, "favourable"), (bottom, "favourable_edge")):
+                ax.errorbar(
+                    x,
+                    [getattr(r, figure) * 100 for r in rows],
+                    yerr=[2 * getattr(r, f"{figure}_se") * 100 for r in rows],
+                    marker="o",
+                    capsize=3,
+                    label=f"{key}, {decks_text(decks)}",
+                )
     top.set_ylabel("rounds player-favourable (%, ± 2 SE)")
     top.legend(fontsize=7)
     bottom.set_ylabel("mean edge when favourable (%, ± 2 SE)")

@@ -190,6 +190,17 @@ def _two_hands_to_proto(report: TwoHandReport) -> pb.AnalyzeResponse:
     )
 
 
+def _shoes(request: pb.AnalyzeRequest, game: Game, default: int, most: int) -> int:
+    """The simulated shoes a request asks for (0: ``default``), at most ``most``."""
+    shoes = request.shoes or default
+    if shoes > most:
+        raise InvalidOption(
+            f"shoes must be at most {most} for GAME_{game.name}, got {shoes} (0: {default})",
+            field="shoes",
+        )
+    return shoes
+
+
 def _two_hand_report(game: Game, request: pb.AnalyzeRequest, rules: object) -> pb.AnalyzeResponse:
     """Baccarat's or Dragon Tiger's report: ``rules`` (a table's, or None) say what the shoes
     price and protection's bound; ``decks``, ``shoes``, ``seed`` and ``cut_card`` how they are
@@ -201,13 +212,7 @@ def _two_hand_report(game: Game, request: pb.AnalyzeRequest, rules: object) -> p
             "RTPs of 1, 2, 4, 6 and 8 decks, the rest of 8)",
             field="decks",
         )
-    shoes = request.shoes or TWO_HAND_SHOES
-    if shoes > MAX_TWO_HAND_SHOES:
-        raise InvalidOption(
-            f"shoes must be at most {MAX_TWO_HAND_SHOES} for GAME_{game.name}, got {shoes} (0: "
-            f"{TWO_HAND_SHOES})",
-            field="shoes",
-        )
+    shoes = _shoes(request, game, TWO_HAND_SHOES, MAX_TWO_HAND_SHOES)
     decks = (request.decks,) if request.decks else ()
     return report_to_proto(
         two_hand_report(
@@ -320,11 +325,7 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             "choose among them): send no rules",
             field=chosen,
         )
-    shoes = request.shoes or DEFAULT_SHOES
-    if shoes > MAX_SHOES:
-        raise InvalidOption(
-            f"shoes must be at most {MAX_SHOES}, got {shoes} (0: {DEFAULT_SHOES})", field="shoes"
-        )
+    shoes = _shoes(request, game, DEFAULT_SHOES, MAX_SHOES)
     for field, (bet, preset) in (
         ("side_bet", (request.side_bet, "")),
         ("preset", (request.side_bet, request.preset)),

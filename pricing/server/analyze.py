@@ -195,7 +195,7 @@ def _shoes(request: pb.AnalyzeRequest, game: Game, default: int, most: int) -> i
     shoes = request.shoes or default
     if shoes > most:
         raise InvalidOption(
-            f"shoes must be at most {most} for GAME_{game.name}, got {shoes} (0: {default})",
+            f"shoes must be at most {most}, got {shoes} (0: {default} for GAME_{game.name})",
             field="shoes",
         )
     return shoes

@@ -100,7 +100,8 @@ def test_dragon_tiger_over_the_wire(server: ServerProcess) -> None:
         (
             pb.AnalyzeRequest(game=pb.GAME_BACCARAT, shoes=MAX_TWO_HAND_SHOES + 1),
             "shoes",
-            f"shoes must be at most {MAX_TWO_HAND_SHOES} for GAME_BACCARAT",
+            f"shoes must be at most {MAX_TWO_HAND_SHOES}, got {MAX_TWO_HAND_SHOES + 1} (0: 200 "
+            "for GAME_BACCARAT)",
         ),
         (pb.AnalyzeRequest(game=pb.GAME_DRAGON_TIGER, decks=9), "decks", "decks 9 is not allowed"),
         (pb.AnalyzeRequest(game=pb.GAME_HILO, cut_card=20), "cut_card", "cut_card is for a"),

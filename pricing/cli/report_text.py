@@ -402,12 +402,16 @@ _GAME_NAMES: Final = {
     Game.GOA_GAE: "Goa Gae",
     Game.BLACKJACK: "Blackjack",
     Game.HIGHER_LOWER: "Higher/Lower",
+    Game.BACCARAT: "Baccarat",
+    Game.DRAGON_TIGER: "Dragon Tiger",
 }
 _CERTIFIED: Final = {
     Game.HILO: "the exact report's RTP per offered round (pricing analyze hilo)",
     Game.HIGHER_LOWER: "the exact report's RTP per offered round in the table's shuffle mode "
     "(pricing analyze higher-lower)",
     Game.BLACKJACK: "the side bet's exact full-shoe RTP (pricing analyze blackjack)",
+    Game.BACCARAT: "the bet's exact full-shoe RTP (pricing analyze baccarat)",
+    Game.DRAGON_TIGER: "the bet's exact full-shoe RTP (pricing analyze dragon-tiger)",
 }
 
 

@@ -18,6 +18,16 @@ from pricing.analysis.higher_lower import BOTH_MODES, HigherLowerReport, higher_
 from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.main_game import MainGameReport, main_game_report
+from pricing.analysis.two_hands import (
+    DEFAULT_DECKS as TWO_HAND_DECKS,
+)
+from pricing.analysis.two_hands import (
+    DEFAULT_SHOE_DECKS,
+    TwoHandReport,
+    two_hand_report,
+)
+from pricing.analysis.two_hands_sim import DEFAULT_CUT_CARD
+from pricing.analysis.two_hands_sim import DEFAULT_SHOES as TWO_HAND_SHOES
 from pricing.games.blackjack.decisions import MainGameRules
 from pricing.games.blackjack.rules import DealerRule
 from pricing.games.goagae import GoaGaePaytable
@@ -41,12 +51,18 @@ __all__ = [
 ]
 
 Report = (
-    HiLoReport | GoaGaeReport | BlackjackReport | RemovalReport | MainGameReport | HigherLowerReport
+    HiLoReport
+    | GoaGaeReport
+    | BlackjackReport
+    | RemovalReport
+    | MainGameReport
+    | HigherLowerReport
+    | TwoHandReport
 )
 #: A game's paytable, as a report prices its bets with.
 Paytable = HiLoPaytable | GoaGaePaytable | HigherLowerPaytable
 #: The games with a theoretical report, by the command line's names.
-AnalyzedGame = Literal["hilo", "goagae", "blackjack", "higher-lower"]
+AnalyzedGame = Literal["hilo", "goagae", "blackjack", "higher-lower", "baccarat", "dragon-tiger"]
 
 #: The blackjack simulations' seed when the options name none.
 DEFAULT_SEED: Final = 2026
@@ -60,7 +76,10 @@ class ReportOptions:
     ``preset``: blackjack's side bets (``eor``: their exact effect of removal instead of the
     penetration report); ``main_game`` with ``decks``, ``points`` and ``all_rules``: blackjack's
     main game (``shoes``, ``seed`` and ``rule`` apply); ``decks`` (one size), ``burns`` and
-    ``modes``: Higher/Lower's."""
+    ``modes``: Higher/Lower's; baccarat's and Dragon Tiger's: ``decks`` (the shoe sizes of
+    every table; none: the full-shoe RTPs of 1, 2, 4, 6 and 8 decks, the rest of 8),
+    ``shoes``, ``seed``, ``cut_card``, ``burn`` and ``bets`` (those the penetration table and
+    the plot show)."""
 
     game: AnalyzedGame
     paytable: Paytable | None = None
@@ -78,12 +97,17 @@ class ReportOptions:
     all_rules: bool = False
     burns: int | None = None
     modes: tuple[ShuffleMode, ...] | None = None
+    cut_card: int | None = None
+    burn: bool = True
+    bets: tuple[str, ...] = ()
 
 
 def build_report(options: ReportOptions) -> Report:
     """The report ``options`` ask for (computed here: seconds to minutes for blackjack's)."""
     if options.game == "higher-lower":
         return _higher_lower_report(options)
+    if options.game in ("baccarat", "dragon-tiger"):
+        return _two_hand_report(options)
     if options.game == "blackjack":
         if options.main_game:
             return _main_game_report(options)
@@ -106,6 +130,21 @@ def _higher_lower_report(options: ReportOptions) -> HigherLowerReport:
         decks=options.decks[0] if options.decks else DEFAULT_DECKS,
         burns=DEFAULT_BURNS if options.burns is None else options.burns,
         modes=options.modes or BOTH_MODES,
+    )
+
+
+def _two_hand_report(options: ReportOptions) -> TwoHandReport:
+    game = options.game
+    assert game in ("baccarat", "dragon-tiger")
+    return two_hand_report(
+        game,
+        decks=options.decks or TWO_HAND_DECKS,
+        shoe_decks=options.decks or DEFAULT_SHOE_DECKS,
+        shoes=TWO_HAND_SHOES if options.shoes is None else options.shoes,
+        seed=DEFAULT_SEED if options.seed is None else options.seed,
+        cut_card=DEFAULT_CUT_CARD if options.cut_card is None else options.cut_card,
+        burn=options.burn,
+        shown=options.bets,
     )
 
 

@@ -26,7 +26,9 @@ standard error).
 
 ``certified`` is the long-run figure of the theoretical report, where one applies: Hi-Lo's
 ``per_offered_round`` over a uniformly shuffled deck (``pricing.analysis.hilo``), and a side
-bet's full-shoe RTP (its mean at every penetration). It is a reference: the realised return is
+bet's full-shoe RTP (its mean at every penetration): blackjack's, and every bet of baccarat
+and Dragon Tiger (the round's hands are the journal's PLAYER/BANKER and DRAGON/TIGER cards,
+each bet settled on them as the table settles it). It is a reference: the realised return is
 tested against ``expected``, the exact figure for the deck states the table actually went
 through; the two agree in the long run. Goa Gae has none: its report depends on how many
 rounds are dealt from a deck and how many cards each takes, which a live table does not fix.
@@ -55,9 +57,12 @@ from typing import Any, Final
 
 from pricing.analysis.report import exact_number
 from pricing.errors import InvalidInput
+from pricing.games.baccarat.table import BACCARAT, BaccaratRules
 from pricing.games.blackjack import library
+from pricing.games.dragon_tiger.table import DRAGON_TIGER, DragonTigerRules
 from pricing.games.higher_lower import HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
+from pricing.games.two_hands import TwoHandGame
 from pricing.journal import Record
 from pricing.journal.fold import apply_record, fold_records
 from pricing.tables import (
@@ -352,7 +357,20 @@ def _certified(config: TableConfig) -> dict[str, Fraction]:
     if config.game is Game.HIGHER_LOWER:
         assert isinstance(config.rules, HigherLowerRules)
         return _higher_lower_certified(config.rules, config.decks)
+    if config.game in _TWO_HAND_GAMES:
+        rules = config.rules
+        assert isinstance(rules, BaccaratRules | DragonTigerRules)
+        full = (config.decks,) * 52
+        odds = _TWO_HAND_GAMES[config.game].odds(full, ((), ()), rules.paytables)
+        return {bet: o.rtp_fraction for bet, o in odds.items()}
     return {}
+
+
+#: The games of two hands, each by its engine: every bet a fixed paytable's.
+_TWO_HAND_GAMES: Final[dict[Game, TwoHandGame]] = {
+    Game.BACCARAT: BACCARAT,
+    Game.DRAGON_TIGER: DRAGON_TIGER,
+}
 
 
 @lru_cache(maxsize=8)

@@ -20,9 +20,9 @@ every card has the same count, the 13 ranks' effects sum to 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Final
+from typing import Final, Protocol, TypeVar
 
 from pricing.cards import DECK, Rank, Suit
 from pricing.errors import InvalidOption
@@ -37,8 +37,10 @@ __all__ = [
     "effect_of_removal",
     "full_shoe",
     "price",
+    "price_groups",
     "pricing_groups",
     "removal_effects",
+    "removal_effects_by",
     "side_bet_presets",
 ]
 
@@ -46,8 +48,18 @@ __all__ = [
 #: ``K``.
 RANKS: Final = tuple(rank.symbol for rank in Rank)
 
+
+class _Named(Protocol):
+    """A paytable of any game: what grouping needs of it is the bet it prices."""
+
+    @property
+    def bet(self) -> str: ...
+
+
+Table = TypeVar("Table", bound=_Named)
+
 #: ``BET/preset`` keys and their paytables in groups holding each bet at most once.
-Groups = tuple[tuple[tuple[str, Paytable], ...], ...]
+Groups = tuple[tuple[tuple[str, Table], ...], ...]
 
 
 def side_bet_presets(bet: str = "", preset: str = "") -> dict[str, Paytable]:
@@ -71,10 +83,10 @@ def side_bet_presets(bet: str = "", preset: str = "") -> dict[str, Paytable]:
     return out
 
 
-def pricing_groups(paytables: Mapping[str, Paytable]) -> Groups:
+def pricing_groups(paytables: Mapping[str, Table]) -> Groups[Table]:
     """``paytables`` (by key) split into the fewest groups holding each bet at most once, each
-    group one ``library.odds`` call, keys in their order."""
-    groups: list[list[tuple[str, Paytable]]] = []
+    group one call of the game's odds (which answer by bet), keys in their order."""
+    groups: list[list[tuple[str, Table]]] = []
     for key, table in paytables.items():
         for group in groups:
             if all(other.bet != table.bet for _, other in group):
@@ -85,15 +97,32 @@ def pricing_groups(paytables: Mapping[str, Paytable]) -> Groups:
     return tuple(tuple(group) for group in groups)
 
 
-def price(counts: Sequence[int], rule: DealerRule, groups: Groups) -> dict[str, SideBetOdds]:
+def price_groups(
+    odds: Callable[[Sequence[int], Sequence[Table]], Mapping[str, SideBetOdds]],
+    counts: Sequence[int],
+    groups: Groups[Table],
+) -> dict[str, SideBetOdds]:
     """The odds of every paytable of ``groups``, by key, for the next round dealt from
-    ``counts`` (the shoe's count of each card by ``Card.index``) under ``rule``."""
+    ``counts`` (the shoe's count of each card by ``Card.index``): ``odds(counts, tables)`` is
+    the game's, answering by bet."""
     out: dict[str, SideBetOdds] = {}
     for group in groups:
-        odds = library.odds(counts, rule, [table for _, table in group])
+        priced = odds(counts, [table for _, table in group])
         for key, table in group:
-            out[key] = odds[table.bet]
+            out[key] = priced[table.bet]
     return out
+
+
+def price(
+    counts: Sequence[int], rule: DealerRule, groups: Groups[Paytable]
+) -> dict[str, SideBetOdds]:
+    """The odds of every paytable of ``groups``, by key, for the next round dealt from
+    ``counts`` under ``rule``."""
+
+    def odds(shoe: Sequence[int], tables: Sequence[Paytable]) -> Mapping[str, SideBetOdds]:
+        return library.odds(shoe, rule, tables)
+
+    return price_groups(odds, counts, groups)
 
 
 def full_shoe(decks: int) -> tuple[int, ...]:
@@ -106,16 +135,25 @@ def removal_effects(
 ) -> tuple[dict[str, Fraction], dict[str, dict[str, Fraction]]]:
     """Each paytable's exact RTP on a full ``decks``-deck shoe, and its effect of removal by
     rank (``RANKS``), by key; the 52 one-card-short shoes are each priced once for them all."""
-    decks = check_decks(decks)
-    rule = DealerRule.parse(rule)
+    checked = DealerRule.parse(rule)
     groups = pricing_groups(paytables)
+    return removal_effects_by(lambda counts: price(counts, checked, groups), decks)
+
+
+def removal_effects_by(
+    price_shoe: Callable[[Sequence[int]], Mapping[str, SideBetOdds]], decks: int
+) -> tuple[dict[str, Fraction], dict[str, dict[str, Fraction]]]:
+    """Each bet's exact RTP on a full ``decks``-deck shoe and its effect of removal by rank
+    (``RANKS``), by key, for any game: ``price_shoe(counts)`` prices every bet, by key, on a
+    shoe of 52 card counts; it is called once for the full shoe and once per card short."""
+    decks = check_decks(decks)
     full = full_shoe(decks)
-    base = {key: odds.rtp_fraction for key, odds in price(full, rule, groups).items()}
-    changes = {key: dict.fromkeys(RANKS, Fraction(0)) for key in paytables}
+    base = {key: odds.rtp_fraction for key, odds in price_shoe(full).items()}
+    changes = {key: dict.fromkeys(RANKS, Fraction(0)) for key in base}
     for card in DECK:
         counts = list(full)
         counts[card.index] -= 1
-        for key, odds in price(counts, rule, groups).items():
+        for key, odds in price_shoe(counts).items():
             changes[key][card.rank.symbol] += odds.rtp_fraction - base[key]
     suits = len(Suit)
     effects = {

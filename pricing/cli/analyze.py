@@ -17,6 +17,10 @@ from pricing.cli.common import GAMES, Commands, add_data_dir, add_json
 from pricing.errors import InvalidOption
 from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 
+#: ``pricing.analysis.two_hands_sim.DEFAULT_CUT_CARD``, without loading the analysis to say
+#: it in the help (a test holds them equal).
+_DEFAULT_CUT_CARD = 14
+
 __all__ = ["add_analyze", "run_analyze"]
 
 
@@ -32,7 +36,8 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
         raise InvalidOption("--rounds and --cards-per-round are for goagae")
     if args.game is None:
         raise InvalidOption(
-            "analyze needs a game (hilo, goagae, blackjack, higher-lower) for the theoretical "
+            "analyze needs a game (hilo, goagae, blackjack, higher-lower, baccarat, dragon-tiger) "
+            "for the theoretical "
             "report, or "
             "--table/--game for live tables' statistics"
         )
@@ -54,12 +59,13 @@ def _analyze_live(args: argparse.Namespace, out: TextIO) -> int:
 
     blackjack_only = args.bet or args.preset or args.eor or args.rule != "s17" or args.main_game
     report_only = args.burns is not None or args.mode is not None or args.decks
+    report_only = report_only or args.cut_card is not None or args.no_burn
     report_only = report_only or args.rounds != 1 or args.cards_per_round != 6
     if args.game is not None or args.plot or args.paytable or blackjack_only or report_only:
         raise InvalidOption(
             "--table/--game report live tables as they are configured: leave out the game "
             "argument, --paytable, --plot, --bet, --preset, --eor, --rule, --main-game, --burns, "
-            "--mode, --decks, --rounds and --cards-per-round"
+            "--mode, --decks, --cut-card, --no-burn, --rounds and --cards-per-round"
         )
     game = None if args.of_game is None else Game(GAMES[args.of_game])
     since, until = live_window(args)
@@ -81,7 +87,11 @@ def add_analyze(sub: Commands) -> None:
         "bets (every bet of the side-bet library under each of its presets, or --bet's) on "
         "a full shoe and by penetration (simulated shoes, with standard errors), or with "
         "--eor their exact effect of removal by rank; Higher/Lower (higher-lower) per base card "
-        "in a continuous shuffler and per round of a depleting shoe. "
+        "in a continuous shuffler and per round of a depleting shoe; baccarat and dragon-tiger: "
+        "every bet's exact full-shoe RTP under each variant and preset, its exact effect of "
+        "removal, and simulated shoes dealt to a cut card (how often each bet is "
+        "player-favourable, what an exact player and a card counter win per shoe, with and "
+        "without game protection). "
         "With --table or --game: live statistics from the server's journal: for each bet, "
         "what one unit staked on every round it was offered returned, against the exact "
         "expectation at the prices offered, flagged beyond 4 standard errors.",
@@ -100,16 +110,22 @@ def add_analyze(sub: Commands) -> None:
         "--shoes",
         type=integer(1),
         default=None,
-        help="blackjack: simulated shoes of each size (default 1,000)",
+        help="blackjack: simulated shoes of each size (default 1,000); baccarat, dragon-tiger "
+        "(default 200)",
     )
     a.add_argument(
-        "--seed", type=integer(0), default=None, help="blackjack: simulation seed (default 2026)"
+        "--seed",
+        type=integer(0),
+        default=None,
+        help="blackjack, baccarat, dragon-tiger: simulation seed (default 2026)",
     )
     a.add_argument(
         "--bet",
         metavar="NAME",
         type=str.upper,
-        help="blackjack: only this side bet of the library (e.g. PAIRS), under each preset",
+        help="blackjack: only this side bet of the library (e.g. PAIRS), under each preset; "
+        "baccarat, dragon-tiger: the bets (comma-separated) the penetration table and the plot "
+        "show (default DRAGON_7,PANDA_8,PLAYER_PAIR; TIE,SUITED_TIE)",
     )
     a.add_argument("--preset", metavar="P", help="blackjack, with --bet: only this preset of it")
     a.add_argument(
@@ -125,6 +141,24 @@ def add_analyze(sub: Commands) -> None:
         help="blackjack: the dealer stands (s17, the default) or hits soft 17 (h17)",
     )
     _add_main_game(a)
+    two = a.add_argument_group(
+        "baccarat, dragon-tiger (also --decks: the shoe sizes, default the full-shoe RTPs of 1, "
+        "2, 4, 6, 8 decks and the rest of 8; --shoes, --seed, --bet, --plot)"
+    )
+    two.add_argument(
+        "--cut-card",
+        type=integer(0),
+        default=None,
+        metavar="CARDS",
+        help=f"cards behind the cut card (default {_DEFAULT_CUT_CARD}, Jacobson's standard): "
+        "the round it comes out in is finished and one more is dealt",
+    )
+    two.add_argument(
+        "--no-burn",
+        action="store_true",
+        help="deal from the first card (default: the opening burn, the first card turned and "
+        "as many more as its value, a ten or face 10)",
+    )
     hl = a.add_argument_group("Higher/Lower (also --decks: one shoe size, default 6)")
     hl.add_argument(
         "--burns",

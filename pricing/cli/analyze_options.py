@@ -32,6 +32,10 @@ def report_options(args: argparse.Namespace) -> ReportOptions:
     are not its own (the paytable file is read last, once they are all checked)."""
     if args.game == "higher-lower":
         return _higher_lower_options(args)
+    if args.game in ("baccarat", "dragon-tiger"):
+        return _two_hand_options(args)
+    if args.cut_card is not None or args.no_burn:
+        raise InvalidOption("--cut-card and --no-burn are for baccarat and dragon-tiger")
     if args.burns is not None or args.mode is not None:
         raise InvalidOption("--burns and --mode are for higher-lower")
     main_game_only = [flag for flag, given in _main_game_flags(args) if given]
@@ -50,6 +54,35 @@ def report_options(args: argparse.Namespace) -> ReportOptions:
         paytable=load_paytable(args.paytable, game) if args.paytable else None,
         rounds=args.rounds,
         cards_per_round=args.cards_per_round,
+    )
+
+
+def _two_hand_options(args: argparse.Namespace) -> ReportOptions:
+    """``pricing analyze baccarat`` or ``dragon-tiger``: ``--decks`` (any), ``--shoes``,
+    ``--seed``, ``--cut-card``, ``--no-burn`` and ``--bet`` (bets to show, comma-separated);
+    the other games' options are refused, by name."""
+    others = [flag for flag, given in _main_game_flags(args) if given and flag[:7] != "--decks"]
+    others += [
+        flag
+        for flag, given in (
+            ("--preset, --eor", args.preset or args.eor),
+            ("--rule h17", args.rule != "s17"),
+            ("--paytable", args.paytable),
+            ("--burns, --mode", args.burns is not None or args.mode is not None),
+        )
+        if given
+    ]
+    if others:
+        raise InvalidOption(f"{', '.join(others)}: not for {args.game}")
+    game: AnalyzedGame = "baccarat" if args.game == "baccarat" else "dragon-tiger"
+    return ReportOptions(
+        game,
+        shoes=args.shoes,
+        seed=args.seed,
+        decks=tuple(args.decks or ()),
+        cut_card=args.cut_card,
+        burn=not args.no_burn,
+        bets=tuple(bet for bet in (args.bet or "").split(",") if bet.strip()),
     )
 
 

@@ -11,6 +11,7 @@ from pricing.analysis.build import Report
 from pricing.analysis.higher_lower import HigherLowerReport
 from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.main_game import QUANTILE, MainGameReport
+from pricing.analysis.two_hands import TwoHandReport
 from pricing.cli.report_text import decks_text, rules_text
 from pricing.errors import InvalidOption
 
@@ -19,7 +20,8 @@ __all__ = ["plot_report"]
 
 def plot_report(report: Report, path: str) -> None:
     """Write a PNG: the distribution of offered payouts per bet (Hi-Lo, Goa Gae), or the RTP
-    against penetration with a ±1 spread band and the player-favourable share (blackjack)."""
+    against penetration with a ±1 spread band and the player-favourable share (blackjack), or
+    the player-favourable share and the edge then by penetration (baccarat, Dragon Tiger)."""
     try:
         import matplotlib  # noqa: PLC0415 - an optional extra, only for --plot
 
@@ -33,6 +35,8 @@ def plot_report(report: Report, path: str) -> None:
         raise InvalidOption("--plot draws the penetration report: leave out --eor")
     if isinstance(report, HigherLowerReport):
         fig = _plot_higher_lower(plt, report)
+    elif isinstance(report, TwoHandReport):
+        fig = _plot_two_hands(plt, report)
     elif isinstance(report, MainGameReport):
         fig = _plot_main_game(plt, report)
     elif isinstance(report, BlackjackReport):
@@ -118,6 +122,39 @@ def _plot_main_game(plt: Any, report: MainGameReport) -> Any:
     fig.suptitle(
         f"Blackjack main game by penetration ({report.shoes:,} shoes per size, "
         f"{rules_text(report.rules)})",
+        fontsize=10,
+    )
+    return fig
+
+
+def _plot_two_hands(plt: Any, report: TwoHandReport) -> Any:
+    """The shown bets' share of rounds player-favourable and their mean edge then (± 2
+    standard errors) against the share of the shoe dealt, one line per bet and shoe size."""
+    if not report.simulations:
+        raise InvalidOption("--plot draws the simulated shoes: ask for at least one (--shoes)")
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+    for decks, sim in report.simulations.items():
+        for key, rows in sim.by_penetration.items():
+            if key.split("/")[0] not in report.shown:
+                continue
+            x = [(r.low + r.high) * 50 for r in rows]
+            for ax, figure in ((top, "favourable"), (bottom, "favourable_edge")):
+                ax.errorbar(
+                    x,
+                    [getattr(r, figure) * 100 for r in rows],
+                    yerr=[2 * getattr(r, f"{figure}_se") * 100 for r in rows],
+                    marker="o",
+                    capsize=3,
+                    label=f"{key}, {decks_text(decks)}",
+                )
+    top.set_ylabel("rounds player-favourable (%, ± 2 SE)")
+    top.legend(fontsize=7)
+    bottom.set_ylabel("mean edge when favourable (%, ± 2 SE)")
+    bottom.set_xlabel("shoe dealt when the round starts (%)")
+    sim = next(iter(report.simulations.values()))
+    game = "Baccarat" if report.game == "baccarat" else "Dragon Tiger"
+    fig.suptitle(
+        f"{game} by penetration ({sim.shoes:,} shoes, cut card {sim.cut_card} cards from the end)",
         fontsize=10,
     )
     return fig

@@ -18,6 +18,8 @@ from pricing.analysis.hilo import HiLoReport
 from pricing.analysis.live import FLAG_SE, LiveReport
 from pricing.analysis.main_game import QUANTILE, MainGameReport
 from pricing.analysis.report import BetReport
+from pricing.analysis.two_hands import TwoHandReport
+from pricing.analysis.two_hands_sim import COUNTS, Simulation
 from pricing.games.blackjack.decisions import MainGameRules
 from pricing.tables import Game
 
@@ -29,6 +31,7 @@ __all__ = [
     "format_main_game",
     "format_removal",
     "format_report",
+    "format_two_hands",
     "rules_text",
 ]
 
@@ -81,6 +84,8 @@ def format_report(report: Report) -> str:
         return format_higher_lower(report)
     if isinstance(report, MainGameReport):
         return format_main_game(report)
+    if isinstance(report, TwoHandReport):
+        return format_two_hands(report)
     width = max([28, *(len(key) for by_key in report.full_shoe.values() for key in by_key)])
     lines = [
         f"Blackjack side bets: exact full-shoe RTP; by penetration over {report.shoes:,} "
@@ -121,6 +126,111 @@ def format_removal(report: RemovalReport) -> str:
             for rank, change in [*effects.items(), ("sum", sum(effects.values(), Fraction(0)))]:
                 lines.append(f"{rank:<4} {float(change) * 100:+10.5f}  {change}")
     return "\n".join(lines)
+
+
+_TITLES: Final = {"baccarat": "Baccarat", "dragon-tiger": "Dragon Tiger"}
+
+
+def _pm(value: float, se: float, digits: int = 3) -> str:
+    return f"{value:+.{digits}f} ± {se:.{digits}f}"
+
+
+def format_two_hands(report: TwoHandReport) -> str:
+    """Baccarat's or Dragon Tiger's report as text: RTPs in percent to 4 decimals, effects of
+    removal in percentage points, simulated figures ± their standard errors (the exact
+    fractions are in ``--json``)."""
+    title = _TITLES[report.game]
+    sizes = list(report.full_shoe)
+    keys = list(report.full_shoe[sizes[0]])
+    width = max(len(k) for k in keys) + 1
+    lines = [
+        f"{title}: exact full-shoe RTP, per unit staked (stake included)",
+        f"{'bet/preset':<{width}}" + "".join(f"{decks_text(d):>11}" for d in sizes),
+    ]
+    for key in keys:
+        lines.append(
+            f"{key:<{width}}" + "".join(f"{float(report.full_shoe[d][key]):>11.4%}" for d in sizes)
+        )
+    for decks, by_key in report.effect_of_removal.items():
+        lines += [
+            "",
+            f"Effect of removal, {decks_text(decks)}: the exact change in the full-shoe RTP, in "
+            "percentage points, when one card of the rank leaves the shoe (the 13 sum to 0)",
+            f"{'bet/preset':<{width}}" + "".join(f"{rank:>8}" for rank in _RANKS),
+        ]
+        for key, effects in by_key.items():
+            lines.append(
+                f"{key:<{width}}" + "".join(f"{float(x) * 100:>+8.4f}" for x in effects.values())
+            )
+    for sim in report.simulations.values():
+        lines += ["", *_simulation_text(report, sim, width)]
+    return "\n".join(lines)
+
+
+_RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def _simulation_text(report: TwoHandReport, sim: Simulation, width: int) -> list[str]:
+    burn = "after the opening burn" if sim.burn else "with no burn"
+    lines = [
+        f"{sim.shoes:,} simulated {sim.decks}-deck shoes (seed {sim.seed}), dealt {burn} "
+        f"to a cut card {sim.cut_card} cards from the end: {sim.rounds_per_shoe:.2f} ± "
+        f"{sim.rounds_per_shoe_se:.2f} rounds a shoe",
+        "each bet over the rounds: share player-favourable (exact RTP > 1) and the mean edge "
+        "then; an exact player's units per shoe (one unit whenever favourable) and their "
+        "expectation, ± standard errors",
+        f"{'bet/preset':<{width}} {'favourable ± se':>17} {'edge if fav. ± se':>18} "
+        f"{'units/shoe ± se':>17} {'expected ± se':>17} {'bets/shoe':>9}",
+    ]
+    exact = {s.bets[0]: s for s in sim.strategies if s.rule == "exact" and len(s.bets) == 1}
+    for key, row in sim.overall.items():
+        s = exact[key]
+        lines.append(
+            f"{key:<{width}} {row.favourable:8.4f} ± {row.favourable_se:.4f} "
+            f"{row.favourable_edge:8.4f} ± {row.favourable_edge_se:.4f}  "
+            f"{_pm(s.units_per_shoe, s.units_per_shoe_se):>16} "
+            f"{_pm(s.expected_per_shoe, s.expected_per_shoe_se):>17} {s.bets_per_shoe:9.2f}"
+        )
+    played = {key.split("/")[0] for key in sim.overall}
+    triggers = "; ".join(
+        f"{c.name}: {c.bet} at a true count of {c.trigger:+d} or more"
+        for c in COUNTS
+        if c.bet in played
+    )
+    lines += [
+        "",
+        f"players, one unit a bet ({triggers or 'no published count'}); with protection at "
+        f"{sim.close_at_rtp_bp} bp a side bet is refused in a round whose exact RTP is at or "
+        "over it",
+        f"{'player':<{width + 18}} {'units/shoe ± se':>17} {'expected ± se':>17} "
+        f"{'bets':>6} | {'protected ± se':>17} {'expected ± se':>17} {'refused':>7}",
+    ]
+    for s in sim.strategies:
+        if len(s.bets) == 1 and s.rule == "exact" and s.bets[0].split("/")[0] not in report.shown:
+            continue
+        lines.append(
+            f"{s.name:<{width + 18}} {_pm(s.units_per_shoe, s.units_per_shoe_se):>17} "
+            f"{_pm(s.expected_per_shoe, s.expected_per_shoe_se):>17} {s.bets_per_shoe:6.2f} | "
+            f"{_pm(s.protected_units_per_shoe, s.protected_units_per_shoe_se):>17} "
+            f"{_pm(s.protected_expected_per_shoe, s.protected_expected_per_shoe_se):>17} "
+            f"{s.refused_per_shoe:7.2f}"
+        )
+    for key, rows in sim.by_penetration.items():
+        if key.split("/")[0] not in report.shown:
+            continue
+        lines += [
+            "",
+            f"{key} by penetration (the share of the shoe dealt when the round starts)",
+            f"{'dealt':>9} {'rounds':>7} {'mean RTP ± se':>19} {'spread':>7} "
+            f"{'favourable ± se':>17} {'edge if fav. ± se':>18}",
+        ]
+        for r in rows:
+            lines.append(
+                f"{r.low:4.0%}-{r.high:<4.0%} {r.rounds:7,} {r.mean_rtp:9.4%} ± "
+                f"{r.mean_rtp_se:.4%} {r.spread:7.4f} {r.favourable:8.4f} ± {r.favourable_se:.4f} "
+                f"{r.favourable_edge:8.4f} ± {r.favourable_edge_se:.4f}"
+            )
+    return lines
 
 
 def _yes(flag: bool) -> str:
@@ -292,12 +402,16 @@ _GAME_NAMES: Final = {
     Game.GOA_GAE: "Goa Gae",
     Game.BLACKJACK: "Blackjack",
     Game.HIGHER_LOWER: "Higher/Lower",
+    Game.BACCARAT: "Baccarat",
+    Game.DRAGON_TIGER: "Dragon Tiger",
 }
 _CERTIFIED: Final = {
     Game.HILO: "the exact report's RTP per offered round (pricing analyze hilo)",
     Game.HIGHER_LOWER: "the exact report's RTP per offered round in the table's shuffle mode "
     "(pricing analyze higher-lower)",
     Game.BLACKJACK: "the side bet's exact full-shoe RTP (pricing analyze blackjack)",
+    Game.BACCARAT: "the bet's exact full-shoe RTP (pricing analyze baccarat)",
+    Game.DRAGON_TIGER: "the bet's exact full-shoe RTP (pricing analyze dragon-tiger)",
 }
 
 

@@ -4,6 +4,7 @@ messages (the numbers ``pricing analyze --json`` prints), and a live table's sta
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Final
 
 from pricing.analysis.blackjack import DEFAULT_SHOES, BlackjackReport, blackjack_rtp
@@ -13,9 +14,21 @@ from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.report import BetReport
 from pricing.analysis.side_bets import side_bet_presets
+from pricing.analysis.two_hands import (
+    DEFAULT_DECKS as TWO_HAND_DECKS,
+)
+from pricing.analysis.two_hands import (
+    DEFAULT_SHOE_DECKS,
+    TwoHandReport,
+    two_hand_report,
+)
+from pricing.analysis.two_hands_sim import DEFAULT_CUT_CARD
+from pricing.analysis.two_hands_sim import DEFAULT_SHOES as TWO_HAND_SHOES
 from pricing.cards import MAX_DECKS
 from pricing.errors import InvalidOption
+from pricing.games.baccarat.table import BaccaratRules
 from pricing.games.blackjack.rules import DealerRule
+from pricing.games.dragon_tiger.table import DragonTigerRules
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import DEFAULT_DECKS, HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
@@ -25,11 +38,21 @@ from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_number, enum_short_name
 from pricing.wire import RULES_FROM_PROTO, game_from_proto, ratio, seconds, timestamp
 
-__all__ = ["MAX_SHOES", "answer_analyze", "answer_live", "check_live_request"]
+__all__ = [
+    "MAX_SHOES",
+    "MAX_TWO_HAND_SHOES",
+    "answer_analyze",
+    "answer_live",
+    "check_live_request",
+]
 
 #: The most simulated shoes one Analyze may ask for: some 75 s of one core for every bet and
 #: preset of the library (about 4 ms a shoe of each size, docs/BENCHMARKS.md), less for one bet.
 MAX_SHOES: Final = 20_000
+#: The most simulated shoes of baccarat or Dragon Tiger one Analyze may ask for: some 55 s of
+#: one core for baccarat's 8-deck shoes, every bet priced before every round (about 27 ms a
+#: shoe, docs/analysis/baccarat.md); Dragon Tiger's take less.
+MAX_TWO_HAND_SHOES: Final = 2_000
 
 
 def _bet(r: BetReport) -> pb.DynamicBetReport:
@@ -56,11 +79,17 @@ def _bet(r: BetReport) -> pb.DynamicBetReport:
     )
 
 
+def _effects(effects: dict[str, Fraction]) -> list[pb.RankEffect]:
+    return [pb.RankEffect(rank=rank, rtp_change=ratio(change)) for rank, change in effects.items()]
+
+
 def report_to_proto(
-    report: HiLoReport | GoaGaeReport | BlackjackReport | HigherLowerReport,
+    report: HiLoReport | GoaGaeReport | BlackjackReport | HigherLowerReport | TwoHandReport,
 ) -> pb.AnalyzeResponse:
     if isinstance(report, HigherLowerReport):
         return _higher_lower_to_proto(report)
+    if isinstance(report, TwoHandReport):
+        return _two_hands_to_proto(report)
     if isinstance(report, HiLoReport):
         return pb.AnalyzeResponse(
             game=pb.GAME_HILO,
@@ -97,10 +126,7 @@ def report_to_proto(
                         )
                         for p in points
                     ],
-                    effect_of_removal=[
-                        pb.RankEffect(rank=rank, rtp_change=ratio(change))
-                        for rank, change in report.effect_of_removal[decks][key].items()
-                    ],
+                    effect_of_removal=_effects(report.effect_of_removal[decks][key]),
                 )
             )
     return pb.AnalyzeResponse(
@@ -109,6 +135,96 @@ def report_to_proto(
         shoes=report.shoes,
         seed=report.seed,
         dealer_rule=enum_number(pb.DealerRule, report.rule.value),  # type: ignore[arg-type]
+    )
+
+
+def _two_hands_to_proto(report: TwoHandReport) -> pb.AnalyzeResponse:
+    """Every bet and preset at every shoe size as a ``SideBetReport`` (its effect of removal
+    and penetration figures at the simulated sizes), and each size's simulated shoes."""
+    side_bets = []
+    for decks, rtps in report.full_shoe.items():
+        sim = report.simulations.get(decks)
+        for key, rtp in rtps.items():
+            message = pb.SideBetReport(
+                decks=decks,
+                bet=key,
+                full_shoe_rtp=ratio(rtp),
+                effect_of_removal=_effects(report.effect_of_removal.get(decks, {}).get(key, {})),
+            )
+            if sim is not None and key in sim.overall:
+                message.favourable_rounds = sim.overall[key].favourable
+                message.by_penetration.extend(
+                    pb.PenetrationPoint(
+                        cards_dealt=int(row.low * 52 * decks),
+                        penetration=row.low,
+                        simulated_mean=row.mean_rtp,
+                        simulated_se=row.mean_rtp_se,
+                        spread=row.spread,
+                        favourable=row.favourable,
+                        favourable_se=row.favourable_se,
+                        favourable_edge=row.favourable_edge,
+                        favourable_edge_se=row.favourable_edge_se,
+                    )
+                    for row in sim.by_penetration[key]
+                )
+            side_bets.append(message)
+    simulations = [
+        pb.ShoeSimulation(
+            decks=sim.decks,
+            cut_card=sim.cut_card,
+            burn=sim.burn,
+            close_at_rtp_bp=sim.close_at_rtp_bp,
+            rounds_per_shoe=sim.rounds_per_shoe,
+            rounds_per_shoe_se=sim.rounds_per_shoe_se,
+            strategies=[pb.StrategyResult(**s.as_dict()) for s in sim.strategies],
+        )
+        for sim in report.simulations.values()
+    ]
+    first = next(iter(report.simulations.values()), None)
+    return pb.AnalyzeResponse(
+        game=pb.GAME_BACCARAT if report.game == "baccarat" else pb.GAME_DRAGON_TIGER,
+        side_bets=side_bets,
+        shoes=0 if first is None else first.shoes,
+        seed=0 if first is None else first.seed,
+        simulations=simulations,
+    )
+
+
+def _shoes(request: pb.AnalyzeRequest, game: Game, default: int, most: int) -> int:
+    """The simulated shoes a request asks for (0: ``default``), at most ``most``."""
+    shoes = request.shoes or default
+    if shoes > most:
+        raise InvalidOption(
+            f"shoes must be at most {most}, got {shoes} (0: {default} for GAME_{game.name})",
+            field="shoes",
+        )
+    return shoes
+
+
+def _two_hand_report(game: Game, request: pb.AnalyzeRequest, rules: object) -> pb.AnalyzeResponse:
+    """Baccarat's or Dragon Tiger's report: ``rules`` (a table's, or None) say what the shoes
+    price and protection's bound; ``decks``, ``shoes``, ``seed`` and ``cut_card`` how they are
+    dealt."""
+    assert rules is None or isinstance(rules, BaccaratRules | DragonTigerRules)
+    if request.decks > MAX_DECKS:
+        raise InvalidOption(
+            f"decks {request.decks} is not allowed: send 1 to {MAX_DECKS} (0: the full-shoe "
+            "RTPs of 1, 2, 4, 6 and 8 decks, the rest of 8)",
+            field="decks",
+        )
+    shoes = _shoes(request, game, TWO_HAND_SHOES, MAX_TWO_HAND_SHOES)
+    decks = (request.decks,) if request.decks else ()
+    return report_to_proto(
+        two_hand_report(
+            "baccarat" if game is Game.BACCARAT else "dragon-tiger",
+            decks=decks or TWO_HAND_DECKS,
+            shoe_decks=decks or DEFAULT_SHOE_DECKS,
+            shoes=shoes,
+            seed=request.seed,
+            cut_card=request.cut_card if request.HasField("cut_card") else DEFAULT_CUT_CARD,
+            close_at_rtp_bp=(rules.close_at_rtp_bp if rules else 0) or 10_000,
+            paytables=rules.paytables if rules else None,
+        )
     )
 
 
@@ -157,15 +273,25 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
                 f"{', '.join(sent)} are for a GAME_BLACKJACK analysis, not GAME_{game.name}",
                 field=sent[0],
             )
-    if game is not Game.HIGHER_LOWER and request.decks:
+    two_hands = game in (Game.BACCARAT, Game.DRAGON_TIGER)
+    if game is not Game.HIGHER_LOWER and not two_hands and request.decks:
         raise InvalidOption(
-            f"decks is for a GAME_HIGHER_LOWER analysis, not GAME_{game.name}", field="decks"
+            f"decks is for a GAME_HIGHER_LOWER, GAME_BACCARAT or GAME_DRAGON_TIGER analysis, not "
+            f"GAME_{game.name}",
+            field="decks",
+        )
+    if not two_hands and request.HasField("cut_card"):
+        raise InvalidOption(
+            f"cut_card is for a GAME_BACCARAT or GAME_DRAGON_TIGER analysis, not GAME_{game.name}",
+            field="cut_card",
         )
     if game is not Game.GOA_GAE and (request.rounds or request.cards_per_round):
         raise InvalidOption(
             f"rounds and cards_per_round are for a GAME_GOA_GAE analysis, not GAME_{game.name}",
             field="rounds" if request.rounds else "cards_per_round",
         )
+    if two_hands:
+        return _two_hand_report(game, request, rules)
     if game is Game.HILO:
         assert rules is None or isinstance(rules, HiLoPaytable)
         return report_to_proto(hilo_rtp(rules or HiLoPaytable()))
@@ -199,11 +325,7 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             "choose among them): send no rules",
             field=chosen,
         )
-    shoes = request.shoes or DEFAULT_SHOES
-    if shoes > MAX_SHOES:
-        raise InvalidOption(
-            f"shoes must be at most {MAX_SHOES}, got {shoes} (0: {DEFAULT_SHOES})", field="shoes"
-        )
+    shoes = _shoes(request, game, DEFAULT_SHOES, MAX_SHOES)
     for field, (bet, preset) in (
         ("side_bet", (request.side_bet, "")),
         ("preset", (request.side_bet, request.preset)),
@@ -283,6 +405,7 @@ def check_live_request(request: pb.AnalyzeRequest, game: Game) -> None:
             ("decks", request.decks),
             ("shoes", request.shoes),
             ("seed", request.seed),
+            ("cut_card", request.HasField("cut_card")),
         )
         if value
     ] + _blackjack_options(request)

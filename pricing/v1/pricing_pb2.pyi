@@ -2498,6 +2498,8 @@ class AnalyzeRequest(_message.Message):
     HILO_FIELD_NUMBER: _builtins.int
     GOA_GAE_FIELD_NUMBER: _builtins.int
     HIGHER_LOWER_FIELD_NUMBER: _builtins.int
+    BACCARAT_FIELD_NUMBER: _builtins.int
+    DRAGON_TIGER_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
     DECKS_FIELD_NUMBER: _builtins.int
     CARDS_PER_ROUND_FIELD_NUMBER: _builtins.int
@@ -2509,6 +2511,7 @@ class AnalyzeRequest(_message.Message):
     SIDE_BET_FIELD_NUMBER: _builtins.int
     PRESET_FIELD_NUMBER: _builtins.int
     DEALER_RULE_FIELD_NUMBER: _builtins.int
+    CUT_CARD_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required, except with a table_id"""
     rounds: _builtins.int
@@ -2516,13 +2519,18 @@ class AnalyzeRequest(_message.Message):
     INVALID_ARGUMENT (as for cards_per_round).
     """
     decks: _builtins.int
-    """Higher/Lower: decks of 48 cards in the shoe, 1 to 8; 0: 6. Any other game: INVALID_ARGUMENT."""
+    """Higher/Lower: decks of 48 cards in the shoe, 1 to 8; 0: 6. Baccarat, Dragon Tiger: the
+    shoe size of every figure, 1 to 8; 0: the full-shoe RTPs of 1, 2, 4, 6 and 8 decks, the
+    effect of removal and the simulated shoes of 8. Any other game: INVALID_ARGUMENT.
+    """
     cards_per_round: _builtins.int
     """Goa Gae: cards each round takes from the deck; 0: 6"""
     shoes: _builtins.int
-    """blackjack: simulated shoes per size; 0: 1000, at most 20000"""
+    """blackjack: simulated shoes per size; 0: 1000, at most 20000. Baccarat, Dragon Tiger: 0:
+    200, at most 2000.
+    """
     seed: _builtins.int
-    """blackjack: the simulation's seed (same seed, same figures)"""
+    """blackjack, baccarat, Dragon Tiger: the simulation's seed (same seed, same figures)"""
     table_id: _builtins.str
     """Set: the live statistics of this table from the server's journal instead of the
     theoretical report (`game` may be left out; no rules, rounds or shoes with it).
@@ -2537,6 +2545,10 @@ class AnalyzeRequest(_message.Message):
     """blackjack: the dealer's rule the bets are priced under (it matters to the bets settled on
     the dealer's finished hand); unspecified: DEALER_RULE_S17
     """
+    cut_card: _builtins.int
+    """Baccarat, Dragon Tiger: cards behind the cut card (the round it comes out in is finished
+    and one more is dealt); not sent: 14. Any other game: INVALID_ARGUMENT.
+    """
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
         """a paytable to analyse; omitted: the published defaults"""
@@ -2548,6 +2560,19 @@ class AnalyzeRequest(_message.Message):
     @_builtins.property
     def higher_lower(self) -> Global___HigherLowerRules:
         """as hilo, for Higher/Lower (its shuffle mode and burns too)"""
+
+    @_builtins.property
+    def baccarat(self) -> Global___BaccaratRules:
+        """Baccarat: the bets the simulated shoes price (PLAYER, BANKER and TIE under its
+        commission and tie_pays, then its side_bets; not sent: the standard main bets and every
+        side bet at its default preset) and game protection's close_at_rtp_bp (0: 10000); its
+        shuffle_mode is not read (the shoes are dealt to a cut card). The full-shoe RTPs and
+        effects of removal cover every variant and preset whatever it says.
+        """
+
+    @_builtins.property
+    def dragon_tiger(self) -> Global___DragonTigerRules:
+        """as baccarat, for Dragon Tiger (not sent: its main bets with TIE 8:1 and every side bet)"""
 
     @_builtins.property
     def since(self) -> _timestamp_pb2.Timestamp:
@@ -2564,6 +2589,8 @@ class AnalyzeRequest(_message.Message):
         hilo: Global___HiLoRules | None = ...,
         goa_gae: Global___GoaGaeRules | None = ...,
         higher_lower: Global___HigherLowerRules | None = ...,
+        baccarat: Global___BaccaratRules | None = ...,
+        dragon_tiger: Global___DragonTigerRules | None = ...,
         rounds: _builtins.int = ...,
         decks: _builtins.int = ...,
         cards_per_round: _builtins.int = ...,
@@ -2575,13 +2602,19 @@ class AnalyzeRequest(_message.Message):
         side_bet: _builtins.str = ...,
         preset: _builtins.str = ...,
         dealer_rule: Global___DealerRule.ValueType = ...,
+        cut_card: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "baccarat", b"baccarat", "cut_card", b"cut_card", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_per_round", b"cards_per_round", "dealer_rule", b"dealer_rule", "decks", b"decks", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "baccarat", b"baccarat", "cards_per_round", b"cards_per_round", "cut_card", b"cut_card", "dealer_rule", b"dealer_rule", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae", "higher_lower"]  # noqa: Y015
+    _WhichOneofReturnType__cut_card: _TypeAlias = _typing.Literal["cut_card"]  # noqa: Y015
+    _WhichOneofArgType__cut_card: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card"]  # noqa: Y015
+    _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae", "higher_lower", "baccarat", "dragon_tiger"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__cut_card) -> _WhichOneofReturnType__cut_card | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 
 Global___AnalyzeRequest: _TypeAlias = AnalyzeRequest  # noqa: Y015
@@ -2729,7 +2762,8 @@ class PenetrationPoint(_message.Message):
     """A blackjack side bet at one penetration: the exact mean RTP (the full-shoe RTP) and, over
     the simulated shoes, the mean, its standard error, the spread across shoes, the share of
     shoes where the bet was player-favourable (RTP above 1) and its mean edge there, each with
-    its standard error.
+    its standard error. Baccarat, Dragon Tiger: the same over the rounds that started in one
+    tenth of the shoe (from `penetration`), the shoes as clusters for the standard errors.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -2788,7 +2822,10 @@ Global___PenetrationPoint: _TypeAlias = PenetrationPoint  # noqa: Y015
 
 @_typing.final
 class SideBetReport(_message.Message):
-    """One blackjack side bet and paytable at one shoe size, dealt by the response's dealer_rule."""
+    """One blackjack side bet and paytable at one shoe size, dealt by the response's dealer_rule;
+    or a baccarat or Dragon Tiger bet (its effect of removal and penetration figures at the
+    simulated shoe sizes only).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2868,7 +2905,9 @@ Global___RankEffect: _TypeAlias = RankEffect  # noqa: Y015
 
 @_typing.final
 class AnalyzeResponse(_message.Message):
-    """The report: dynamic bets for Hi-Lo and Goa Gae, side bets for blackjack."""
+    """The report: dynamic bets for Hi-Lo and Goa Gae, side bets for blackjack, every bet for
+    baccarat and Dragon Tiger (side_bets and simulations).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2881,6 +2920,7 @@ class AnalyzeResponse(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     LIVE_FIELD_NUMBER: _builtins.int
     DEALER_RULE_FIELD_NUMBER: _builtins.int
+    SIMULATIONS_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """the request's"""
     positions: _builtins.int
@@ -2907,6 +2947,10 @@ class AnalyzeResponse(_message.Message):
     def live(self) -> Global___LiveStats:
         """Analyze with a table_id: that table's live statistics"""
 
+    @_builtins.property
+    def simulations(self) -> _containers.RepeatedCompositeFieldContainer[Global___ShoeSimulation]:
+        """baccarat, Dragon Tiger: the simulated shoes of each size"""
+
     def __init__(
         self,
         *,
@@ -2919,14 +2963,138 @@ class AnalyzeResponse(_message.Message):
         seed: _builtins.int = ...,
         live: Global___LiveStats | None = ...,
         dealer_rule: Global___DealerRule.ValueType = ...,
+        simulations: _abc.Iterable[Global___ShoeSimulation] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["live", b"live"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "dealer_rule", b"dealer_rule", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "dealer_rule", b"dealer_rule", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets", "simulations", b"simulations"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015
+
+@_typing.final
+class ShoeSimulation(_message.Message):
+    """Baccarat's or Dragon Tiger's simulated shoes of one size: how they were dealt, and what each
+    player won.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECKS_FIELD_NUMBER: _builtins.int
+    CUT_CARD_FIELD_NUMBER: _builtins.int
+    BURN_FIELD_NUMBER: _builtins.int
+    CLOSE_AT_RTP_BP_FIELD_NUMBER: _builtins.int
+    ROUNDS_PER_SHOE_FIELD_NUMBER: _builtins.int
+    ROUNDS_PER_SHOE_SE_FIELD_NUMBER: _builtins.int
+    STRATEGIES_FIELD_NUMBER: _builtins.int
+    decks: _builtins.int
+    """decks in the shoe"""
+    cut_card: _builtins.int
+    """cards behind the cut card"""
+    burn: _builtins.bool
+    """the opening burn was dealt (the first card, then as many as its value, a ten or face 10)"""
+    close_at_rtp_bp: _builtins.int
+    """game protection's bound for the protected figures, in basis points"""
+    rounds_per_shoe: _builtins.float
+    """rounds dealt per shoe, the mean over the shoes"""
+    rounds_per_shoe_se: _builtins.float
+    """its standard error"""
+    @_builtins.property
+    def strategies(self) -> _containers.RepeatedCompositeFieldContainer[Global___StrategyResult]:
+        """every player: an exact one on each bet, each count, and bets played together"""
+
+    def __init__(
+        self,
+        *,
+        decks: _builtins.int = ...,
+        cut_card: _builtins.int = ...,
+        burn: _builtins.bool = ...,
+        close_at_rtp_bp: _builtins.int = ...,
+        rounds_per_shoe: _builtins.float = ...,
+        rounds_per_shoe_se: _builtins.float = ...,
+        strategies: _abc.Iterable[Global___StrategyResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["burn", b"burn", "close_at_rtp_bp", b"close_at_rtp_bp", "cut_card", b"cut_card", "decks", b"decks", "rounds_per_shoe", b"rounds_per_shoe", "rounds_per_shoe_se", b"rounds_per_shoe_se", "strategies", b"strategies"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShoeSimulation: _TypeAlias = ShoeSimulation  # noqa: Y015
+
+@_typing.final
+class StrategyResult(_message.Message):
+    """A player betting one unit on some bets by one rule, over the simulated shoes."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULE_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    UNITS_PER_SHOE_FIELD_NUMBER: _builtins.int
+    UNITS_PER_SHOE_SE_FIELD_NUMBER: _builtins.int
+    EXPECTED_PER_SHOE_FIELD_NUMBER: _builtins.int
+    EXPECTED_PER_SHOE_SE_FIELD_NUMBER: _builtins.int
+    BETS_PER_SHOE_FIELD_NUMBER: _builtins.int
+    PROTECTED_UNITS_PER_SHOE_FIELD_NUMBER: _builtins.int
+    PROTECTED_UNITS_PER_SHOE_SE_FIELD_NUMBER: _builtins.int
+    PROTECTED_EXPECTED_PER_SHOE_FIELD_NUMBER: _builtins.int
+    PROTECTED_EXPECTED_PER_SHOE_SE_FIELD_NUMBER: _builtins.int
+    REFUSED_PER_SHOE_FIELD_NUMBER: _builtins.int
+    rule: _builtins.str
+    """"exact" (a bet whenever its exact RTP for the round is over 1), a count's name (e.g.
+    "jacobson-dragon-7": when its true count reaches its trigger) or "counts" (each bet by
+    its own count)
+    """
+    units_per_shoe: _builtins.float
+    """units won per shoe, the mean over the shoes"""
+    units_per_shoe_se: _builtins.float
+    """its standard error"""
+    expected_per_shoe: _builtins.float
+    """the bets' exact edges added up per shoe: the expectation of units_per_shoe, less noisy"""
+    expected_per_shoe_se: _builtins.float
+    """its standard error"""
+    bets_per_shoe: _builtins.float
+    """bets made per shoe"""
+    protected_units_per_shoe: _builtins.float
+    """units won per shoe with game protection at close_at_rtp_bp (a refused bet neither wins
+    nor loses)
+    """
+    protected_units_per_shoe_se: _builtins.float
+    """its standard error"""
+    protected_expected_per_shoe: _builtins.float
+    """expected_per_shoe with game protection"""
+    protected_expected_per_shoe_se: _builtins.float
+    """its standard error"""
+    refused_per_shoe: _builtins.float
+    """bets refused by game protection per shoe"""
+    @_builtins.property
+    def bets(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the bets played, "BET/preset" """
+
+    def __init__(
+        self,
+        *,
+        rule: _builtins.str = ...,
+        bets: _abc.Iterable[_builtins.str] | None = ...,
+        units_per_shoe: _builtins.float = ...,
+        units_per_shoe_se: _builtins.float = ...,
+        expected_per_shoe: _builtins.float = ...,
+        expected_per_shoe_se: _builtins.float = ...,
+        bets_per_shoe: _builtins.float = ...,
+        protected_units_per_shoe: _builtins.float = ...,
+        protected_units_per_shoe_se: _builtins.float = ...,
+        protected_expected_per_shoe: _builtins.float = ...,
+        protected_expected_per_shoe_se: _builtins.float = ...,
+        refused_per_shoe: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "bets_per_shoe", b"bets_per_shoe", "expected_per_shoe", b"expected_per_shoe", "expected_per_shoe_se", b"expected_per_shoe_se", "protected_expected_per_shoe", b"protected_expected_per_shoe", "protected_expected_per_shoe_se", b"protected_expected_per_shoe_se", "protected_units_per_shoe", b"protected_units_per_shoe", "protected_units_per_shoe_se", b"protected_units_per_shoe_se", "refused_per_shoe", b"refused_per_shoe", "rule", b"rule", "units_per_shoe", b"units_per_shoe", "units_per_shoe_se", b"units_per_shoe_se"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StrategyResult: _TypeAlias = StrategyResult  # noqa: Y015
 
 @_typing.final
 class LiveBetStats(_message.Message):

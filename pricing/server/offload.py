@@ -42,9 +42,11 @@ _EXPENSIVE: Final = 1
 
 
 def is_expensive(request: pb.QuoteRequest) -> bool:
-    """Whether a quote asks for a player's edge or hand: milliseconds to a tenth of a second,
-    where the rest of a quote takes about one."""
-    return request.include_player_edge or len(request.player_hand) > 0
+    """Whether a quote asks for a blackjack player's edge or hand: milliseconds to a tenth of
+    a second, where the rest of a quote takes about one (a baccarat or Dragon Tiger round's
+    hands, a fraction of a millisecond, are cheap)."""
+    blackjack = request.game == pb.GAME_BLACKJACK
+    return request.include_player_edge or (blackjack and len(request.player_hand) > 0)
 
 
 def _bounded(answer: bytes, max_bytes: int, what: str) -> bytes:

@@ -5,7 +5,7 @@ compiled and every YAML block parsed.
 
 What the sessions need, made here: a real server (``PRICING_SERVER`` points at it) on
 ``./data``, Hi-Lo table ``H`` dealt ``H_CARDS`` (the export and replay samples), and table
-``demo`` dealt by ``pricing simulate --pace 0 --shoes 200 --seed 1`` (the live statistics
+``demo`` dealt by ``pricing simulate --pace 0 --shoes 50 --seed 1`` (the live statistics
 sample). A new sample that needs something else fails here until it is added.
 
 What cannot be checked is normalised, in the sample and the output alike: timestamps
@@ -143,7 +143,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, di
         feed.open()
         for index, card in enumerate(H_CARDS):
             feed.expose(card, pb.CARD_ROLE_BURN if index < 5 else pb.CARD_ROLE_RESULT)
-        simulate = "pricing simulate --pace 0 --shoes 200 --seed 1 > /dev/null"
+        simulate = "pricing simulate --pace 0 --shoes 50 --seed 1 > /dev/null"
         subprocess.run(["bash", "-c", simulate], cwd=where, env=env, check=True, timeout=150)
         yield where, env
     finally:

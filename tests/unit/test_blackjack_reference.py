@@ -22,12 +22,18 @@ from pricing.games.blackjack import (
     insurance,
     side_bets,
 )
+from tests.support.effort import effort
 from tests.support.reference import blackjack_ref as ref
 
 
 def examples(n: int) -> settings:
-    """Hypothesis settings for ``n`` examples: no deadline (the references are slow)."""
-    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    """Hypothesis settings for ``n`` examples in make test-exhaustive, a third of them in make
+    test: no deadline (the references are slow)."""
+    return settings(
+        max_examples=effort(suite=max(1, n // 3), exhaustive=n),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 CARDS = [str(card) for card in DECK]

@@ -19,6 +19,7 @@ from pricing.games.goagae import (
 )
 from pricing.payout import PayRule
 from pricing.tables import EndedRound, TablePhase, standard_view
+from tests.support.effort import effort
 
 PLAYER, DEALER, BURN = CardRole.PLAYER, CardRole.DEALER, CardRole.BURN
 
@@ -199,7 +200,7 @@ def event_lists(draw: st.DrawFn) -> list[Event]:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=effort(suite=80, exhaustive=800), deadline=None)
 @given(events=event_lists())
 def test_invariants_over_random_event_streams(events: list[Event]) -> None:
     """Whatever the feed sends: a rejected event changes nothing, round ids never go back,

@@ -60,7 +60,7 @@ def test_category_odds_match_the_reference(deck: list[str], exposed_count: int) 
 
 
 @pytest.mark.slow
-@settings(max_examples=effort(suite=300, exhaustive=3_000), deadline=None)
+@settings(max_examples=effort(suite=120, exhaustive=3_000), deadline=None)
 @given(deck=st.permutations(CARD_TEXTS), exposed_count=st.integers(0, 52))
 def test_rank_triple_counting_matches_hand_by_hand_enumeration(
     deck: list[str], exposed_count: int

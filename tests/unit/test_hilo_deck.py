@@ -17,6 +17,7 @@ from pricing.games.hilo import (
     RoundOutcome,
     quote,
 )
+from tests.support.effort import effort
 
 BURN, RESULT = CardRole.BURN, CardRole.RESULT
 
@@ -182,7 +183,7 @@ def event_lists(draw: st.DrawFn) -> list[Event]:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=effort(suite=100, exhaustive=1_000), deadline=None)
 @given(events=event_lists())
 def test_invariants_over_random_event_streams(events: list[Event]) -> None:
     """Whatever the feed sends: a rejected event changes nothing, round ids never go back,

@@ -127,7 +127,7 @@ def paytables(draw: st.DrawFn) -> HiLoPaytable:
 
 
 @pytest.mark.slow
-@settings(max_examples=effort(suite=2_000, exhaustive=20_000), deadline=None)
+@settings(max_examples=effort(suite=800, exhaustive=20_000), deadline=None)
 @given(
     deck=st.permutations(CARD_TEXTS),
     exposed_count=st.integers(0, 51),

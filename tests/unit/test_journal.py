@@ -63,6 +63,7 @@ from pricing.tables import (
     TableImage,
     adapter_for,
 )
+from tests.support.effort import effort
 
 pay_rules = st.builds(
     lambda rtp, low, span: PayRule(rtp, low, low + span),
@@ -174,7 +175,7 @@ def test_the_codec_knows_every_field_of_what_it_writes() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=effort(suite=100, exhaustive=1_000), deadline=None)
 @given(config=configs, table_id=st.text(min_size=1, max_size=20))
 def test_an_opening_round_trips_to_an_equal_config(config: TableConfig, table_id: str) -> None:
     configured = adapter_for(config.game).configure(config)

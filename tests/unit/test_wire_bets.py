@@ -12,6 +12,7 @@ from pricing._wire import encode_fixed_bets
 from pricing.games.fixed_odds import SideBetOdds
 from pricing.tables.views import SideBetView
 from pricing.v1 import pricing_pb2 as pb
+from tests.support.effort import effort
 from tests.support.reference.wire_ref import add_fixed_bet
 
 _SIZES = st.one_of(
@@ -43,7 +44,7 @@ def odds(draw: st.DrawFn) -> SideBetView:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=effort(suite=100, exhaustive=1_000), deadline=None)
 @given(side_bets=st.lists(odds(), max_size=6), round_odds=st.lists(odds(), max_size=6))
 def test_the_bytes_decode_to_the_references_messages(
     side_bets: list[SideBetView], round_odds: list[SideBetView]

@@ -46,7 +46,6 @@ from pricing.games.fixed_odds import SideBetOdds
 from pricing.games.two_hands import Paytable, TwoHandGame
 
 __all__ = [
-    "BACCARAT_PRESETS",
     "DEFAULT_DECKS",
     "DEFAULT_SHOE_DECKS",
     "DEFAULT_SHOWN",
@@ -70,14 +69,6 @@ DEFAULT_SHOE_DECKS: Final = (8,)
 DEFAULT_SHOWN: Final[Mapping[str, tuple[str, ...]]] = {
     "baccarat": ("DRAGON_7", "PANDA_8", "PLAYER_PAIR"),
     "dragon-tiger": ("TIE", "SUITED_TIE"),
-}
-#: Baccarat's side bets' presets, each bet's default first (docs/rules.md §7); a bet not
-#: listed has one, ``standard``. The bets module keeps them private: a test holds the two
-#: lists together.
-BACCARAT_PRESETS: Final[Mapping[str, tuple[str, ...]]] = {
-    "PERFECT_PAIR": ("standard", "evolution"),
-    "LUCKY_6": ("12-20", "12-23"),
-    "SUPER_6": ("15", "12"),
 }
 
 
@@ -123,7 +114,7 @@ def every_paytable(name: TwoHandName) -> dict[str, Paytable]:
             tables.append(banker)
         tables += [baccarat.main_paytables(baccarat.Commission.STANDARD, t)[2] for t in (8, 9)]
         for bet in baccarat.SIDE_BETS:
-            tables += [baccarat.paytable(bet, p) for p in BACCARAT_PRESETS.get(bet, ("",))]
+            tables += [baccarat.paytable(bet, p) for p in baccarat.presets(bet)]
         return _keyed(tables)
     tables += dragon_tiger.main_paytables(8)
     tables.append(dragon_tiger.main_paytables(11)[2])

@@ -65,6 +65,7 @@ __all__ = [
     "outcome_pays",
     "pair_outcome",
     "paytable",
+    "presets",
     "settle",
 ]
 
@@ -161,6 +162,17 @@ _SIDE: Final[Mapping[str, _Bet]] = {
     "SUPER_6": _Bet({"15": {"WIN": 1500}, "12": {"WIN": 1200}}, default="15"),
     **{f"EGALITE_{t}": _one(100 * pays) for t, pays in enumerate(EGALITE_PAYS)},
 }
+
+
+def presets(bet: str) -> tuple[str, ...]:
+    """A side bet's presets, the one a table gets when it names none first.
+
+    >>> presets("LUCKY_6"), presets("DRAGON_7")
+    (('12-20', '12-23'), ('standard',))
+    """
+    spec = _SIDE[bet]
+    return (spec.default, *(name for name in spec.presets if name != spec.default))
+
 
 _MAIN: Final[Mapping[str, _Bet]] = {
     "PLAYER": _Bet({c.preset: {"WIN": 100} for c in Commission}, pushes=("PUSH",)),

@@ -140,6 +140,11 @@ class SideBetView:
     open: bool = True
     protected: bool = False
 
+    def __reduce__(self) -> tuple[type[SideBetView], tuple[str, SideBetOdds, bool, bool]]:
+        """Pickled by its fields, in C: a journal image holds every bet a table shows (50 at
+        a baccarat table), and a slotted class's default pickling runs Python for each."""
+        return SideBetView, (self.bet, self.odds, self.open, self.protected)
+
     @property
     def outcomes(self) -> tuple[SideBetOutcomeView, ...]:
         """Its winning, pushing and half-losing outcomes (``LOSE``, the rest, left out)."""

@@ -73,6 +73,7 @@ def test_the_published_full_shoe_edges() -> None:
 _KINDS = ["AS", "AH", "4D", "5C", "9S", "KH", "KD", "7C"]
 
 
+@pytest.mark.slow
 @settings(max_examples=effort(suite=6, exhaustive=60), deadline=None)
 @given(st.lists(st.sampled_from(_KINDS), min_size=6, max_size=8))
 def test_baccarat_rtps_are_the_brute_force_count(cards: list[str]) -> None:
@@ -141,6 +142,7 @@ def mean(values: list[Fraction]) -> float:
     return float(sum(values, Fraction(0)) / len(values))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("decks", "cut_card"), [(1, 0), (2, 14)])
 def test_baccarat_players_against_an_independent_tally(decks: int, cut_card: int) -> None:
     bets = ("PLAYER_PAIR", "BANKER_PAIR", "DRAGON_7", "PANDA_8")
@@ -168,6 +170,7 @@ def test_baccarat_players_against_an_independent_tally(decks: int, cut_card: int
     )
 
 
+@pytest.mark.slow
 def test_dragon_tiger_exact_players_against_an_independent_tally() -> None:
     shoes = effort(suite=3, exhaustive=20)
     tables = table_keys("dragon-tiger", simulated_paytables("dragon-tiger"))

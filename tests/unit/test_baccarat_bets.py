@@ -169,6 +169,7 @@ def test_an_unfinished_round_does_not_settle() -> None:
         settle(paytable("BIG"), parse_cards(["AS", "2D"]), parse_cards(["3H", "3C"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=effort(suite=100, exhaustive=2000))
 @given(seed=st.integers(0, 2**32 - 1), decks=st.integers(1, 8))
 def test_random_rounds_settle_as_the_reference(seed: int, decks: int) -> None:

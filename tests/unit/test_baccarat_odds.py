@@ -186,6 +186,7 @@ def test_a_shoe_of_fewer_than_six_cards_deals_no_round() -> None:
     check(["5S"], ["AS", "2S"], ["3S", "KS"])
 
 
+@pytest.mark.slow
 @settings(max_examples=effort(suite=60, exhaustive=1000), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), decks=st.integers(1, 8))
 def test_a_finished_round_is_certain_and_settles_as_priced(seed: int, decks: int) -> None:

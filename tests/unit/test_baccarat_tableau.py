@@ -141,6 +141,7 @@ def test_hands_no_round_reaches_are_refused(player: str, banker: str) -> None:
         next_hands(cards(player), cards(banker))
 
 
+@pytest.mark.slow
 @settings(max_examples=effort(suite=150, exhaustive=3000))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_step_of_a_random_deal_agrees_with_the_reference(seed: int) -> None:

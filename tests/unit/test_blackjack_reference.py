@@ -87,6 +87,7 @@ def test_royal_match_matches_reference(
     assert got.player_favourable == (ref.rtp(want, table.pays()) > 1)
 
 
+@pytest.mark.slow
 @examples(60)
 @given(shoe=shoes(min_left=2), pair=st.none() | pays, three=st.tuples(pays, pays, pays))
 def test_pairs_match_reference(
@@ -111,6 +112,7 @@ def test_pairs_match_reference(
     assert got.player_favourable == (got.rtp_fraction > 1)
 
 
+@pytest.mark.slow
 @examples(60)
 @given(shoe=shoes(min_left=2), data=st.data())
 def test_insurance_matches_reference(shoe: tuple[int, list[str]], data: st.DataObject) -> None:

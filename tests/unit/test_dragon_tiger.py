@@ -132,6 +132,7 @@ def test_in_round_odds_match_reference(
     assert_matches(odds(counts, DECK[dragon], tables), want)
 
 
+@pytest.mark.slow
 @examples(effort(suite=40, exhaustive=400))
 @given(cards=st.lists(st.sampled_from(CARDS[:12] + CARDS[24:32]), max_size=14))
 def test_the_reference_counts_pairs_as_one_by_one(cards: list[str]) -> None:
@@ -253,6 +254,7 @@ def dealt(side: Side, rank: Rank) -> tuple[Card, Card]:
 # --- (3) Money: a half loss of an odd stake -----------------------------------------------
 
 
+@pytest.mark.slow
 @examples(effort(suite=200, exhaustive=2_000))
 @given(
     stake=st.integers(1, 10**9),

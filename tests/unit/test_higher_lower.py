@@ -284,6 +284,7 @@ def test_an_empty_rules_message_is_the_published_table() -> None:
     assert Game.HIGHER_LOWER.value == pb.GAME_HIGHER_LOWER
 
 
+@pytest.mark.slow
 @settings(max_examples=effort(suite=80, exhaustive=800), deadline=None)
 @given(st.sampled_from(hl.BETS), st.sampled_from(DECK), st.sampled_from(DECK))
 def test_bets_are_decided_as_the_reference_decides_them(bet: str, base: Any, card: Any) -> None:

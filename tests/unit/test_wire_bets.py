@@ -5,6 +5,7 @@ odds of every size — none, small, past 2**53 (where a double is no longer exac
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def odds(draw: st.DrawFn) -> SideBetView:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=effort(suite=100, exhaustive=1_000), deadline=None)
 @given(side_bets=st.lists(odds(), max_size=6), round_odds=st.lists(odds(), max_size=6))
 def test_the_bytes_decode_to_the_references_messages(

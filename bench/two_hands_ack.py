@@ -22,7 +22,7 @@ import _harness  # noqa: F401  (the repository root on sys.path)
 
 from pricing.cards import DECK, parse_cards
 from pricing.games.baccarat import SIDE_BETS as BACCARAT_SIDE_BETS
-from pricing.games.baccarat import Hand, next_hands
+from pricing.games.baccarat import Hand, next_hand_dealt
 from pricing.games.dragon_tiger.bets import SIDE_BETS as DRAGON_TIGER_SIDE_BETS
 from pricing.v1 import pricing_pb2 as pb
 from tests.support.server import ServerProcess, start_server
@@ -71,11 +71,7 @@ def baccarat_cards(count: int, rng: random.Random) -> list[tuple[str, int]]:
             cards = shoe(rng)  # a short shoe is not what is measured: a fresh one
             out.append(NEW_SHOE)
         hands: dict[Hand, list[str]] = {Hand.PLAYER: [], Hand.BANKER: []}
-        while wanted := next_hands(*(parse_cards(h) for h in hands.values())):
-            player, banker = hands.values()
-            hand = Hand.BANKER
-            if Hand.PLAYER in wanted and (len(player) <= len(banker) or hand not in wanted):
-                hand = Hand.PLAYER
+        while hand := next_hand_dealt(*(parse_cards(h) for h in hands.values())):
             hands[hand].append(cards.pop())
             role = pb.CARD_ROLE_PLAYER if hand is Hand.PLAYER else pb.CARD_ROLE_BANKER
             out.append((hands[hand][-1], role))

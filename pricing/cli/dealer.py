@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pricing.cards import parse_cards
 from pricing.client import DealerFeed
-from pricing.games.baccarat.tableau import Hand, next_hands
+from pricing.games.baccarat.tableau import Hand, next_hand_dealt
 from pricing.games.blackjack.hands import dealer_hand_result, hand_total
 from pricing.games.blackjack.strategy import player_draws
 from pricing.v1 import pricing_pb2 as pb
@@ -142,12 +142,7 @@ class DemoDealer:
                 break
             hands: dict[Hand, list[str]] = {Hand.PLAYER: [], Hand.BANKER: []}
             dealt: list[str] = []
-            while wanted := next_hands(*(parse_cards(h) for h in hands.values())):
-                player, banker = hands.values()
-                # The usual order: the Player's card first while the hands are even.
-                hand = Hand.BANKER
-                if Hand.PLAYER in wanted and (len(player) <= len(banker) or hand not in wanted):
-                    hand = Hand.PLAYER
+            while hand := next_hand_dealt(*(parse_cards(h) for h in hands.values())):
                 hands[hand].append(cards.pop())
                 dealt.append(hands[hand][-1])
                 state = self.deal(dealt[-1], hand.value)

@@ -291,13 +291,7 @@ class BaccaratDealer:
                 pb.FeedRequest(new_shoe=pb.NewShoeRequest(table_id=self.table_id, seq=self._seq))
             )
         hands: dict[baccarat.Hand, list[str]] = {baccarat.Hand.PLAYER: [], baccarat.Hand.BANKER: []}
-        while wanted := baccarat.next_hands(*(parse_cards(h) for h in hands.values())):
-            player, banker = hands.values()
-            hand = baccarat.Hand.BANKER
-            if baccarat.Hand.PLAYER in wanted and (
-                len(player) <= len(banker) or hand not in wanted
-            ):
-                hand = baccarat.Hand.PLAYER
+        while hand := baccarat.next_hand_dealt(*(parse_cards(h) for h in hands.values())):
             hands[hand].append(self._shoe.pop())
             self._seq += 1
             role = pb.CARD_ROLE_PLAYER if hand is baccarat.Hand.PLAYER else pb.CARD_ROLE_BANKER

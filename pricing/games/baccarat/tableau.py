@@ -33,6 +33,7 @@ __all__ = [
     "banker_draws",
     "is_complete",
     "is_natural",
+    "next_hand_dealt",
     "next_hands",
     "refusal",
     "total",
@@ -155,6 +156,23 @@ def next_hands(player: Sequence[Card], banker: Sequence[Card]) -> frozenset[Hand
         if banker_draws(total(banker), third):
             return frozenset({Hand.BANKER})
     return frozenset()
+
+
+def next_hand_dealt(player: Sequence[Card], banker: Sequence[Card]) -> Hand | None:
+    """The hand a dealer deals the next card to in the usual order (Player, Banker, Player,
+    Banker, then the third cards the tableau calls for); ``None``: the round is complete.
+    A card reader may report the first four in any order (``next_hands``): this is the order
+    a simulated dealer deals them in.
+
+    >>> from pricing.cards import parse_cards
+    >>> ace, two = parse_cards(["AS", "2S"])
+    >>> str(next_hand_dealt([ace], [])), str(next_hand_dealt([ace], [two]))
+    ('BANKER', 'PLAYER')
+    """
+    wanted = next_hands(player, banker)
+    if Hand.PLAYER in wanted and (len(player) <= len(banker) or Hand.BANKER not in wanted):
+        return Hand.PLAYER
+    return Hand.BANKER if Hand.BANKER in wanted else None
 
 
 def is_complete(player: Sequence[Card], banker: Sequence[Card]) -> bool:

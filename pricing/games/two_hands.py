@@ -240,8 +240,10 @@ class TwoHandShoe:
 
     @cached_property
     def next_round_counts(self) -> tuple[int, ...]:
-        """The shoe the next round is dealt from (a continuous shuffler's: the full shoe)."""
-        if self.rules.mode is ShoeMode.CONTINUOUS:
+        """The shoe the next round is dealt from: the shoe as it is, but while a continuous
+        shuffler's round is dealt (its cards go back before the next: the full shoe). While
+        betting, a continuous shoe's burns are out of it for the coming round too."""
+        if self.rules.mode is ShoeMode.CONTINUOUS and self.phase is Phase.DEALING:
             return (self.decks,) * CARDS_PER_DECK
         return self.counts
 

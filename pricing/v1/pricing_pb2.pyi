@@ -1999,7 +1999,9 @@ class QuoteResponse(_message.Message):
 
     @_builtins.property
     def side_bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideBetOdds]:
-        """blackjack: a round dealt from this shoe"""
+        """blackjack: its side bets of a round dealt from this shoe; baccarat and Dragon Tiger:
+        every bet of the next round (main bets first), as TableState.side_bets
+        """
 
     @_builtins.property
     def insurance(self) -> Global___InsuranceOdds:
@@ -2112,7 +2114,9 @@ class SettleResponse(_message.Message):
         STATUS_WIN: SettleResponse._Status.ValueType  # 2
         """returned_cents = stake + profit"""
         STATUS_LOSE: SettleResponse._Status.ValueType  # 3
-        """returned_cents = 0"""
+        """returned_cents = 0; but for a half loss (Dragon Tiger's DRAGON or TIGER on a tie,
+        net_payout_hundredths -50): half the stake, rounded down
+        """
         STATUS_VOID: SettleResponse._Status.ValueType  # 4
         """the round was voided: the stake is returned"""
         STATUS_PUSH: SettleResponse._Status.ValueType  # 5
@@ -2130,7 +2134,9 @@ class SettleResponse(_message.Message):
     STATUS_WIN: SettleResponse.Status.ValueType  # 2
     """returned_cents = stake + profit"""
     STATUS_LOSE: SettleResponse.Status.ValueType  # 3
-    """returned_cents = 0"""
+    """returned_cents = 0; but for a half loss (Dragon Tiger's DRAGON or TIGER on a tie,
+    net_payout_hundredths -50): half the stake, rounded down
+    """
     STATUS_VOID: SettleResponse.Status.ValueType  # 4
     """the round was voided: the stake is returned"""
     STATUS_PUSH: SettleResponse.Status.ValueType  # 5
@@ -2172,8 +2178,9 @@ class SettleResponse(_message.Message):
     stake_cents: _builtins.int
     """the request's, echoed"""
     outcome: _builtins.str
-    """A fixed-paytable side bet (blackjack): the outcome it settled on, e.g. "ROYAL", "MIXED" or
-    "LOSE"; its pay is `payout_hundredths`. Empty for dynamic bets and before a result.
+    """A fixed-paytable bet (blackjack's side bets; every bet of baccarat and Dragon Tiger): the
+    outcome it settled on, e.g. "ROYAL", "MIXED", "WIN_ON_6", "TIE_HALF_LOSS" or "LOSE"; its
+    pay is `net_payout_hundredths`. Empty for dynamic bets and before a result.
     """
     seat: _builtins.int
     """the seat the bet was on (blackjack; 0 for games without seats)"""

@@ -262,6 +262,29 @@ def test_quotes_price_a_round_in_progress(server: ServerProcess) -> None:
         grpc.StatusCode.INVALID_ARGUMENT,
         "banker_hand",
     )
+    # The Player's third card after the Banker's second, whatever the lists' order: 2 3 (5)
+    # draws a 4; the Banker's 5 draws on a Player's 4, so the round goes on.
+    third = pricing.Quote(
+        pb.QuoteRequest(
+            game=pb.GAME_BACCARAT, player_hand=["2C", "3D", "4H"], banker_hand=["5H", "KS"]
+        )
+    )
+    want = baccarat.odds(
+        _counts(8, ["2C", "3D", "4H", "5H", "KS"]),
+        parse_cards(["2C", "3D", "4H"]),
+        parse_cards(["5H", "KS"]),
+        BaccaratRules().paytables,
+    )
+    assert rtps(third.round_odds) == {bet: o.rtp_fraction for bet, o in want.items()}
+    expect_error(  # a card past the round's end is not the next round's
+        lambda: pricing.Quote(
+            pb.QuoteRequest(
+                game=pb.GAME_BACCARAT, player_hand=["9S", "KD"], banker_hand=["2C", "3C", "4C"]
+            )
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "banker_hand[2]: the round is complete without it",
+    )
     expect_error(  # a whole round: nothing left to price
         lambda: pricing.Quote(
             pb.QuoteRequest(

@@ -224,6 +224,21 @@ def test_a_continuous_shuffler_takes_each_rounds_cards_back() -> None:
     }
 
 
+def test_a_continuous_shufflers_burns_while_betting_are_out_of_the_coming_round() -> None:
+    rules = BaccaratRules(side_bets=(baccarat_paytable("PLAYER_PAIR"),), mode=ShoeMode.CONTINUOUS)
+    table = baccarat_table(rules, decks=1)
+    feed(table, card("AS", BURN), card("AH", BURN), card("AD", BURN))
+    want = baccarat_odds(counts_without(1, "AS", "AH", "AD"), [], [], rules.paytables)
+    assert {sb.bet: sb.rtp_exact for sb in table.snapshot.view.side_bets} == {
+        bet: o.rtp_fraction for bet, o in want.items()
+    }
+    feed(table, card("2S", PLAYER))  # dealing: the next round is dealt from the full shoe
+    full = baccarat_odds(counts_without(1), [], [], rules.paytables)
+    assert {sb.bet: sb.rtp_exact for sb in table.snapshot.view.side_bets} == {
+        bet: o.rtp_fraction for bet, o in full.items()
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # Money: pushes and half losses, by the one rule
 

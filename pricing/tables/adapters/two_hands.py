@@ -186,12 +186,7 @@ class TwoHandAdapter:
         state = self.new_state(config)
         for i, text in enumerate(exposed):
             state = _quoted(state, f"exposed[{i}]", text, CardRole.BURN)
-        for field, cards, role in (
-            ("player_hand", player_hand, engine.roles[0]),
-            ("banker_hand", banker_hand, engine.roles[1]),
-        ):
-            for i, text in enumerate(cards):
-                state = _quoted(state, f"{field}[{i}]", text, role)
+        state = _dealt(state, (("player_hand", player_hand), ("banker_hand", banker_hand)))
         view = self.view(state)
         if state.outcome is not None and not state.outcome.voided and (player_hand or banker_hand):
             raise InvalidInput(
@@ -240,6 +235,35 @@ def _quoted(state: TwoHandShoe, place: str, text: str, role: CardRole) -> TwoHan
         raise
     except Exception as exc:  # IllegalMove, CardNotInShoe: the request contradicts itself
         raise InvalidInput(f"{place}: {exc}", field=place) from None
+
+
+def _dealt(state: TwoHandShoe, hands: tuple[tuple[str, Sequence[str]], ...]) -> TwoHandShoe:
+    """``state`` with a quote's round dealt as a dealer deals it, whatever the order of the
+    cards within each hand's list: the next card goes to the hand with fewer cards out (the
+    first on a tie) that the game takes one for now, so that a Player's third card comes after
+    the Banker's second. A card that fits no turn is refused naming its place (the game's
+    rule in the message)."""
+    roles = state.game.roles
+    dealt = [0, 0]
+    round_id = state.round_id
+    while any(dealt[i] < len(cards) for i, (_, cards) in enumerate(hands)):
+        waiting = [i for i, (_, cards) in enumerate(hands) if dealt[i] < len(cards)]
+        if state.round_id != round_id:  # the cards so far completed the round
+            field, _ = hands[waiting[0]]
+            raise InvalidInput(
+                f"{field}[{dealt[waiting[0]]}]: the round is complete without it (the "
+                f"{state.game.title} tableau deals no more cards)",
+                field=f"{field}[{dealt[waiting[0]]}]",
+            )
+        turn = next(
+            (i for i in sorted(waiting, key=lambda i: (dealt[i], i))
+             if state.game.refusal(state.hands, i) is None),
+            waiting[0],  # no turn for any of them: dealing it raises, naming the rule
+        )  # fmt: skip
+        field, cards = hands[turn]
+        state = _quoted(state, f"{field}[{dealt[turn]}]", cards[dealt[turn]], roles[turn])
+        dealt[turn] += 1
+    return state
 
 
 def _closed_views(odds: Mapping[str, SideBetOdds]) -> tuple[SideBetView, ...]:

@@ -158,7 +158,7 @@ class Publisher(StoreListener):
         view = snapshot.view
         if view.phase is TablePhase.BETTING and not snapshot.closed:
             self._favourable[table_id] = tuple(
-                sb.bet for sb in view.side_bets if sb.player_favourable and sb.open
+                sb.bet for sb in view.side_bets if sb.player_favourable and sb.open and not sb.main
             )
             self._protected[table_id] = tuple(sb.bet for sb in view.side_bets if sb.protected)
             return

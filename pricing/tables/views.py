@@ -133,17 +133,20 @@ class SideBetView:
     builds every offered bet's view, so what a reader derives is derived when read). ``open``:
     it can be placed now (a round is open for betting and the shoe can deal it);
     ``protected``: game protection closed it for the next round (its RTP at or over the
-    table's ``close_at_rtp_bp``)."""
+    table's ``close_at_rtp_bp``); ``main``: a main bet (baccarat's PLAYER, BANKER, TIE;
+    Dragon Tiger's DRAGON, TIGER, TIE), which protection never closes and the side bets'
+    metrics leave out."""
 
     bet: str
     odds: SideBetOdds
     open: bool = True
     protected: bool = False
+    main: bool = False
 
-    def __reduce__(self) -> tuple[type[SideBetView], tuple[str, SideBetOdds, bool, bool]]:
+    def __reduce__(self) -> tuple[type[SideBetView], tuple[str, SideBetOdds, bool, bool, bool]]:
         """Pickled by its fields, in C: a journal image holds every bet a table shows (50 at
         a baccarat table), and a slotted class's default pickling runs Python for each."""
-        return SideBetView, (self.bet, self.odds, self.open, self.protected)
+        return SideBetView, (self.bet, self.odds, self.open, self.protected, self.main)
 
     @property
     def outcomes(self) -> tuple[SideBetOutcomeView, ...]:
@@ -252,7 +255,7 @@ class GameState(Protocol):
 
 
 def fixed_bet_view(
-    bet: str, odds: SideBetOdds, open: bool, *, protected: bool = False
+    bet: str, odds: SideBetOdds, open: bool, *, protected: bool = False, main: bool = False
 ) -> SideBetView:
     """The view of a fixed-paytable bet's exact odds; ``open``: whether it can be placed now;
     ``protected``: game protection closes it for the next round (then it is not open,
@@ -263,7 +266,9 @@ def fixed_bet_view(
     >>> view.rtp_exact, [o.name for o in view.outcomes], view.open
     (Fraction(9, 10), ['WIN'], True)
     """
-    return SideBetView(bet, odds, open=open and odds.open and not protected, protected=protected)
+    return SideBetView(
+        bet, odds, open=open and odds.open and not protected, protected=protected, main=main
+    )
 
 
 def standard_view(

@@ -37,7 +37,8 @@ P, B, D, T, BURN = (
 
 #: Hand-built baccarat rounds (cards in the order dealt, P or B), chosen so that every bet
 #: meets a win and a loss, and the pushes come: naturals, a natural tie, three-card 7 and 8
-#: wins, a Banker 6, pairs of rank and of one card, ties on several totals, wins by 9 and 4.
+#: wins, a Banker 6 of two and of three cards, pairs of rank and of one card, ties on several
+#: totals, a non-natural win by 4.
 BACCARAT_ROUNDS: tuple[tuple[tuple[str, int], ...], ...] = (
     (("9S", P), ("9C", B), ("KD", P), ("KH", B)),  # natural tie of 9s: TIE, pushes
     (("2S", P), ("KC", B), ("3H", P), ("6D", B), ("7C", P), ("9H", B)),  # Banker 5 wins
@@ -49,6 +50,8 @@ BACCARAT_ROUNDS: tuple[tuple[tuple[str, int], ...], ...] = (
     (("9D", P), ("KS", B), ("QC", P), ("10S", B)),  # a natural 9 against 0
     (("AS", P), ("3C", B), ("2S", P), ("4C", B), ("3D", P)),  # 6 vs 7: Banker by 1
     (("7S", P), ("7C", B), ("KS", P), ("KC", B)),  # a tie of 7s, both stand
+    (("KS", P), ("AC", B), ("7H", P), ("2D", B), ("KD", B)),  # 7 vs 3: Player by 4, no natural
+    (("KS", P), ("2D", B), ("AS", P), ("3D", B), ("4C", P), ("AH", B)),  # Banker 3-card 6
 )
 
 #: Each commission variant and the reference's name for it.
@@ -88,22 +91,30 @@ def settle(
     )
 
 
-@pytest.mark.parametrize("commission", list(VARIANTS))
+@pytest.mark.parametrize(
+    ("commission", "perfect_pair"),
+    [(commission, "") for commission in VARIANTS] + [(pb.COMMISSION_STANDARD, "evolution")],
+)
 def test_every_baccarat_bet_settles_as_the_reference_says(
-    server: ServerProcess, commission: pb.Commission.ValueType
+    server: ServerProcess, commission: pb.Commission.ValueType, perfect_pair: str
 ) -> None:
-    table = f"bac-{commission}"
+    table = f"bac-{commission}-{perfect_pair}"
     feed = Feed(server, table)
     rules = pb.BaccaratRules(commission=commission)
     every_side_bet(rules, baccarat.SIDE_BETS)
+    rules.side_bets["PERFECT_PAIR"].preset = perfect_pair
     state = feed.open(game=pb.GAME_BACCARAT, decks=8, baccarat=rules)
     engine_rules = BaccaratRules(
         commission=COMMISSIONS[commission],
-        side_bets=tuple(baccarat.paytable(name) for name in baccarat.SIDE_BETS),
+        side_bets=tuple(
+            baccarat.paytable(name, perfect_pair if name == "PERFECT_PAIR" else "")
+            for name in baccarat.SIDE_BETS
+        ),
     )
     paytables = {t.bet: t for t in engine_rules.paytables}
     assert [sb.bet for sb in state.side_bets] == list(paytables)
     out: list[str] = []
+    seen: set[tuple[str, str]] = set()
     for round_id, deal in enumerate(BACCARAT_ROUNDS, start=1):
         version = state.version
         assert state.phase == pb.PHASE_BETTING and all(sb.open for sb in state.side_bets)
@@ -135,6 +146,23 @@ def test_every_baccarat_bet_settles_as_the_reference_says(
             assert got.returned_cents == 1001 + 1001 * pay // 100
             status = {1: pb.SettleResponse.STATUS_WIN, 0: pb.SettleResponse.STATUS_PUSH}
             assert got.status == status.get((pay > 0) - (pay < 0), pb.SettleResponse.STATUS_LOSE)
+            seen.add((bet, got.outcome))
+    # The rounds reach the outcomes the paytables have beyond a plain win (checked, so that a
+    # change to the rounds cannot quietly drop one).
+    wanted = {
+        ("PLAYER", "PUSH"), ("TIE", "WIN"), ("DRAGON_7", "WIN"), ("PANDA_8", "WIN"),
+        ("DRAGON_BONUS_PLAYER", "NATURAL_WIN"), ("DRAGON_BONUS_PLAYER", "WIN_BY_4"),
+        ("DRAGON_BONUS_BANKER", "NATURAL_TIE"), ("LUCKY_6", "TWO_CARD_6"),
+        ("LUCKY_6", "THREE_CARD_6"), ("EGALITE_0", "WIN"), ("EGALITE_7", "WIN"),
+        ("BIG", "WIN"), ("SMALL", "WIN"), ("PLAYER_PAIR", "WIN"), ("BANKER_PAIR", "WIN"),
+    }  # fmt: skip
+    wanted |= {
+        pb.COMMISSION_NONE: {("BANKER", "WIN_ON_6")},
+        pb.COMMISSION_EZ: {("BANKER", "DRAGON_7_PUSH")},
+        pb.COMMISSION_STANDARD: {("BANKER", "WIN")},
+    }[commission]
+    wanted.add(("PERFECT_PAIR", "BOTH_HANDS" if perfect_pair == "evolution" else "WIN"))
+    assert wanted <= seen, wanted - seen
 
 
 def _counts(decks: int, out: Sequence[str]) -> list[int]:

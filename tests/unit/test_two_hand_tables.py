@@ -87,6 +87,8 @@ def test_a_baccarat_table_opens_betting_on_eight_decks_with_the_main_bets_first(
         416,
     )
     assert bets_of(snap.view.side_bets) == ["PLAYER", "BANKER", "TIE", "PLAYER_PAIR", "DRAGON_7"]
+    # the main bets are marked: game protection and the side bets' metrics leave them out
+    assert [sb.main for sb in snap.view.side_bets] == [True, True, True, False, False]
     assert all(sb.open for sb in snap.view.side_bets)
     assert not snap.view.round_odds and not snap.view.hands and not snap.view.prices
     want = baccarat_odds(Shoe(8).counts(), [], [], BaccaratRules(side_bets=SIDE).paytables)
@@ -340,6 +342,38 @@ def test_protection_closes_a_side_bet_exactly_while_it_is_favourable() -> None:
     with pytest.raises(IllegalMove, match=r"SUITED_TIE .*closed by game protection"):
         table.settle(1, v, "SUITED_TIE", 100)
     assert table.settle(1, v, "TIE", 100).status is SettleStatus.WIN  # main bets stay open
+
+
+def test_protection_follows_the_shoe_round_by_round_closing_and_reopening() -> None:
+    """From two decks' kings and queens (every card twice: SUITED_TIE favourable), rounds that
+    each take one copy of two cards: the bet stays closed while some card is left twice, and
+    reopens the round none is (its RTP then 0). At every betting version it is closed exactly
+    when its exact RTP is at least 1, and Settle follows: BET_CLOSED there, settled elsewhere."""
+    rules = DragonTigerRules(
+        side_bets=(dragon_tiger.paytable("SUITED_TIE"),), close_at_rtp_bp=10_000
+    )
+    table = dragon_tiger_table(rules, decks=2)
+    for text in burns_to_kings_and_queens(2):
+        feed(table, card(text, BURN))
+    faces = [f"{rank}{suit}" for rank in "KQ" for suit in "SHDC"]
+    seen = []
+    for round_id, (dragon, tiger) in enumerate(zip(faces[::2], faces[1::2], strict=True), 1):
+        view = table.snapshot.view
+        suited = next(sb for sb in view.side_bets if sb.bet == "SUITED_TIE")
+        seen.append(suited.protected)
+        assert suited.protected == (suited.rtp_exact >= 1) and suited.open == (not suited.protected)
+        version = table.snapshot.version
+        feed(table, card(dragon, DRAGON), card(tiger, TIGER))
+        if suited.protected:
+            with pytest.raises(IllegalMove, match="closed by game protection"):
+                table.settle(round_id, version, "SUITED_TIE", 100)
+        else:
+            assert table.settle(round_id, version, "SUITED_TIE", 100).status is SettleStatus.LOSE
+    suited = next(sb for sb in table.snapshot.view.side_bets if sb.bet == "SUITED_TIE")
+    seen.append(suited.protected)
+    # 16 cards, each twice: closed; each round leaves fewer pairs; none left: open again.
+    assert seen == [True, True, True, True, False], seen
+    assert suited.rtp_exact == 0 and suited.open
 
 
 def test_close_at_rtp_bp_is_checked() -> None:

@@ -133,8 +133,11 @@ class TwoHandAdapter:
     def view(self, state: GameState) -> GameView:
         assert isinstance(state, TwoHandShoe)
         betting = state.phase is Phase.BETTING
+        main = state.rules.main_bets
         side_bets = tuple(
-            fixed_bet_view(bet, odds, betting, protected=state.is_protected(bet, odds))
+            fixed_bet_view(
+                bet, odds, betting, protected=state.is_protected(bet, odds), main=bet in main
+            )
             for bet, odds in state.next_round_odds.items()
         )
         view = standard_view(state, side_bets=side_bets)

@@ -92,7 +92,7 @@ def test_overrides_replace_a_presets_entries() -> None:
             lambda: paytable("DRAGON_8"),
             "unknown side bet 'DRAGON_8': expected one of PLAYER_PAIR, BANKER_PAIR, ",
         ),
-        (lambda: paytable("BANKER"), "BANKER is a main bet: its paytable comes from main_"),
+        (lambda: paytable("BANKER"), "BANKER is a main bet, always offered: its pays are set by"),
         (
             lambda: paytable("LUCKY_6", "12-25"),
             "unknown LUCKY_6 preset '12-25': expected one of 12-20, 12-23",

@@ -372,8 +372,8 @@ def test_side_bet_paytables() -> None:
     ("bet", "preset", "overrides", "named"),
     [
         ("RED", "", None, "'RED'"),
-        ("DRAGON", "", None, "main_paytables"),
-        ("TIE", "11", None, "main_paytables"),
+        ("DRAGON", "", None, "a main bet, always offered"),
+        ("TIE", "11", None, "a main bet, always offered"),
         ("SUITED_TIE", "evolution", None, "'evolution'"),
         ("TIGER_BIG", "", {"LOSE": 100}, "'LOSE'"),
         ("TIGER_BIG", "", {"WIN": -1}, "got -1"),

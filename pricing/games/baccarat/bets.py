@@ -243,13 +243,16 @@ def paytable(
 
     >>> paytable("PERFECT_PAIR", "evolution", {"BOTH_HANDS": 20000}).pays
     {'ONE_HAND': 2500, 'BOTH_HANDS': 20000}
-    >>> paytable("PLAYER")
+    >>> paytable("PLAYER")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    pricing.errors.InvalidOption: PLAYER is a main bet: its paytable comes from main_paytables
+    pricing.errors.InvalidOption: PLAYER is a main bet, always offered: its pays are set by ...
     """
     if bet in _MAIN:
-        raise InvalidOption(f"{bet} is a main bet: its paytable comes from main_paytables")
+        raise InvalidOption(
+            f"{bet} is a main bet, always offered: its pays are set by the table's commission "
+            "and tie_pays, not as a side bet"
+        )
     spec = _SIDE.get(bet)
     if spec is None:
         raise InvalidOption(

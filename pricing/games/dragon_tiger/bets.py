@@ -196,7 +196,11 @@ def paytable(
     pricing.errors.InvalidOption: unknown SUITED_TIE preset 'evolution': expected one of standard
     """
     if bet not in SIDE_BETS:
-        main = " (the main bets' paytables are main_paytables')" if bet in MAIN_BETS else ""
+        main = (
+            " (a main bet, always offered: its pays are set by tie_pays)"
+            if bet in MAIN_BETS
+            else ""
+        )
         raise InvalidOption(
             f"unknown Dragon Tiger side bet {quoted(bet)}{main}: expected one of "
             f"{', '.join(SIDE_BETS)}"

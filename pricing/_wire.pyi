@@ -4,6 +4,4 @@ from collections.abc import Iterable
 
 from pricing.tables.views import SideBetView
 
-UINT64_MAX: int
-
 def encode_fixed_bets(field: int, views: Iterable[SideBetView]) -> bytes: ...

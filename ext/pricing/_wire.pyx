@@ -29,8 +29,8 @@ from math import gcd
 
 #: Integers up to this are exactly doubles: their quotient is correctly rounded in C too.
 cdef uint64_t EXACT_DOUBLE = 1ULL << 53
-UINT64_MAX = 2**64 - 1
-cdef object PY_UINT64_MAX = UINT64_MAX
+#: The largest count a ``uint64`` field carries.
+cdef object PY_UINT64_MAX = 2**64 - 1
 
 cdef enum:
     VARINT = 0

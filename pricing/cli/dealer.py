@@ -29,7 +29,7 @@ class DemoDealer:
     rng: random.Random
     void_rate: float
     show: Show
-    continuous: bool = False  # blackjack, Higher/Lower: the round's cards go back at its end
+    continuous: bool = False  # the round's cards go back at its end (not Hi-Lo, Goa Gae)
     seats: int = 1  # blackjack: the seats dealt to
     rule: str = "S17"  # blackjack: how the dealer draws (the table's rule)
     patient: Callable[[Callable[[], pb.TableState]], pb.TableState] = lambda call: call()
@@ -39,15 +39,24 @@ class DemoDealer:
         self.show(f"SEAT {seat}" if seat else role, card, state)
         return state
 
+    def void(self) -> pb.TableState:
+        state = self.patient(self.feed.void)
+        self.show("VOID", "", state)
+        return state
+
     def end_round(self) -> pb.TableState:
         """End the round, or now and then void it."""
         if self.rng.random() < self.void_rate:
-            state = self.patient(self.feed.void)
-            self.show("VOID", "", state)
-        else:
-            state = self.patient(self.feed.end_round)
-            self.show("END", "", state)
+            return self.void()
+        state = self.patient(self.feed.end_round)
+        self.show("END", "", state)
         return state
+
+    def shuffle_back(self, cards: list[str], dealt: list[str]) -> None:
+        """A continuous shuffler takes a round's ``dealt`` cards back into ``cards``."""
+        if self.continuous:
+            cards.extend(dealt)
+            self.rng.shuffle(cards)
 
     def hilo(self, state: pb.TableState, cards: list[str]) -> None:
         """5 burns, 10 results; a card shown during betting is a burn that voids the round
@@ -71,17 +80,14 @@ class DemoDealer:
             for card in dealt:
                 state = self.deal(card, "BURN")
             if self.rng.random() < self.void_rate:
-                state = self.patient(self.feed.void)
-                self.show("VOID", "", state)
+                state = self.void()
             else:
                 base = state.base_card
                 dealt.append(cards.pop())
                 state = self.deal(dealt[-1], "RESULT")
                 dealt[-1] = base  # the old base goes back; the result is the new one
             rounds += 1
-            if self.continuous:
-                cards.extend(dealt)
-                self.rng.shuffle(cards)
+            self.shuffle_back(cards, dealt)
 
     def goagae(self, state: pb.TableState, cards: list[str]) -> None:
         """Rounds of three PLAYER and three DEALER cards, dealt in turn, until the deck is out."""
@@ -100,9 +106,7 @@ class DemoDealer:
             dealt = self.blackjack_round(cards)
             self.end_round()
             rounds += 1
-            if self.continuous:
-                cards.extend(dealt)
-                self.rng.shuffle(cards)
+            self.shuffle_back(cards, dealt)
 
     def blackjack_round(self, cards: list[str]) -> list[str]:
         """One round (no hole card): a card to each seat, the dealer's up card, a second card
@@ -147,13 +151,10 @@ class DemoDealer:
                 dealt.append(hands[hand][-1])
                 state = self.deal(dealt[-1], hand.value)
                 if len(dealt) == 1 and self.rng.random() < self.void_rate:
-                    state = self.patient(self.feed.void)
-                    self.show("VOID", "", state)
+                    state = self.void()
                     break
             rounds += 1
-            if self.continuous:
-                cards.extend(dealt)
-                self.rng.shuffle(cards)
+            self.shuffle_back(cards, dealt)
 
     def dragon_tiger(self, state: pb.TableState, cards: list[str]) -> None:
         """Rounds of a Dragon card and a Tiger card until one card is left; now and then a
@@ -165,12 +166,9 @@ class DemoDealer:
             dealt = [cards.pop()]
             state = self.deal(dealt[0], "DRAGON")
             if self.rng.random() < self.void_rate:
-                state = self.patient(self.feed.void)
-                self.show("VOID", "", state)
+                state = self.void()
             else:
                 dealt.append(cards.pop())
                 state = self.deal(dealt[1], "TIGER")
             rounds += 1
-            if self.continuous:
-                cards.extend(dealt)
-                self.rng.shuffle(cards)
+            self.shuffle_back(cards, dealt)

@@ -249,11 +249,14 @@ def format_ended(state: pb.TableState) -> str | None:
     return f"  round {e.round_id}: {'VOID' if e.void else _result_text(e)}"
 
 
+def _hands_text(hands: Sequence[pb.HandCards]) -> str:
+    """Each hand and its cards: ``PLAYER 9S KD | BANKER 2C 3D AH``."""
+    return " | ".join(f"{h.hand} {' '.join(h.cards)}" for h in hands)
+
+
 def _result_text(e: pb.RoundResult) -> str:
     """A decided round's result: its hands (baccarat, Dragon Tiger), else its result card."""
-    if e.hands:
-        return " | ".join(f"{h.hand} {' '.join(h.cards)}" for h in e.hands)
-    return e.result_card
+    return _hands_text(e.hands) if e.hands else e.result_card
 
 
 def _edge_text(state: pb.TableState) -> str | None:
@@ -389,9 +392,7 @@ def format_table(state: pb.TableState) -> str:
     if state.base_card:
         lines.append(f"base card {state.base_card}: the next result is compared with it")
     if state.hands:
-        lines.append(
-            "this round: " + " | ".join(f"{h.hand} {' '.join(h.cards)}" for h in state.hands)
-        )
+        lines.append("this round: " + _hands_text(state.hands))
     if state.HasField("ended_round"):
         e = state.ended_round
         lines.append(f"round {e.round_id} ended: {'VOID' if e.void else _result_text(e)}")

@@ -11,6 +11,7 @@ from pricing.cli.args import integer
 from pricing.cli.common import offer_side_bets, shuffle_mode
 from pricing.games.fixed_odds import MAX_CLOSE_AT_RTP_BP
 from pricing.v1 import pricing_pb2 as pb
+from pricing.v1.enums import enum_number
 
 __all__ = [
     "TWO_HAND_GAMES",
@@ -30,17 +31,14 @@ TWO_HAND_OPTIONS: Final = {
     "tie_pays": TWO_HAND_GAMES,
 }
 
-_COMMISSIONS: Final = {
-    "standard": pb.COMMISSION_STANDARD,
-    "none": pb.COMMISSION_NONE,
-    "ez": pb.COMMISSION_EZ,
-}
+#: ``--commission``'s choices: the wire's ``Commission`` values, without their prefix.
+_COMMISSIONS: Final = ("standard", "none", "ez")
 
 
 def add_two_hand_rules(p: argparse.ArgumentParser) -> None:
     """``--commission``, ``--tie-pays`` and ``--close-at-rtp-bp``."""
     p.add_argument(
-        "--commission", choices=list(_COMMISSIONS), type=str.lower, default=None,
+        "--commission", choices=_COMMISSIONS, type=str.lower, default=None,
         help="baccarat: standard (Banker pays 0.95, the default), none (a Banker win on 6 "
         "pays 1:2) or ez (a Banker win with a three-card 7 pushes)",
     )  # fmt: skip
@@ -71,7 +69,8 @@ def set_two_hand_rules(
     rules: pb.BaccaratRules | pb.DragonTigerRules
     if args.game == "baccarat":
         rules = request.baccarat
-        rules.commission = _COMMISSIONS[args.commission or "standard"]
+        commission = (args.commission or "standard").upper()
+        rules.commission = enum_number(pb.Commission, commission)  # type: ignore[assignment]
     elif args.game == "dragon-tiger":
         rules = request.dragon_tiger
     else:

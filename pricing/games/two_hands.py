@@ -44,7 +44,7 @@ __all__ = [
     "TwoHandRules",
     "TwoHandShoe",
     "check_side_bets",
-    "describe_side_bets",
+    "describe_rules",
 ]
 
 #: Each hand's cards of a round, in the order the game names its hands.
@@ -85,10 +85,28 @@ def check_side_bets(side_bets: Sequence[Paytable], main_bets: Sequence[str]) -> 
         raise InvalidOption("a side bet is named twice in side_bets", field="side_bets")
 
 
-def describe_side_bets(field: str, side_bets: Sequence[Paytable]) -> dict[str, str]:
-    """Each side bet's preset and pays, by its path in the rules message ``field``."""
-    options = {}
-    for table in side_bets:
+class _DescribedRules(Protocol):
+    """What both games' rules objects hold alike."""
+
+    @property
+    def tie_pays(self) -> int: ...
+    @property
+    def close_at_rtp_bp(self) -> int: ...
+    @property
+    def mode(self) -> ShoeMode: ...
+    @property
+    def side_bets(self) -> Sequence[Paytable]: ...
+
+
+def describe_rules(field: str, rules: _DescribedRules) -> dict[str, str]:
+    """The options both games' rules have, by their paths in the rules message ``field``:
+    the tie's pay, game protection, the shuffle, and each side bet's preset and pays."""
+    options = {
+        f"{field}.tie_pays": str(rules.tie_pays),
+        f"{field}.close_at_rtp_bp": str(rules.close_at_rtp_bp),
+        f"{field}.shuffle_mode": f"SHUFFLE_MODE_{rules.mode.value}",
+    }
+    for table in rules.side_bets:
         pays = " ".join(f"{entry}: {hundredths}" for entry, hundredths in table.pays.items())
         options[f"{field}.side_bets[{table.bet}]"] = f"{table.preset} {{{pays}}}"
     return options
@@ -172,10 +190,6 @@ class RoundOutcome:
         """The cards that decided the round (the first hand's, then the second's); ``None``
         when it was void."""
         return None if self.voided else (*self.hands[0], *self.hands[1])
-
-
-#: ``TwoHandShoe``'s cached properties: left out of its pickle.
-_CACHED: Final = frozenset({"hands", "next_round_counts", "next_round_odds", "round_odds"})
 
 
 def _count_out(counts: tuple[int, ...], card: Card) -> tuple[int, ...]:
@@ -383,3 +397,9 @@ class TwoHandShoe:
         if state.cards_remaining < self.game.min_cards:
             return replace(state, phase=Phase.SHOE_COMPLETE)
         return state
+
+
+#: ``TwoHandShoe``'s cached properties: left out of its pickle.
+_CACHED: Final = frozenset(
+    name for name, member in vars(TwoHandShoe).items() if isinstance(member, cached_property)
+)

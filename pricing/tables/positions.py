@@ -33,6 +33,7 @@ from typing import Final
 
 from pricing.cards import Card
 from pricing.errors import IllegalMove, InvalidInput
+from pricing.payout import returned_cents
 from pricing.tables.history import SettleStatus, check_stake
 
 __all__ = [
@@ -198,7 +199,7 @@ def position_steps(
         value, capped = riding, False
         if said.status is SettleStatus.WIN:
             room = cap - collected  # the cap is on all the position pays
-            value = riding + riding * said.payout_hundredths // 100
+            value = returned_cents(riding, said.payout_hundredths)
             value, capped = min(value, room), value >= room
         elif said.status is SettleStatus.LOSE:
             value = 0

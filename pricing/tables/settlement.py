@@ -10,6 +10,7 @@ from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from pricing.errors import IllegalMove, InvalidInput
+from pricing.payout import returned_cents
 from pricing.tables.adapter import GameAdapter, check_seat
 from pricing.tables.errors import HistoryNotLoaded, StaleBet, VersionNotReached
 from pricing.tables.events import TableConfig
@@ -149,8 +150,8 @@ class SettlesBets:
         if ended.void:
             return Settlement(SettleStatus.VOID, payout, stake_cents)
         if self.adapter.bet_wins(self.config, bet, ended.result):
-            profit = stake_cents * payout // 100
-            return Settlement(SettleStatus.WIN, payout, stake_cents + profit, ended.result)
+            returned = returned_cents(stake_cents, payout)
+            return Settlement(SettleStatus.WIN, payout, returned, ended.result)
         return Settlement(SettleStatus.LOSE, payout, 0, ended.result)
 
     def settle_position(self, stake_cents: int, legs: Sequence[PositionLeg]) -> PositionSettlement:
@@ -226,7 +227,7 @@ class SettlesBets:
         pay = result.payout_hundredths
         # The one money rule, a loss included: a half loss (-50) returns half the stake,
         # rounded down (the odd cent to the house), a whole loss (-100) nothing.
-        returned = stake_cents + stake_cents * pay // 100
+        returned = returned_cents(stake_cents, pay)
         status = (
             SettleStatus.WIN if pay > 0 else SettleStatus.PUSH if pay == 0 else SettleStatus.LOSE
         )

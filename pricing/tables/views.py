@@ -134,8 +134,8 @@ class SideBetView:
     it can be placed now (a round is open for betting and the shoe can deal it);
     ``protected``: game protection closed it for the next round (its RTP at or over the
     table's ``close_at_rtp_bp``); ``main``: a main bet (baccarat's PLAYER, BANKER, TIE;
-    Dragon Tiger's DRAGON, TIGER, TIE), which protection never closes and the side bets'
-    metrics leave out."""
+    Dragon Tiger's DRAGON, TIGER, TIE), which protection never closes and the
+    favourable-rounds counter leaves out."""
 
     bet: str
     odds: SideBetOdds

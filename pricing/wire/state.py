@@ -129,10 +129,6 @@ def _extras(view: GameView, out: pb.TableState | pb.QuoteResponse) -> None:
         )
 
 
-#: The largest count a ``uint64`` field carries.
-_UINT64_MAX: Final = 2**64 - 1
-
-
 def ratio(x: Fraction) -> pb.Ratio:
     """An exact ratio on the wire: "numerator/denominator" in lowest terms, and its double."""
     return pb.Ratio(value=float(x), exact=fraction_text(x))

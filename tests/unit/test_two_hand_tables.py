@@ -87,7 +87,7 @@ def test_a_baccarat_table_opens_betting_on_eight_decks_with_the_main_bets_first(
         416,
     )
     assert bets_of(snap.view.side_bets) == ["PLAYER", "BANKER", "TIE", "PLAYER_PAIR", "DRAGON_7"]
-    # the main bets are marked: game protection and the side bets' metrics leave them out
+    # the main bets are marked: game protection and the favourable-rounds counter leave them out
     assert [sb.main for sb in snap.view.side_bets] == [True, True, True, False, False]
     assert all(sb.open for sb in snap.view.side_bets)
     assert not snap.view.round_odds and not snap.view.hands and not snap.view.prices

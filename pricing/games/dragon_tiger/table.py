@@ -26,7 +26,7 @@ from pricing.games.dragon_tiger.bets import (
 )
 from pricing.games.events import CardRole
 from pricing.games.fixed_odds import SideBetOdds, check_close_at_rtp_bp
-from pricing.games.two_hands import Hands, Paytable, check_side_bets, describe_side_bets
+from pricing.games.two_hands import Hands, Paytable, check_side_bets, describe_rules
 
 __all__ = ["DRAGON_TIGER", "DragonTigerGame", "DragonTigerRules"]
 
@@ -60,12 +60,7 @@ class DragonTigerRules:
         return _MAIN_BETS
 
     def describe(self, field: str) -> dict[str, str]:
-        options = {
-            f"{field}.tie_pays": str(self.tie_pays),
-            f"{field}.close_at_rtp_bp": str(self.close_at_rtp_bp),
-            f"{field}.shuffle_mode": f"SHUFFLE_MODE_{self.mode.value}",
-        }
-        return options | describe_side_bets(field, self.side_bets)
+        return describe_rules(field, self)
 
 
 @dataclass(frozen=True, slots=True)

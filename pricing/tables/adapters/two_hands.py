@@ -211,15 +211,10 @@ class TwoHandAdapter:
         """A bet on a decided round: its outcome and signed pay, on the round's two hands."""
         if ended.void:
             return None
-        engine = self.table.engine
-        first, second = engine.roles
-        hands = (
-            tuple(e.card for e in ended.cards if e.role is first),
-            tuple(e.card for e in ended.cards if e.role is second),
-        )
+        first, second = ended.hands  # as the view that ended the round showed them
         paytable = next(t for t in _rules(config).paytables if t.bet == bet)
-        outcome, pay = engine.settle(paytable, hands)
-        return SideBetResult(outcome, pay, (*hands[0], *hands[1]))
+        outcome, pay = self.table.engine.settle(paytable, (first.cards, second.cards))
+        return SideBetResult(outcome, pay, ended.result)
 
     def position_cap_cents(self, config: TableConfig) -> int:
         return 0

@@ -1,0 +1,152 @@
+"""A PAR sheet's figures for a bet whose price or odds move with the shoe: the distribution of
+its RTP over the rounds a table deals, and the variance of a unit bet over the whole shoe.
+
+The input is a sequence of ``(weight, state)`` pairs, one per state the round can be priced
+in: the weight is the state's probability or any number proportional to it (an ``int`` or a
+``Fraction``: the figures are then exact; a seeded simulation gives each sampled round weight
+1 and the figures are exact over the sample), the state either the bet's ``SideBetOdds`` in
+that state or just its RTP (a ``Fraction``). A state is *offered* unless the odds are closed
+(no deal left), its weight is 0, or game protection closes it (``close_at_rtp_bp``, as
+``pricing.games.fixed_odds.protection_closes``: RTP ≥ the bound). The figures are over the
+offered rounds, each counted by its weight:
+
+- ``minimum`` / ``maximum``: the extremes of the RTP over offered states;
+- ``mean``: ``Σ w · RTP / Σ w`` (what a player staking a unit on every offered round gets back
+  per unit staked);
+- ``below_min``: the share of offered rounds whose RTP is under a floor ``min_rtp`` (strictly);
+- ``offered``: the share of all the weight that is offered;
+- given odds for every state, ``variance``: the variance of the net result of a unit staked on
+  a random offered round, by the law of total variance ``E[Var | state] + Var[E | state]`` (the
+  spread of the prices included), ``price_variance`` its second term (the variance of the RTP
+  over offered rounds), and ``standard_deviation``, the variance's root; ``None`` otherwise.
+
+>>> from pricing.games.fixed_odds import SideBetOdds
+>>> cheap = SideBetOdds.from_ways("B", {"WIN": 1}, 2, {"WIN": 80})   # RTP 0.9
+>>> rich = SideBetOdds.from_ways("B", {"WIN": 1}, 2, {"WIN": 120})   # RTP 1.1
+>>> d = rtp_distribution([(3, cheap), (1, rich)], min_rtp=Fraction(1))
+>>> d.minimum, d.maximum, d.mean, d.below_min, d.offered
+(Fraction(9, 10), Fraction(11, 10), Fraction(19, 20), Fraction(3, 4), Fraction(1, 1))
+>>> d.variance, d.price_variance  # 3/4 · 0.81 + 1/4 · 1.21 + (3/4 · 1/4 · 0.2²: the prices)
+(Fraction(367, 400), Fraction(3, 400))
+>>> rtp_distribution([(3, cheap), (1, rich)], close_at_rtp_bp=10_000).mean
+Fraction(9, 10)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from pricing.analysis.par import VolatilityLevel, par_bet, volatility
+from pricing.analysis.report import exact_number
+from pricing.games.fixed_odds import SideBetOdds, protection_closes
+
+__all__ = ["RtpDistribution", "rtp_distribution"]
+
+
+@dataclass(frozen=True, slots=True)
+class RtpDistribution:
+    """The RTP of a moving-price bet over the rounds a table deals (see the module's
+    docstring). ``states``: the offered states counted; ``min_rtp`` the floor ``below_min``
+    is measured against (``None``: not asked, ``below_min`` is ``None``)."""
+
+    states: int
+    offered: Fraction
+    minimum: Fraction
+    maximum: Fraction
+    mean: Fraction
+    min_rtp: Fraction | None
+    below_min: Fraction | None
+    variance: Fraction | None
+    price_variance: Fraction | None
+    standard_deviation: float | None
+
+    def volatility(self) -> tuple[VolatilityLevel, ...] | None:
+        """The volatility index and realised-RTP ranges of a unit staked on every offered
+        round (around ``mean``, with the whole-shoe σ); ``None`` without the variance."""
+        if self.standard_deviation is None:
+            return None
+        return volatility(self.mean, self.standard_deviation)
+
+    def as_dict(self) -> dict[str, Any]:
+        def exact(x: Fraction | None) -> dict[str, Any] | None:
+            return None if x is None else exact_number(x)
+
+        return {
+            "states": self.states,
+            "offered": exact_number(self.offered),
+            "minimum": exact_number(self.minimum),
+            "maximum": exact_number(self.maximum),
+            "mean": exact_number(self.mean),
+            "min_rtp": exact(self.min_rtp),
+            "below_min": exact(self.below_min),
+            "variance": exact(self.variance),
+            "price_variance": exact(self.price_variance),
+            "standard_deviation": self.standard_deviation,
+        }
+
+
+def _rtp_closes(rtp: Fraction, close_at_rtp_bp: int) -> bool:
+    return bool(close_at_rtp_bp) and 10_000 * rtp >= close_at_rtp_bp
+
+
+def rtp_distribution(
+    states: Iterable[tuple[int | Fraction, SideBetOdds | Fraction]],
+    *,
+    min_rtp: Fraction | None = None,
+    close_at_rtp_bp: int = 0,
+) -> RtpDistribution:
+    """The distribution of the RTP over ``(weight, odds or RTP)`` states (see the module's
+    docstring). ``ValueError`` for a negative weight or when no state is offered."""
+    total = Fraction(0)
+    offered: list[tuple[Fraction, Fraction]] = []  # (weight, RTP)
+    # Each offered state's variance of the net result, while every state comes with odds.
+    variances: list[Fraction] | None = []
+    for weight, state in states:
+        w = Fraction(weight)
+        if w < 0:
+            raise ValueError(f"a state's weight cannot be negative: {weight}")
+        total += w
+        if isinstance(state, SideBetOdds):
+            if not w or not state.open or protection_closes(state, close_at_rtp_bp):
+                continue
+            par = par_bet(state)
+            offered.append((w, par.rtp))
+            if variances is not None:
+                variances.append(par.variance)
+        else:
+            rtp = Fraction(state)
+            if not w or _rtp_closes(rtp, close_at_rtp_bp):
+                continue
+            offered.append((w, rtp))
+            variances = None
+    if not offered:
+        raise ValueError("no state is offered: nothing to describe")
+    weight = sum((w for w, _ in offered), Fraction(0))
+    mean = sum((w * r for w, r in offered), Fraction(0)) / weight
+    variance = spread = None
+    if variances is not None:
+        # The law of total variance: E[Var | state] + Var[E | state]; E[net | state] is the
+        # state's RTP − 1, so the second term is the RTP's variance.
+        spread = sum((w * (r - mean) ** 2 for w, r in offered), Fraction(0)) / weight
+        within = sum((w * v for (w, _), v in zip(offered, variances, strict=True)), Fraction(0))
+        variance = within / weight + spread
+    return RtpDistribution(
+        states=len(offered),
+        offered=weight / total,
+        minimum=min(r for _, r in offered),
+        maximum=max(r for _, r in offered),
+        mean=mean,
+        min_rtp=min_rtp,
+        below_min=(
+            None
+            if min_rtp is None
+            else sum((w for w, r in offered if r < min_rtp), Fraction(0)) / weight
+        ),
+        variance=variance,
+        price_variance=spread,
+        standard_deviation=None if variance is None else math.sqrt(variance),
+    )

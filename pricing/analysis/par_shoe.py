@@ -35,16 +35,19 @@ Fraction(9, 10)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from pricing import _hilo_rtp
+from pricing.analysis.hilo import FULL_DECK_CLASSES
 from pricing.analysis.par import VolatilityLevel, par_bet, volatility
 from pricing.analysis.report import exact_number
 from pricing.games.fixed_odds import SideBetOdds, protection_closes
+from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
 
-__all__ = ["RtpDistribution", "rtp_distribution"]
+__all__ = ["RtpDistribution", "hilo_states", "rtp_distribution"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +153,42 @@ def rtp_distribution(
         price_variance=spread,
         standard_deviation=None if variance is None else math.sqrt(variance),
     )
+
+
+def hilo_states(
+    bet: str,
+    paytable: HiLoPaytable = DEFAULT_PAYTABLE,
+    *,
+    sizes: Sequence[int] = FULL_DECK_CLASSES,
+    burns: int = OPENING_BURNS,
+    results: int = RESULTS_PER_DECK,
+) -> Iterator[tuple[Fraction, SideBetOdds]]:
+    """Every state a Hi-Lo ``bet`` is priced in over a uniformly shuffled deck, exactly: one
+    pair per result position and number of winning cards left, weighted by its probability
+    among the deck's ``results`` rounds, with the bet's odds there (a closed state's odds are
+    closed). The deck and deal are ``pricing.analysis.hilo.hilo_rtp``'s.
+
+    >>> d = rtp_distribution(hilo_states("SEVEN"), min_rtp=Fraction(85, 100))
+    >>> f"{float(d.minimum):.4f} {float(d.maximum):.4f} {float(d.mean):.5f} {d.below_min}"
+    '0.8341 0.8350 0.83469 1'
+    >>> f"{float(d.offered):.5f} {d.standard_deviation:.4f}"  # closed with no seven left
+    '0.99889 3.0115'
+    """
+    b = _hilo_rtp.BETS.index(bet)
+    rule = paytable.rules()[bet]
+    tallies = _hilo_rtp.hilo_win_tallies(tuple(sizes), burns, results)
+    for k in range(results):
+        outcomes = sum(sizes) - burns - k
+        ways = tallies[k][b]
+        total = sum(ways)
+        for wins, n in enumerate(ways):
+            if not n:
+                continue
+            offer = rule.price(bet, wins, outcomes)
+            if offer.open:
+                odds = SideBetOdds.from_ways(
+                    bet, {"WIN": wins}, outcomes, {"WIN": offer.payout_hundredths}
+                )
+            else:
+                odds = SideBetOdds(bet, {}, 0, 0)
+            yield Fraction(n, total * results), odds

@@ -42,7 +42,7 @@ from typing import Any
 
 from pricing import _hilo_rtp
 from pricing.analysis.hilo import FULL_DECK_CLASSES
-from pricing.analysis.par import VolatilityLevel, par_bet, volatility
+from pricing.analysis.par import VolatilityLevel, volatility
 from pricing.analysis.report import exact_number
 from pricing.games.fixed_odds import SideBetOdds, protection_closes
 from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
@@ -96,6 +96,37 @@ def _rtp_closes(rtp: Fraction, close_at_rtp_bp: int) -> bool:
     return bool(close_at_rtp_bp) and 10_000 * rtp >= close_at_rtp_bp
 
 
+class _ExactSum:
+    """A sum of many fractions kept as integer numerators per denominator, added up once at
+    the end: a simulation's thousands of states share a few hundred denominators (one per
+    number of cards left), and summing ``Fraction``s one by one would grow the common
+    denominator at every step."""
+
+    __slots__ = ("_by_denominator",)
+
+    def __init__(self) -> None:
+        self._by_denominator: dict[int, int] = {}
+
+    def add(self, numerator: int, denominator: int) -> None:
+        bucket = self._by_denominator
+        bucket[denominator] = bucket.get(denominator, 0) + numerator
+
+    def total(self) -> Fraction:
+        return sum((Fraction(n, d) for d, n in self._by_denominator.items()), Fraction(0))
+
+
+def _moments(odds: SideBetOdds) -> tuple[int, int, int]:
+    """``(Σ ways · pay, Σ ways · pay², total)``: E[net] and E[net²] of a unit staked are the
+    first two over ``100 · total`` and ``10⁴ · total``."""
+    first = second = 0
+    total = 0
+    for o in odds.outcomes.values():
+        first += o.ways * o.payout_hundredths
+        second += o.ways * o.payout_hundredths * o.payout_hundredths
+        total = o.total
+    return first, second, total
+
+
 def rtp_distribution(
     states: Iterable[tuple[int | Fraction, SideBetOdds | Fraction]],
     *,
@@ -104,51 +135,67 @@ def rtp_distribution(
 ) -> RtpDistribution:
     """The distribution of the RTP over ``(weight, odds or RTP)`` states (see the module's
     docstring). ``ValueError`` for a negative weight or when no state is offered."""
-    total = Fraction(0)
-    offered: list[tuple[Fraction, Fraction]] = []  # (weight, RTP)
-    # Each offered state's variance of the net result, while every state comes with odds.
-    variances: list[Fraction] | None = []
-    for weight, state in states:
-        w = Fraction(weight)
+    total = _ExactSum()
+    weight = _ExactSum()
+    returned = _ExactSum()  # Σ w · RTP
+    squared = _ExactSum()  # Σ w · RTP²
+    second = _ExactSum()  # Σ w · E[net² | state], while every state comes with odds
+    with_odds = True
+    count = 0
+    below = _ExactSum()
+    low: Fraction | None = None
+    high: Fraction | None = None
+    for w_in, state in states:
+        w = Fraction(w_in)
         if w < 0:
-            raise ValueError(f"a state's weight cannot be negative: {weight}")
-        total += w
+            raise ValueError(f"a state's weight cannot be negative: {w_in}")
+        wn, wd = w.numerator, w.denominator
+        total.add(wn, wd)
+        if not wn:
+            continue
         if isinstance(state, SideBetOdds):
-            if not w or not state.open or protection_closes(state, close_at_rtp_bp):
+            if not state.open or protection_closes(state, close_at_rtp_bp):
                 continue
-            par = par_bet(state)
-            offered.append((w, par.rtp))
-            if variances is not None:
-                variances.append(par.variance)
+            first, sq, n = _moments(state)
+            # RTP = 1 + first / (100 n) = (100 n + first) / (100 n)
+            rn, rd = 100 * n + first, 100 * n
+            second.add(wn * sq, wd * 10_000 * n)
         else:
-            rtp = Fraction(state)
-            if not w or _rtp_closes(rtp, close_at_rtp_bp):
+            rtp_in = Fraction(state)
+            if _rtp_closes(rtp_in, close_at_rtp_bp):
                 continue
-            offered.append((w, rtp))
-            variances = None
-    if not offered:
+            rn, rd = rtp_in.numerator, rtp_in.denominator
+            with_odds = False
+        count += 1
+        weight.add(wn, wd)
+        returned.add(wn * rn, wd * rd)
+        squared.add(wn * rn * rn, wd * rd * rd)
+        rtp = Fraction(rn, rd)
+        if low is None or rtp < low:
+            low = rtp
+        if high is None or rtp > high:
+            high = rtp
+        if min_rtp is not None and rtp < min_rtp:
+            below.add(wn, wd)
+    if not count or low is None or high is None:
         raise ValueError("no state is offered: nothing to describe")
-    weight = sum((w for w, _ in offered), Fraction(0))
-    mean = sum((w * r for w, r in offered), Fraction(0)) / weight
+    offered = weight.total()
+    mean = returned.total() / offered
     variance = spread = None
-    if variances is not None:
-        # The law of total variance: E[Var | state] + Var[E | state]; E[net | state] is the
-        # state's RTP − 1, so the second term is the RTP's variance.
-        spread = sum((w * (r - mean) ** 2 for w, r in offered), Fraction(0)) / weight
-        within = sum((w * v for (w, _), v in zip(offered, variances, strict=True)), Fraction(0))
-        variance = within / weight + spread
+    if with_odds:
+        # The law of total variance: E[Var | state] + Var[E | state]. E[net | state] is the
+        # state's RTP − 1, so the second term is the RTP's variance, and the whole is
+        # E[net²] − E[net]² over the offered states.
+        spread = squared.total() / offered - mean * mean
+        variance = second.total() / offered - (mean - 1) ** 2
     return RtpDistribution(
-        states=len(offered),
-        offered=weight / total,
-        minimum=min(r for _, r in offered),
-        maximum=max(r for _, r in offered),
+        states=count,
+        offered=offered / total.total(),
+        minimum=low,
+        maximum=high,
         mean=mean,
         min_rtp=min_rtp,
-        below_min=(
-            None
-            if min_rtp is None
-            else sum((w for w, r in offered if r < min_rtp), Fraction(0)) / weight
-        ),
+        below_min=None if min_rtp is None else below.total() / offered,
         variance=variance,
         price_variance=spread,
         standard_deviation=None if variance is None else math.sqrt(variance),

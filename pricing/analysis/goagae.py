@@ -33,7 +33,7 @@ from pricing.cards import DECK, Card, parse_cards
 from pricing.errors import InvalidOption
 from pricing.games.goagae import BETS, DEFAULT_PAYTABLE, HAND_SIZE, GoaGaePaytable, quote
 
-__all__ = ["ENUMERATION_LIMIT", "GoaGaeReport", "goagae_rtp"]
+__all__ = ["ENUMERATION_LIMIT", "GoaGaeReport", "goagae_positions", "goagae_rtp"]
 
 #: The most card sets an exact enumeration visits (STRAIGHT and NINE over several rounds).
 ENUMERATION_LIMIT: Final = 250_000
@@ -132,16 +132,15 @@ def _enumerated(
     return out
 
 
-def goagae_rtp(
+def goagae_positions(
     paytable: GoaGaePaytable = DEFAULT_PAYTABLE,
     *,
     rounds: int = 1,
     cards_per_round: int = DEFAULT_CARDS_PER_ROUND,
     deck: Iterable[Card | str] | None = None,
-) -> GoaGaeReport:
-    """The exact report of the six category bets: a fresh deck every round (``rounds=1``), or
-    ``rounds`` rounds of ``cards_per_round`` cards dealt from one deck. ``deck`` (default: the
-    52 cards) serves what-if questions and the tests' reduced decks."""
+) -> tuple[dict[str, list[PositionTally]], tuple[str, ...]]:
+    """The deck states of each category bet at each round (``goagae_rtp``'s arguments), and the
+    bets with no exact count for this deal."""
     cards = tuple(DECK) if deck is None else tuple(sorted(set(parse_cards(deck))))
     if not isinstance(rounds, int) or rounds < 1:
         raise InvalidOption(f"rounds must be a whole number >= 1, got {rounds!r}")
@@ -153,9 +152,8 @@ def goagae_rtp(
             f"{rounds} rounds of {cards_per_round} cards need at least "
             f"{gone[-1] + HAND_SIZE} cards for the last hand; the deck has {len(cards)}"
         )
-    bets: dict[str, BetReport] = {}
+    positions: dict[str, list[PositionTally]] = {}
     left_out = []
-    rules = paytable.rules()
     for bet in BETS:
         groups = _groups(bet, cards) if rounds > 1 else None
         tallies: list[list[int]] | tuple[tuple[int, ...], ...] | None
@@ -169,9 +167,26 @@ def goagae_rtp(
         if tallies is None:
             left_out.append(bet)
             continue
-        positions = [
+        positions[bet] = [
             PositionTally(math.comb(len(cards) - m, HAND_SIZE), ways)
             for m, ways in zip(gone, tallies, strict=True)
         ]
-        bets[bet] = bet_report(bet, rules[bet], positions)
-    return GoaGaeReport(paytable, rounds, cards_per_round, bets, tuple(left_out))
+    return positions, tuple(left_out)
+
+
+def goagae_rtp(
+    paytable: GoaGaePaytable = DEFAULT_PAYTABLE,
+    *,
+    rounds: int = 1,
+    cards_per_round: int = DEFAULT_CARDS_PER_ROUND,
+    deck: Iterable[Card | str] | None = None,
+) -> GoaGaeReport:
+    """The exact report of the six category bets: a fresh deck every round (``rounds=1``), or
+    ``rounds`` rounds of ``cards_per_round`` cards dealt from one deck. ``deck`` (default: the
+    52 cards) serves what-if questions and the tests' reduced decks."""
+    positions, left_out = goagae_positions(
+        paytable, rounds=rounds, cards_per_round=cards_per_round, deck=deck
+    )
+    rules = paytable.rules()
+    bets = {bet: bet_report(bet, rules[bet], tallies) for bet, tallies in positions.items()}
+    return GoaGaeReport(paytable, rounds, cards_per_round, bets, left_out)

@@ -50,6 +50,8 @@ __all__ = [
     "HigherLowerReport",
     "NextCardBetReport",
     "higher_lower_report",
+    "mode_positions",
+    "mode_tallies",
     "next_card_report",
     "round_cards_out",
 ]
@@ -232,25 +234,40 @@ def _mode_report(
 ) -> NextCardBetReport:
     """``bet`` in one mode: per base group, and over them weighted by their cards."""
     rule = paytable.rules()[bet]
-    price = _offers(nc, bet, paytable)
-    by_base = []
+    positions, price = mode_positions(nc, bet, paytable, tallies)
+    by_base = [
+        BaseGroup(
+            label=_label(nc, cards),
+            cards=cards,
+            probability=Fraction(nc.deck.decks * len(cards), nc.deck.size),
+            winners=winners,
+            report=bet_report(bet, rule, tallies(winners), price),
+        )
+        for winners, cards in _groups(nc, bet)
+    ]
+    return NextCardBetReport(bet, bet_report(bet, rule, positions, price), tuple(by_base))
+
+
+def mode_tallies(size: int, mode: ShuffleMode, burns: int = DEFAULT_BURNS) -> Tallies:
+    """The deck states of a ``size``-card shoe in ``mode``, ``burns`` burns before each result."""
+    if mode is ShuffleMode.CONTINUOUS:
+        return _fresh(size)
+    return _depleted(size, round_cards_out(size, burns))
+
+
+def mode_positions(
+    nc: NextCardGame, bet: str, paytable: Paytable, tallies: Tallies
+) -> tuple[list[PositionTally], Callable[[int, int], BetPrice]]:
+    """``bet``'s deck states at each round over every base card (weighted by its copies), and
+    its live price from a count: the states the report's overall figures are summed over."""
     overall: list[list[int]] | None = None
+    own: list[PositionTally] = []
     for winners, cards in _groups(nc, bet):
         own = tallies(winners)
-        copies = nc.deck.decks * len(cards)
-        overall = _add_tallies(overall, own, copies)
-        by_base.append(
-            BaseGroup(
-                label=_label(nc, cards),
-                cards=cards,
-                probability=Fraction(copies, nc.deck.size),
-                winners=winners,
-                report=bet_report(bet, rule, own, price),
-            )
-        )
+        overall = _add_tallies(overall, own, nc.deck.decks * len(cards))
     assert overall is not None  # every group has the same positions: the last one names them
     positions = [PositionTally(t.outcomes, ways) for t, ways in zip(own, overall, strict=True)]
-    return NextCardBetReport(bet, bet_report(bet, rule, positions, price), tuple(by_base))
+    return positions, _offers(nc, bet, paytable)
 
 
 def _add_tallies(
@@ -283,12 +300,11 @@ def next_card_report(
     cards_out = round_cards_out(size, burns)
     if not cards_out:
         raise InvalidOption(f"a shoe of {size} cards deals no round with {burns} burns")
-    tallies = {
-        ShuffleMode.CONTINUOUS: _fresh(size),
-        ShuffleMode.DEPLETING: _depleted(size, cards_out),
-    }
     bets = {
-        mode: {bet: _mode_report(nc, bet, paytable, tallies[mode]) for bet in nc.names}
+        mode: {
+            bet: _mode_report(nc, bet, paytable, mode_tallies(size, mode, burns))
+            for bet in nc.names
+        }
         for mode in modes
     }
     return HigherLowerReport(

@@ -23,7 +23,14 @@ from pricing.errors import InvalidOption
 from pricing.games import hilo
 from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
 
-__all__ = ["CLASSES", "FULL_DECK_CLASSES", "HiLoReport", "class_sizes", "hilo_rtp"]
+__all__ = [
+    "CLASSES",
+    "FULL_DECK_CLASSES",
+    "HiLoReport",
+    "class_sizes",
+    "hilo_positions",
+    "hilo_rtp",
+]
 
 #: The card classes a Hi-Lo price depends on (``pricing._hilo_rtp``).
 CLASSES: Final[tuple[str, ...]] = _hilo_rtp.CLASSES
@@ -95,19 +102,31 @@ def hilo_rtp(
         not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in sizes
     ):
         raise InvalidOption(f"need {len(CLASSES)} class sizes >= 0, got {sizes!r}")
+    rules = paytable.rules()
+    bets = {
+        bet: bet_report(bet, rules[bet], positions)
+        for bet, positions in hilo_positions(sizes=sizes, burns=burns, results=results).items()
+    }
+    return HiLoReport(paytable=paytable, positions=results, bets=bets)
+
+
+def hilo_positions(
+    *,
+    sizes: Sequence[int] = FULL_DECK_CLASSES,
+    burns: int = OPENING_BURNS,
+    results: int = RESULTS_PER_DECK,
+) -> dict[str, list[PositionTally]]:
+    """The deck states of each bet at each result card (``hilo_rtp``'s deck and deal): the
+    ways each number of winning cards is left."""
     deck = sum(sizes)
     try:
-        tallies = _hilo_rtp.hilo_win_tallies(sizes, burns, results)
+        tallies = _hilo_rtp.hilo_win_tallies(tuple(sizes), burns, results)
     except ValueError as exc:
         raise InvalidOption(str(exc)) from None
-    rules = paytable.rules()
-    bets = {}
-    for b, bet in enumerate(_hilo_rtp.BETS):
-        positions = [
-            PositionTally(outcomes=deck - burns - k, ways=tallies[k][b]) for k in range(results)
-        ]
-        bets[bet] = bet_report(bet, rules[bet], positions)
-    return HiLoReport(paytable=paytable, positions=results, bets=bets)
+    return {
+        bet: [PositionTally(outcomes=deck - burns - k, ways=tallies[k][b]) for k in range(results)]
+        for b, bet in enumerate(_hilo_rtp.BETS)
+    }
 
 
 def _check_bet_order() -> None:

@@ -35,19 +35,26 @@ Fraction(9, 10)
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from pricing import _hilo_rtp
-from pricing.analysis.hilo import FULL_DECK_CLASSES
+from pricing.analysis.hilo import FULL_DECK_CLASSES, hilo_positions
 from pricing.analysis.par import VolatilityLevel, volatility
-from pricing.analysis.report import exact_number
-from pricing.games.fixed_odds import SideBetOdds, protection_closes
+from pricing.analysis.report import PositionTally, exact_number
+from pricing.games.fixed_odds import LOSE_HUNDREDTHS, SideBetOdds, protection_closes
 from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
+from pricing.payout import BetPrice
 
-__all__ = ["RtpDistribution", "hilo_states", "rtp_distribution"]
+__all__ = [
+    "RtpDistribution",
+    "hilo_states",
+    "mixture_odds",
+    "pay_text",
+    "position_states",
+    "rtp_distribution",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +209,91 @@ def rtp_distribution(
     )
 
 
+#: The odds of a state in which the bet is not offered.
+def _closed(bet: str) -> SideBetOdds:
+    return SideBetOdds(bet, {}, 0, 0)
+
+
+def position_states(
+    bet: str,
+    positions: Sequence[PositionTally],
+    price: Callable[[int, int], BetPrice],
+) -> Iterator[tuple[Fraction, SideBetOdds]]:
+    """Every state a moving-price bet is priced in, exactly, from a report's deck states
+    (``pricing.analysis.report.PositionTally``: Hi-Lo's result cards, Goa Gae's rounds,
+    Higher/Lower's rounds): one pair per position and number of winning outcomes left, weighted
+    by its probability (the positions alike), with the bet's odds there — ``WIN`` in ``wins``
+    of ``outcomes`` at the price ``price(wins, outcomes)`` offers; closed odds where it offers
+    none or nothing wins (as ``pricing.analysis.report.bet_report`` counts them)."""
+    count = len(positions)
+    for tally in positions:
+        total = sum(tally.ways)
+        for wins, n in enumerate(tally.ways):
+            if not n:
+                continue
+            offer = price(wins, tally.outcomes) if wins else None
+            if offer is None or not offer.open:
+                odds = _closed(bet)
+            else:
+                odds = SideBetOdds.from_ways(
+                    bet, {"WIN": wins}, tally.outcomes, {"WIN": offer.payout_hundredths}
+                )
+            yield Fraction(n, total * count), odds
+
+
+def pay_text(pay: int) -> str:
+    """A pay in hundredths as odds to 1: ``"0.88 : 1"``, ``"24 : 1"``.
+
+    >>> pay_text(88), pay_text(2400), pay_text(150)
+    ('0.88 : 1', '24 : 1', '1.5 : 1')
+    """
+    whole, cents = divmod(pay, 100)
+    return f"{whole} : 1" if not cents else f"{whole}.{cents:02d}".rstrip("0") + " : 1"
+
+
+def mixture_odds(
+    bet: str,
+    states: Iterable[tuple[int | Fraction, SideBetOdds]],
+    *,
+    close_at_rtp_bp: int = 0,
+) -> SideBetOdds:
+    """One unit staked on a random offered round, as one bet: the outcomes of every offered
+    state (those ``rtp_distribution`` counts), weighted, each winning outcome at each pay its
+    own outcome (``"WIN at 0.88 : 1"``), the losses one ``LOSE``. Its RTP is the distribution's
+    ``mean`` and its variance the whole-shoe ``variance``: ``pricing.analysis.par.par_bet`` of
+    it is the sheet's outcome table for a moving price. ``ValueError`` if none is offered.
+
+    >>> cheap = SideBetOdds.from_ways("B", {"WIN": 1}, 2, {"WIN": 80})
+    >>> rich = SideBetOdds.from_ways("B", {"WIN": 1}, 2, {"WIN": 120})
+    >>> mix = mixture_odds("B", [(3, cheap), (1, rich)])
+    >>> {k: (o.ways, o.total, o.payout_hundredths) for k, o in mix.outcomes.items()}
+    {'WIN at 1.2 : 1': (1, 8, 120), 'WIN at 0.8 : 1': (3, 8, 80), 'LOSE': (4, 8, -100)}
+    """
+    chances: dict[tuple[str, int], Fraction] = {}
+    weight = Fraction(0)
+    for w_in, odds in states:
+        w = Fraction(w_in)
+        if not w or not odds.open or protection_closes(odds, close_at_rtp_bp):
+            continue
+        weight += w
+        for name, o in odds.outcomes.items():
+            if o.ways and o.payout_hundredths != LOSE_HUNDREDTHS:
+                key = (name, o.payout_hundredths)
+                chances[key] = chances.get(key, Fraction(0)) + w * o.fraction
+    if not weight:
+        raise ValueError(f"{bet} is never offered: nothing to describe")
+    probabilities = {key: p / weight for key, p in chances.items()}
+    total = math.lcm(1, *(p.denominator for p in probabilities.values()))
+    ordered = sorted(probabilities.items(), key=lambda item: (-item[0][1], item[0][0]))
+    named = {f"{name} at {pay_text(pay)}": (pay, p) for (name, pay), p in ordered}
+    return SideBetOdds.from_ways(
+        bet,
+        {key: int(p * total) for key, (_, p) in named.items()},
+        total,
+        {key: pay for key, (pay, _) in named.items()},
+    )
+
+
 def hilo_states(
     bet: str,
     paytable: HiLoPaytable = DEFAULT_PAYTABLE,
@@ -210,10 +302,8 @@ def hilo_states(
     burns: int = OPENING_BURNS,
     results: int = RESULTS_PER_DECK,
 ) -> Iterator[tuple[Fraction, SideBetOdds]]:
-    """Every state a Hi-Lo ``bet`` is priced in over a uniformly shuffled deck, exactly: one
-    pair per result position and number of winning cards left, weighted by its probability
-    among the deck's ``results`` rounds, with the bet's odds there (a closed state's odds are
-    closed). The deck and deal are ``pricing.analysis.hilo.hilo_rtp``'s.
+    """Every state a Hi-Lo ``bet`` is priced in over a uniformly shuffled deck, exactly (the
+    deck and deal of ``pricing.analysis.hilo.hilo_rtp``; see ``position_states``).
 
     >>> d = rtp_distribution(hilo_states("SEVEN"), min_rtp=Fraction(85, 100))
     >>> f"{float(d.minimum):.4f} {float(d.maximum):.4f} {float(d.mean):.5f} {d.below_min}"
@@ -221,21 +311,6 @@ def hilo_states(
     >>> f"{float(d.offered):.5f} {d.standard_deviation:.4f}"  # closed with no seven left
     '0.99889 3.0115'
     """
-    b = _hilo_rtp.BETS.index(bet)
     rule = paytable.rules()[bet]
-    tallies = _hilo_rtp.hilo_win_tallies(tuple(sizes), burns, results)
-    for k in range(results):
-        outcomes = sum(sizes) - burns - k
-        ways = tallies[k][b]
-        total = sum(ways)
-        for wins, n in enumerate(ways):
-            if not n:
-                continue
-            offer = rule.price(bet, wins, outcomes)
-            if offer.open:
-                odds = SideBetOdds.from_ways(
-                    bet, {"WIN": wins}, outcomes, {"WIN": offer.payout_hundredths}
-                )
-            else:
-                odds = SideBetOdds(bet, {}, 0, 0)
-            yield Fraction(n, total * results), odds
+    positions = hilo_positions(sizes=sizes, burns=burns, results=results)[bet]
+    return position_states(bet, positions, lambda wins, outcomes: rule.price(bet, wins, outcomes))

@@ -53,6 +53,8 @@ __all__ = [
     "TwoHandReport",
     "check_shown",
     "every_paytable",
+    "game_of",
+    "main_bet_names",
     "price_shoe",
     "simulated_paytables",
     "table_keys",
@@ -72,11 +74,11 @@ DEFAULT_SHOWN: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
-def _game(name: TwoHandName) -> TwoHandGame:
+def game_of(name: TwoHandName) -> TwoHandGame:
     return BACCARAT if name == "baccarat" else DRAGON_TIGER
 
 
-def _main_bets(name: TwoHandName) -> frozenset[str]:
+def main_bet_names(name: TwoHandName) -> frozenset[str]:
     return frozenset(baccarat.MAIN_BETS if name == "baccarat" else dragon_tiger.MAIN_BETS)
 
 
@@ -143,7 +145,7 @@ def price_shoe(
     >>> float(price_shoe("baccarat", [8] * 52)["BANKER/ez"].rtp_fraction)
     0.9898169924287863
     """
-    game = _game(name)
+    game = game_of(name)
     groups = pricing_groups(every_paytable(name) if tables is None else tables)
 
     def odds(shoe: Sequence[int], group: Sequence[Paytable]) -> Mapping[str, SideBetOdds]:
@@ -241,7 +243,7 @@ def two_hand_report(
         raise InvalidOption(f"shoes must be a whole number >= 0, got {shoes!r}", field="shoes")
     if not isinstance(cut_card, int) or cut_card < 0:
         raise InvalidOption(f"cut_card must be a whole number of cards >= 0, got {cut_card!r}")
-    game = _game(name)
+    game = game_of(name)
     simulated = table_keys(name, simulated_paytables(name) if paytables is None else paytables)
     tables = every_paytable(name) | simulated  # the table's own pays are reported too
     full = {
@@ -259,7 +261,7 @@ def two_hand_report(
     simulations = {}
     for d in shoe_sizes if shoes else ():
         simulations[d] = simulate(
-            game, simulated, _main_bets(name), decks=d, shoes=shoes, rng=rng, seed=seed,
+            game, simulated, main_bet_names(name), decks=d, shoes=shoes, rng=rng, seed=seed,
             cut_card=cut_card, burn=burn, close_at_rtp_bp=close_at_rtp_bp,
         )  # fmt: skip
     return TwoHandReport(

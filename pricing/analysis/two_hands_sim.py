@@ -49,11 +49,13 @@ __all__ = [
     "DEFAULT_SHOES",
     "PENETRATION_BINS",
     "CardCount",
+    "Cluster",
     "PenetrationRow",
     "Simulation",
     "StrategyResult",
     "burn_count",
     "deal_round",
+    "shoe_rounds",
     "simulate",
 ]
 
@@ -129,7 +131,7 @@ def deal_round(game: TwoHandGame, cards: Sequence[Card], position: int) -> tuple
     return (hands[0], hands[1]), position
 
 
-class _Cluster:
+class Cluster:
     """The ratio Σy / Σx over shoes and its standard error, each shoe one cluster."""
 
     __slots__ = ("k", "sx", "sxx", "sxy", "sy", "syy")
@@ -195,7 +197,7 @@ class _BetTally:
     __slots__ = ("edge", "favourable", "n", "rtp", "shoe", "squares")
 
     def __init__(self) -> None:
-        self.rtp, self.favourable, self.edge = _Cluster(), _Cluster(), _Cluster()
+        self.rtp, self.favourable, self.edge = Cluster(), Cluster(), Cluster()
         self.n = 0
         self.squares = 0.0
         self.shoe = [0, 0, 0.0, 0.0]  # this shoe's rounds, favourable, Σ RTP, Σ edge
@@ -338,7 +340,7 @@ class Simulation:
         }
 
 
-def _shoe_rounds(
+def shoe_rounds(
     game: TwoHandGame, cards: Sequence[Card], cut_card: int, burn: bool
 ) -> tuple[int, list[tuple[int, Hands, int]]]:
     """The opening burn's end and each round of one shuffled shoe: (its first card's position,
@@ -396,7 +398,7 @@ class _Tallies:
         running = [0] * len(self.playing)
         seen = 0
         game = self.game
-        start, rounds = _shoe_rounds(game, cards, cut_card, burn)
+        start, rounds = shoe_rounds(game, cards, cut_card, burn)
         self.rounds.append(len(rounds))
         for first, hands, after in [(start, None, start), *rounds]:
             for card in cards[seen:first]:  # the cards seen since the last round was priced

@@ -192,14 +192,14 @@ def test_the_cut_card_rule() -> None:
     """Rounds are dealt until the cut card comes out, then one more; none more when it comes
     out as a round's first card; never with too few cards for a round."""
     cards = [Card.parse(t) for t in ["2S"] * 3 + ["KS", "KH", "AS", "AH"] * 4]
-    start, rounds = two_hands_sim._shoe_rounds(BACCARAT, cards, 10, burn=True)
+    start, rounds = two_hands_sim.shoe_rounds(BACCARAT, cards, 10, burn=True)
     assert start == 3  # a 2 first: it and two more
     # naturals? K K A A: Player K A (1), Banker K A (1): both draw; each round takes 6 cards
     assert [(a, b) for a, _, b in rounds] == [(3, 9), (9, 15)]
     # the cut card before card 6, the second round's first: that round is the last, though 7
     # cards are left; before card 12, the third round's: it is dealt, and it is the last
     for cut_card, dealt in ((13, [(0, 6), (6, 12)]), (7, [(0, 6), (6, 12), (12, 18)])):
-        start, rounds = two_hands_sim._shoe_rounds(BACCARAT, cards, cut_card, burn=False)
+        start, rounds = two_hands_sim.shoe_rounds(BACCARAT, cards, cut_card, burn=False)
         assert start == 0 and [(a, b) for a, _, b in rounds] == dealt
 
 

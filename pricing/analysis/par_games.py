@@ -1,0 +1,285 @@
+"""The PAR sheets of the games whose bets move with the deck: Hi-Lo, Higher/Lower and Goa Gae
+(a price that moves: exact over every deck state) and baccarat and Dragon Tiger (fixed
+paytables whose odds move: exact on a full shoe, the spread over seeded simulated shoes).
+Blackjack's is ``pricing.analysis.par_blackjack``'s.
+
+>>> sheet = hilo_par_sheet(min_rtp=Fraction(85, 100))
+>>> seven = sheet.entry("SEVEN")
+>>> f"{float(seven.par.rtp):.5f} {seven.par.standard_deviation:.4f} {seven.distribution.below_min}"
+'0.83469 3.0115 1'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Final
+
+from pricing.analysis.goagae import DEFAULT_CARDS_PER_ROUND, goagae_positions
+from pricing.analysis.higher_lower import BOTH_MODES, mode_positions, mode_tallies
+from pricing.analysis.hilo import hilo_positions
+from pricing.analysis.par import par_bet
+from pricing.analysis.par_sheet import Basis, DistributionError, ParEntry, ParSheet, Precision
+from pricing.analysis.par_shoe import mixture_odds, position_states, rtp_distribution
+from pricing.analysis.report import PositionTally
+from pricing.analysis.two_hands import (
+    TwoHandName,
+    game_of,
+    main_bet_names,
+    price_shoe,
+    simulated_paytables,
+    table_keys,
+)
+from pricing.analysis.two_hands_sim import (
+    DEFAULT_CUT_CARD,
+    Cluster,
+    shoe_rounds,
+)
+from pricing.cards import CARDS_PER_DECK, DECK
+from pricing.games import higher_lower as hl
+from pricing.games.fixed_odds import SideBetOdds, protection_closes
+from pricing.games.goagae import GoaGaePaytable
+from pricing.games.hilo import OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
+from pricing.games.two_hands import Paytable
+from pricing.payout import BetPrice, PayRule
+
+__all__ = [
+    "DEFAULT_PAR_SHOES",
+    "goagae_par_sheet",
+    "higher_lower_par_sheet",
+    "hilo_par_sheet",
+    "two_hand_par_sheet",
+]
+
+#: Simulated shoes of a baccarat or Dragon Tiger sheet when none are asked for.
+DEFAULT_PAR_SHOES: Final = 200
+
+_MOVING_PRICE: Final = (
+    "A moving price: each figure is over the rounds the bet is offered (a unit staked on "
+    "every offered round), exact over every way the deck can fall. The outcome table lists "
+    "each payout the bet is offered at with the chance a unit staked on a random offered "
+    "round wins at it; its variance is the whole-shoe variance (the spread of the prices "
+    "included). The distribution is of the RTP over the offered rounds."
+)
+_FULL_SHOE: Final = (
+    "Fixed paytables whose odds move with the shoe: the outcome table and its figures are the "
+    "full shoe's, exact (the mean of every round's RTP over a shoe). The distribution is of "
+    "the RTP over the rounds of seeded simulated shoes dealt to the cut card, with standard "
+    "errors taking each shoe as a cluster; its variance is the whole-shoe variance of a unit "
+    "staked on every offered round of the sample."
+)
+
+
+def _rule_text(rule: PayRule) -> str:
+    return (
+        f"RTP {rule.rtp_bp / 100:g} %, payout {rule.min_hundredths / 100:g} to "
+        f"{rule.max_hundredths / 100:g} : 1"
+    )
+
+
+def _moving_entry(
+    bet: str,
+    positions: Sequence[PositionTally],
+    price: Callable[[int, int], BetPrice],
+    min_rtp: Fraction | None,
+) -> ParEntry:
+    states = list(position_states(bet, positions, price))
+    return ParEntry(
+        bet,
+        Basis.OFFERED_ROUNDS,
+        Precision.EXACT,
+        par_bet(mixture_odds(bet, states)),
+        rtp_distribution(states, min_rtp=min_rtp),
+    )
+
+
+def _rule_price(bet: str, rule: PayRule) -> Callable[[int, int], BetPrice]:
+    return lambda wins, outcomes: rule.price(bet, wins, outcomes)
+
+
+def hilo_par_sheet(
+    paytable: HiLoPaytable | None = None, *, min_rtp: Fraction | None = None
+) -> ParSheet:
+    """Hi-Lo's five bets over a uniformly shuffled 52-card deck, exactly."""
+    rules = (paytable or HiLoPaytable()).rules()
+    entries = tuple(
+        _moving_entry(bet, positions, _rule_price(bet, rules[bet]), min_rtp)
+        for bet, positions in hilo_positions().items()
+    )
+    lines = (
+        ("Deck", "52 cards, shuffled"),
+        ("Deal", f"{OPENING_BURNS} opening burns, then {RESULTS_PER_DECK} result cards"),
+        *((bet, _rule_text(rule)) for bet, rule in rules.items()),
+    )
+    return ParSheet("hilo", "Hi-Lo", lines, entries, min_rtp=min_rtp, notes=(_MOVING_PRICE,))
+
+
+def goagae_par_sheet(
+    paytable: GoaGaePaytable | None = None,
+    *,
+    rounds: int = 1,
+    cards_per_round: int = DEFAULT_CARDS_PER_ROUND,
+    min_rtp: Fraction | None = None,
+) -> ParSheet:
+    """Goa Gae's category bets: a fresh deck every round, or ``rounds`` rounds of
+    ``cards_per_round`` cards from one deck (bets with no exact count are left out, named)."""
+    table = paytable or GoaGaePaytable()
+    rules = table.rules()
+    positions, left_out = goagae_positions(table, rounds=rounds, cards_per_round=cards_per_round)
+    entries = tuple(
+        _moving_entry(bet, tallies, _rule_price(bet, rules[bet]), min_rtp)
+        for bet, tallies in positions.items()
+    )
+    deal = (
+        "a fresh deck every round"
+        if rounds == 1
+        else (f"{rounds} rounds of {cards_per_round} cards from one deck")
+    )
+    notes = [_MOVING_PRICE]
+    if left_out:
+        notes.append(f"Left out (no exact count for this deal): {', '.join(left_out)}.")
+    lines = (
+        ("Deck", "52 cards"),
+        ("Deal", deal),
+        *((bet, _rule_text(rule)) for bet, rule in rules.items()),
+    )
+    return ParSheet("goagae", "Goa Gae", lines, entries, min_rtp=min_rtp, notes=tuple(notes))
+
+
+def higher_lower_par_sheet(
+    paytable: hl.HigherLowerPaytable | None = None,
+    *,
+    decks: int = hl.DEFAULT_DECKS,
+    burns: int = hl.DEFAULT_BURNS,
+    modes: Sequence[hl.ShuffleMode] = BOTH_MODES,
+    min_rtp: Fraction | None = None,
+) -> ParSheet:
+    """Higher/Lower's bets in each of ``modes`` (entries ``BET/continuous``,
+    ``BET/depleting``), exactly, as ``pricing.analysis.higher_lower`` counts them."""
+    table = paytable or hl.HigherLowerPaytable()
+    hl.HigherLowerRules(paytable=table, burns=burns)  # checked as a table's rules are
+    nc = hl.game(decks)
+    entries = []
+    for mode in modes:
+        tallies = mode_tallies(nc.deck.size, mode, burns)
+        for bet in nc.names:
+            positions, price = mode_positions(nc, bet, table, tallies)
+            entry = _moving_entry(bet, positions, price, min_rtp)
+            entries.append(
+                ParEntry(
+                    f"{bet}/{mode.value.lower()}",
+                    entry.basis,
+                    entry.precision,
+                    entry.par,
+                    entry.distribution,
+                )
+            )
+    lines = (
+        ("Shoe", f"{decks} decks of {nc.deck.size // decks} cards"),
+        ("Burns", f"{burns} before each result (depleting shoe)"),
+        ("Modes", ", ".join(m.value.lower() for m in modes)),
+        *((bet, _rule_text(rule)) for bet, rule in table.rules().items()),
+    )
+    return ParSheet(
+        "higher-lower", "Higher/Lower", lines, tuple(entries), min_rtp=min_rtp,
+        notes=(_MOVING_PRICE,),
+    )  # fmt: skip
+
+
+def _simulated_states(
+    name: TwoHandName,
+    tables: Mapping[str, Paytable],
+    *,
+    decks: int,
+    shoes: int,
+    seed: int,
+    cut_card: int,
+    burn: bool,
+) -> Iterable[list[dict[str, SideBetOdds]]]:
+    """Each seeded shoe's rounds, as every bet's odds when each round starts."""
+    game = game_of(name)
+    rng = random.Random(f"{seed}/{decks}")
+    cards = [card for card in DECK for _ in range(decks)]
+    for _ in range(shoes):
+        rng.shuffle(cards)
+        left = [decks] * CARDS_PER_DECK
+        seen = 0
+        _, rounds = shoe_rounds(game, cards, cut_card, burn)
+        shoe: list[dict[str, SideBetOdds]] = []
+        for first, _hands, _after in rounds:
+            for card in cards[seen:first]:
+                left[card.index] -= 1
+            seen = first
+            shoe.append(price_shoe(name, left, tables))
+        yield shoe
+
+
+def two_hand_par_sheet(
+    name: TwoHandName,
+    *,
+    decks: int = 8,
+    paytables: Sequence[Paytable] | None = None,
+    shoes: int = DEFAULT_PAR_SHOES,
+    seed: int = 2026,
+    cut_card: int = DEFAULT_CUT_CARD,
+    burn: bool = True,
+    close_at_rtp_bp: int = 0,
+    min_rtp: Fraction | None = None,
+) -> ParSheet:
+    """Baccarat's or Dragon Tiger's bets of ``paytables`` (default: a table's main bets and
+    every side bet at its default preset), entries ``BET/preset``: each full-shoe outcome table
+    exact, and the RTP over the rounds of ``shoes`` seeded shoes of ``decks`` decks dealt to
+    ``cut_card`` cards from the end, side bets closed by protection at ``close_at_rtp_bp``."""
+    tables = table_keys(name, simulated_paytables(name) if paytables is None else paytables)
+    mains = main_bet_names(name)
+    full = price_shoe(name, [decks] * CARDS_PER_DECK, tables)
+    close = {key: 0 if t.bet in mains else close_at_rtp_bp for key, t in tables.items()}
+    states: dict[str, list[tuple[int, SideBetOdds]]] = {key: [] for key in tables}
+    mean_se = {key: Cluster() for key in tables}
+    below_se = {key: Cluster() for key in tables}
+    for shoe in _simulated_states(
+        name, tables, decks=decks, shoes=shoes, seed=seed, cut_card=cut_card, burn=burn
+    ):
+        for key in tables:
+            offered = returned = below = 0.0
+            for round_odds in shoe:
+                odds = round_odds[key]
+                states[key].append((1, odds))
+                if not odds.open or protection_closes(odds, close[key]):
+                    continue
+                rtp = odds.rtp_numerator / odds.rtp_denominator
+                offered += 1
+                returned += rtp
+                below += (
+                    min_rtp is not None
+                    and Fraction(odds.rtp_numerator, odds.rtp_denominator) < min_rtp
+                )
+            mean_se[key].add(offered, returned)
+            below_se[key].add(offered, below)
+    entries = []
+    for key in tables:
+        distribution = rtp_distribution(states[key], min_rtp=min_rtp, close_at_rtp_bp=close[key])
+        error = DistributionError(
+            shoes, mean_se[key].se, None if min_rtp is None else below_se[key].se
+        )
+        entries.append(
+            ParEntry(
+                key, Basis.FULL_SHOE, Precision.EXACT, par_bet(full[key]), distribution,
+                Precision.SIMULATED, error,
+            )
+        )  # fmt: skip
+    title = "Baccarat" if name == "baccarat" else "Dragon Tiger"
+    lines = (
+        ("Shoe", f"{decks} decks"),
+        ("Deal", f"opening burn {'dealt' if burn else 'not dealt'}; cut card {cut_card} "
+                 "cards from the end (the round it comes out in and one more are dealt)"),
+        ("Game protection", f"side bets closed at RTP ≥ {close_at_rtp_bp / 100:g} %"
+                            if close_at_rtp_bp else "off"),
+        *((key, ", ".join(f"{k} {v / 100:g} : 1" for k, v in t.pays.items()))
+          for key, t in tables.items()),
+    )  # fmt: skip
+    return ParSheet(
+        name, title, lines, tuple(entries), min_rtp=min_rtp, shoes=shoes, seed=seed,
+        cut_card=cut_card, notes=(_FULL_SHOE,),
+    )  # fmt: skip

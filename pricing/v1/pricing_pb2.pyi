@@ -326,6 +326,70 @@ ACTION_SURRENDER: Action.ValueType  # 5
 """first two cards only, against a dealer card 2–10: give up half the wager (EV −0.5)"""
 Global___Action: _TypeAlias = Action  # noqa: Y015
 
+class _FigurePrecision:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _FigurePrecisionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FigurePrecision.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    FIGURE_PRECISION_UNSPECIFIED: _FigurePrecision.ValueType  # 0
+    """not set"""
+    FIGURE_PRECISION_EXACT: _FigurePrecision.ValueType  # 1
+    """a ratio of integers (the Ratio's exact text is the figure)"""
+    FIGURE_PRECISION_DOUBLE: _FigurePrecision.ValueType  # 2
+    """a floating-point analyzer's (blackjack's main game)"""
+    FIGURE_PRECISION_SIMULATED: _FigurePrecision.ValueType  # 3
+    """a seeded simulation's, with its standard error"""
+
+class FigurePrecision(_FigurePrecision, metaclass=_FigurePrecisionEnumTypeWrapper):
+    """How a PAR sheet's figure was computed."""
+
+FIGURE_PRECISION_UNSPECIFIED: FigurePrecision.ValueType  # 0
+"""not set"""
+FIGURE_PRECISION_EXACT: FigurePrecision.ValueType  # 1
+"""a ratio of integers (the Ratio's exact text is the figure)"""
+FIGURE_PRECISION_DOUBLE: FigurePrecision.ValueType  # 2
+"""a floating-point analyzer's (blackjack's main game)"""
+FIGURE_PRECISION_SIMULATED: FigurePrecision.ValueType  # 3
+"""a seeded simulation's, with its standard error"""
+Global___FigurePrecision: _TypeAlias = FigurePrecision  # noqa: Y015
+
+class _ParBasis:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ParBasisEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ParBasis.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PAR_BASIS_UNSPECIFIED: _ParBasis.ValueType  # 0
+    """not set"""
+    PAR_BASIS_FIXED: _ParBasis.ValueType  # 1
+    """odds that never move (a continuous shuffler, a fresh deck every round)"""
+    PAR_BASIS_FULL_SHOE: _ParBasis.ValueType  # 2
+    """a fixed paytable whose odds move with the shoe: the full shoe's odds (the mean of every
+    round's RTP over a shoe); `distribution` gives the spread
+    """
+    PAR_BASIS_OFFERED_ROUNDS: _ParBasis.ValueType  # 3
+    """a price that moves with the shoe: the average over the rounds the bet is offered"""
+    PAR_BASIS_STRATEGY: _ParBasis.ValueType  # 4
+    """a skill game's return under a stated strategy (blackjack's main game)"""
+
+class ParBasis(_ParBasis, metaclass=_ParBasisEnumTypeWrapper):
+    """What a PAR sheet bet's figures describe (GLI-19: a stated RTP says its basis)."""
+
+PAR_BASIS_UNSPECIFIED: ParBasis.ValueType  # 0
+"""not set"""
+PAR_BASIS_FIXED: ParBasis.ValueType  # 1
+"""odds that never move (a continuous shuffler, a fresh deck every round)"""
+PAR_BASIS_FULL_SHOE: ParBasis.ValueType  # 2
+"""a fixed paytable whose odds move with the shoe: the full shoe's odds (the mean of every
+round's RTP over a shoe); `distribution` gives the spread
+"""
+PAR_BASIS_OFFERED_ROUNDS: ParBasis.ValueType  # 3
+"""a price that moves with the shoe: the average over the rounds the bet is offered"""
+PAR_BASIS_STRATEGY: ParBasis.ValueType  # 4
+"""a skill game's return under a stated strategy (blackjack's main game)"""
+Global___ParBasis: _TypeAlias = ParBasis  # noqa: Y015
+
 @_typing.final
 class PayRule(_message.Message):
     """---------------------------------------------------------------------------------------------
@@ -2519,6 +2583,8 @@ class AnalyzeRequest(_message.Message):
     PRESET_FIELD_NUMBER: _builtins.int
     DEALER_RULE_FIELD_NUMBER: _builtins.int
     CUT_CARD_FIELD_NUMBER: _builtins.int
+    PAR_FIELD_NUMBER: _builtins.int
+    MIN_RTP_BP_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required, except with a table_id"""
     rounds: _builtins.int
@@ -2555,6 +2621,16 @@ class AnalyzeRequest(_message.Message):
     cut_card: _builtins.int
     """Baccarat, Dragon Tiger: cards behind the cut card (the round it comes out in is finished
     and one more is dealt); not sent: 14. Any other game: INVALID_ARGUMENT.
+    """
+    par: _builtins.bool
+    """Set: the game's PAR sheet (AnalyzeResponse.par) instead of the report: every bet's outcome
+    table, RTP, hit frequency, variance, volatility and maximum win, and for odds that move
+    with the shoe their spread. The same rules, decks, rounds, cards_per_round, shoes, seed,
+    cut_card, dealer_rule, side_bet and preset apply (blackjack's decks: its shoe, 0: 6).
+    """
+    min_rtp_bp: _builtins.int
+    """With par: a jurisdiction's minimum RTP in basis points (e.g. 8500); each moving bet's
+    share of offered rounds below it is given. Not sent: none. At most 10000.
     """
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
@@ -2610,17 +2686,23 @@ class AnalyzeRequest(_message.Message):
         preset: _builtins.str = ...,
         dealer_rule: Global___DealerRule.ValueType = ...,
         cut_card: _builtins.int | None = ...,
+        par: _builtins.bool = ...,
+        min_rtp_bp: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "baccarat", b"baccarat", "cut_card", b"cut_card", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "_min_rtp_bp", b"_min_rtp_bp", "baccarat", b"baccarat", "cut_card", b"cut_card", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "min_rtp_bp", b"min_rtp_bp", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "baccarat", b"baccarat", "cards_per_round", b"cards_per_round", "cut_card", b"cut_card", "dealer_rule", b"dealer_rule", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "_min_rtp_bp", b"_min_rtp_bp", "baccarat", b"baccarat", "cards_per_round", b"cards_per_round", "cut_card", b"cut_card", "dealer_rule", b"dealer_rule", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "min_rtp_bp", b"min_rtp_bp", "par", b"par", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__cut_card: _TypeAlias = _typing.Literal["cut_card"]  # noqa: Y015
     _WhichOneofArgType__cut_card: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card"]  # noqa: Y015
+    _WhichOneofReturnType__min_rtp_bp: _TypeAlias = _typing.Literal["min_rtp_bp"]  # noqa: Y015
+    _WhichOneofArgType__min_rtp_bp: _TypeAlias = _typing.Literal["_min_rtp_bp", b"_min_rtp_bp"]  # noqa: Y015
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae", "higher_lower", "baccarat", "dragon_tiger"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__cut_card) -> _WhichOneofReturnType__cut_card | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__min_rtp_bp) -> _WhichOneofReturnType__min_rtp_bp | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType_rules) -> _WhichOneofReturnType_rules | None: ...
 
@@ -2928,6 +3010,7 @@ class AnalyzeResponse(_message.Message):
     LIVE_FIELD_NUMBER: _builtins.int
     DEALER_RULE_FIELD_NUMBER: _builtins.int
     SIMULATIONS_FIELD_NUMBER: _builtins.int
+    PAR_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """the request's"""
     positions: _builtins.int
@@ -2958,6 +3041,10 @@ class AnalyzeResponse(_message.Message):
     def simulations(self) -> _containers.RepeatedCompositeFieldContainer[Global___ShoeSimulation]:
         """baccarat, Dragon Tiger: the simulated shoes of each size"""
 
+    @_builtins.property
+    def par(self) -> Global___ParSheet:
+        """AnalyzeRequest.par: the game's PAR sheet"""
+
     def __init__(
         self,
         *,
@@ -2971,14 +3058,464 @@ class AnalyzeResponse(_message.Message):
         live: Global___LiveStats | None = ...,
         dealer_rule: Global___DealerRule.ValueType = ...,
         simulations: _abc.Iterable[Global___ShoeSimulation] | None = ...,
+        par: Global___ParSheet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["live", b"live"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["live", b"live", "par", b"par"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "dealer_rule", b"dealer_rule", "game", b"game", "left_out", b"left_out", "live", b"live", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets", "simulations", b"simulations"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "dealer_rule", b"dealer_rule", "game", b"game", "left_out", b"left_out", "live", b"live", "par", b"par", "positions", b"positions", "seed", b"seed", "shoes", b"shoes", "side_bets", b"side_bets", "simulations", b"simulations"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AnalyzeResponse: _TypeAlias = AnalyzeResponse  # noqa: Y015
+
+@_typing.final
+class ParSheet(_message.Message):
+    """A game's PAR sheet: the math report a test lab signs."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    BETS_FIELD_NUMBER: _builtins.int
+    FIGURES_FIELD_NUMBER: _builtins.int
+    MIN_RTP_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    CUT_CARD_FIELD_NUMBER: _builtins.int
+    NOTES_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    """the game"""
+    title: _builtins.str
+    """its name, for a title"""
+    shoes: _builtins.int
+    """the simulated shoes behind any simulated figure (0: none)"""
+    seed: _builtins.int
+    """their seed"""
+    cut_card: _builtins.int
+    """cards behind their cut card"""
+    @_builtins.property
+    def rules(self) -> _containers.RepeatedCompositeFieldContainer[Global___ParRule]:
+        """what the sheet was computed under: shoe, deal, paytables, strategy"""
+
+    @_builtins.property
+    def bets(self) -> _containers.RepeatedCompositeFieldContainer[Global___ParBet]:
+        """one per bet and paytable"""
+
+    @_builtins.property
+    def figures(self) -> _containers.RepeatedCompositeFieldContainer[Global___ParFigure]:
+        """figures of the game rather than one bet (blackjack's main game is a bet: see its figures)"""
+
+    @_builtins.property
+    def min_rtp(self) -> Global___Ratio:
+        """the floor the share below is measured against; unset: none asked"""
+
+    @_builtins.property
+    def notes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """the basis of each figure, sources"""
+
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+        title: _builtins.str = ...,
+        rules: _abc.Iterable[Global___ParRule] | None = ...,
+        bets: _abc.Iterable[Global___ParBet] | None = ...,
+        figures: _abc.Iterable[Global___ParFigure] | None = ...,
+        min_rtp: Global___Ratio | None = ...,
+        shoes: _builtins.int = ...,
+        seed: _builtins.int = ...,
+        cut_card: _builtins.int = ...,
+        notes: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["min_rtp", b"min_rtp"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bets", b"bets", "cut_card", b"cut_card", "figures", b"figures", "game", b"game", "min_rtp", b"min_rtp", "notes", b"notes", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "title", b"title"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ParSheet: _TypeAlias = ParSheet  # noqa: Y015
+
+@_typing.final
+class ParRule(_message.Message):
+    """One line of what a sheet was computed under."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """e.g. "Shoe" """
+    value: _builtins.str
+    """e.g. "8 decks" """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        value: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ParRule: _TypeAlias = ParRule  # noqa: Y015
+
+@_typing.final
+class ParBet(_message.Message):
+    """One bet under one paytable: its outcome table and figures, per unit staked, stake included
+    in every return (1 is break-even); exact as Ratios, floats only where a root is taken.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BET_FIELD_NUMBER: _builtins.int
+    BASIS_FIELD_NUMBER: _builtins.int
+    PRECISION_FIELD_NUMBER: _builtins.int
+    OUTCOMES_FIELD_NUMBER: _builtins.int
+    RTP_FIELD_NUMBER: _builtins.int
+    HOUSE_EDGE_FIELD_NUMBER: _builtins.int
+    HIT_FREQUENCY_FIELD_NUMBER: _builtins.int
+    VARIANCE_FIELD_NUMBER: _builtins.int
+    STANDARD_DEVIATION_FIELD_NUMBER: _builtins.int
+    VOLATILITY_FIELD_NUMBER: _builtins.int
+    MAX_WIN_FIELD_NUMBER: _builtins.int
+    MAX_WIN_PROBABILITY_FIELD_NUMBER: _builtins.int
+    MAX_WIN_ONE_IN_FIELD_NUMBER: _builtins.int
+    MAX_WIN_HITTABLE_FIELD_NUMBER: _builtins.int
+    DISTRIBUTION_FIELD_NUMBER: _builtins.int
+    FIGURES_FIELD_NUMBER: _builtins.int
+    NOTE_FIELD_NUMBER: _builtins.int
+    bet: _builtins.str
+    """"SEVEN", "PAIRS/any-pair", "HIGHER/depleting", "MAIN" """
+    basis: Global___ParBasis.ValueType
+    """what the figures describe"""
+    precision: Global___FigurePrecision.ValueType
+    """how the outcome table and its figures were computed"""
+    standard_deviation: _builtins.float
+    """its square root"""
+    max_win_hittable: _builtins.bool
+    """GLI-11: hittable at least once in 100 million games"""
+    note: _builtins.str
+    """anything a reader must know about this bet"""
+    @_builtins.property
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___ParOutcome]:
+        """every outcome, the loss last; empty for a bet described by figures only"""
+
+    @_builtins.property
+    def rtp(self) -> Global___Ratio:
+        """return to player: sum of probability x (1 + net)"""
+
+    @_builtins.property
+    def house_edge(self) -> Global___Ratio:
+        """1 - rtp"""
+
+    @_builtins.property
+    def hit_frequency(self) -> Global___Ratio:
+        """the probability the bet wins (a push or a half loss does not)"""
+
+    @_builtins.property
+    def variance(self) -> Global___Ratio:
+        """of the net result of a unit staked"""
+
+    @_builtins.property
+    def volatility(self) -> _containers.RepeatedCompositeFieldContainer[Global___VolatilityLevel]:
+        """volatility index z x standard deviation at 90, 95 and 99 %, with the realised-RTP ranges"""
+
+    @_builtins.property
+    def max_win(self) -> Global___Ratio:
+        """the largest net pay per unit"""
+
+    @_builtins.property
+    def max_win_probability(self) -> Global___Ratio:
+        """its probability"""
+
+    @_builtins.property
+    def max_win_one_in(self) -> Global___Ratio:
+        """"1 in X" """
+
+    @_builtins.property
+    def distribution(self) -> Global___RtpDistribution:
+        """for odds that move with the shoe: the RTP over the rounds a table deals"""
+
+    @_builtins.property
+    def figures(self) -> _containers.RepeatedCompositeFieldContainer[Global___ParFigure]:
+        """labelled figures beyond the outcome table (the main game's edges, standard deviation
+        per initial wager, average total bet)
+        """
+
+    def __init__(
+        self,
+        *,
+        bet: _builtins.str = ...,
+        basis: Global___ParBasis.ValueType = ...,
+        precision: Global___FigurePrecision.ValueType = ...,
+        outcomes: _abc.Iterable[Global___ParOutcome] | None = ...,
+        rtp: Global___Ratio | None = ...,
+        house_edge: Global___Ratio | None = ...,
+        hit_frequency: Global___Ratio | None = ...,
+        variance: Global___Ratio | None = ...,
+        standard_deviation: _builtins.float = ...,
+        volatility: _abc.Iterable[Global___VolatilityLevel] | None = ...,
+        max_win: Global___Ratio | None = ...,
+        max_win_probability: Global___Ratio | None = ...,
+        max_win_one_in: Global___Ratio | None = ...,
+        max_win_hittable: _builtins.bool = ...,
+        distribution: Global___RtpDistribution | None = ...,
+        figures: _abc.Iterable[Global___ParFigure] | None = ...,
+        note: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["distribution", b"distribution", "hit_frequency", b"hit_frequency", "house_edge", b"house_edge", "max_win", b"max_win", "max_win_one_in", b"max_win_one_in", "max_win_probability", b"max_win_probability", "rtp", b"rtp", "variance", b"variance"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["basis", b"basis", "bet", b"bet", "distribution", b"distribution", "figures", b"figures", "hit_frequency", b"hit_frequency", "house_edge", b"house_edge", "max_win", b"max_win", "max_win_hittable", b"max_win_hittable", "max_win_one_in", b"max_win_one_in", "max_win_probability", b"max_win_probability", "note", b"note", "outcomes", b"outcomes", "precision", b"precision", "rtp", b"rtp", "standard_deviation", b"standard_deviation", "variance", b"variance", "volatility", b"volatility"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ParBet: _TypeAlias = ParBet  # noqa: Y015
+
+@_typing.final
+class ParOutcome(_message.Message):
+    """One outcome of a bet."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PAYOUT_HUNDREDTHS_FIELD_NUMBER: _builtins.int
+    NET_FIELD_NUMBER: _builtins.int
+    PROBABILITY_FIELD_NUMBER: _builtins.int
+    ONE_IN_FIELD_NUMBER: _builtins.int
+    RTP_SHARE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """"WIN", "LOSE", "WIN at 0.88 : 1", "SUITED_TIE" ..."""
+    payout_hundredths: _builtins.int
+    """signed pay in hundredths of the stake: -100 loses it, 0 pushes, -50 loses half"""
+    @_builtins.property
+    def net(self) -> Global___Ratio:
+        """net result per unit staked"""
+
+    @_builtins.property
+    def probability(self) -> Global___Ratio:
+        """its probability"""
+
+    @_builtins.property
+    def one_in(self) -> Global___Ratio:
+        """"1 in X"; unset when the probability is 0"""
+
+    @_builtins.property
+    def rtp_share(self) -> Global___Ratio:
+        """(1 + net) x probability / rtp: a loss 0; the shares sum to 1"""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        payout_hundredths: _builtins.int = ...,
+        net: Global___Ratio | None = ...,
+        probability: Global___Ratio | None = ...,
+        one_in: Global___Ratio | None = ...,
+        rtp_share: Global___Ratio | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["net", b"net", "one_in", b"one_in", "probability", b"probability", "rtp_share", b"rtp_share"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "net", b"net", "one_in", b"one_in", "payout_hundredths", b"payout_hundredths", "probability", b"probability", "rtp_share", b"rtp_share"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ParOutcome: _TypeAlias = ParOutcome  # noqa: Y015
+
+@_typing.final
+class VolatilityLevel(_message.Message):
+    """The volatility index at one confidence level and where the realised RTP falls."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEVEL_PERCENT_FIELD_NUMBER: _builtins.int
+    Z_FIELD_NUMBER: _builtins.int
+    INDEX_FIELD_NUMBER: _builtins.int
+    RANGES_FIELD_NUMBER: _builtins.int
+    level_percent: _builtins.int
+    """90, 95 or 99"""
+    z: _builtins.float
+    """the two-sided normal quantile (1.645 at 90 %)"""
+    index: _builtins.float
+    """z x standard deviation"""
+    @_builtins.property
+    def ranges(self) -> _containers.RepeatedCompositeFieldContainer[Global___RtpRange]:
+        """rtp +- index / sqrt(rounds), after 10^3 ... 10^8 rounds"""
+
+    def __init__(
+        self,
+        *,
+        level_percent: _builtins.int = ...,
+        z: _builtins.float = ...,
+        index: _builtins.float = ...,
+        ranges: _abc.Iterable[Global___RtpRange] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["index", b"index", "level_percent", b"level_percent", "ranges", b"ranges", "z", b"z"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VolatilityLevel: _TypeAlias = VolatilityLevel  # noqa: Y015
+
+@_typing.final
+class RtpRange(_message.Message):
+    """The realised-RTP range after a number of independent rounds."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUNDS_FIELD_NUMBER: _builtins.int
+    LOW_FIELD_NUMBER: _builtins.int
+    HIGH_FIELD_NUMBER: _builtins.int
+    rounds: _builtins.int
+    """rounds played"""
+    low: _builtins.float
+    """lower end"""
+    high: _builtins.float
+    """upper end"""
+    def __init__(
+        self,
+        *,
+        rounds: _builtins.int = ...,
+        low: _builtins.float = ...,
+        high: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["high", b"high", "low", b"low", "rounds", b"rounds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RtpRange: _TypeAlias = RtpRange  # noqa: Y015
+
+@_typing.final
+class RtpDistribution(_message.Message):
+    """The RTP of a bet whose odds move, over the rounds a table deals: exact over enumerated
+    deck states, or over simulated shoes (then `precision` says so and the standard errors are
+    set).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PRECISION_FIELD_NUMBER: _builtins.int
+    STATES_FIELD_NUMBER: _builtins.int
+    OFFERED_FIELD_NUMBER: _builtins.int
+    MINIMUM_FIELD_NUMBER: _builtins.int
+    MAXIMUM_FIELD_NUMBER: _builtins.int
+    MEAN_FIELD_NUMBER: _builtins.int
+    BELOW_MIN_FIELD_NUMBER: _builtins.int
+    VARIANCE_FIELD_NUMBER: _builtins.int
+    PRICE_VARIANCE_FIELD_NUMBER: _builtins.int
+    STANDARD_DEVIATION_FIELD_NUMBER: _builtins.int
+    MEAN_SE_FIELD_NUMBER: _builtins.int
+    BELOW_MIN_SE_FIELD_NUMBER: _builtins.int
+    SHOES_FIELD_NUMBER: _builtins.int
+    precision: Global___FigurePrecision.ValueType
+    """how it was computed"""
+    states: _builtins.int
+    """states (or simulated rounds) counted"""
+    standard_deviation: _builtins.float
+    """the whole-shoe standard deviation"""
+    mean_se: _builtins.float
+    """simulated: the standard error of `mean` (shoes as clusters)"""
+    below_min_se: _builtins.float
+    """simulated: the standard error of `below_min`"""
+    shoes: _builtins.int
+    """simulated: the shoes"""
+    @_builtins.property
+    def offered(self) -> Global___Ratio:
+        """the share of rounds the bet is offered"""
+
+    @_builtins.property
+    def minimum(self) -> Global___Ratio:
+        """the lowest RTP offered"""
+
+    @_builtins.property
+    def maximum(self) -> Global___Ratio:
+        """the highest"""
+
+    @_builtins.property
+    def mean(self) -> Global___Ratio:
+        """the mean over offered rounds"""
+
+    @_builtins.property
+    def below_min(self) -> Global___Ratio:
+        """the share of offered rounds below the sheet's min_rtp; unset without one"""
+
+    @_builtins.property
+    def variance(self) -> Global___Ratio:
+        """the whole-shoe variance of a unit staked on every offered round (prices' spread included)"""
+
+    @_builtins.property
+    def price_variance(self) -> Global___Ratio:
+        """the variance of the RTP itself over offered rounds"""
+
+    def __init__(
+        self,
+        *,
+        precision: Global___FigurePrecision.ValueType = ...,
+        states: _builtins.int = ...,
+        offered: Global___Ratio | None = ...,
+        minimum: Global___Ratio | None = ...,
+        maximum: Global___Ratio | None = ...,
+        mean: Global___Ratio | None = ...,
+        below_min: Global___Ratio | None = ...,
+        variance: Global___Ratio | None = ...,
+        price_variance: Global___Ratio | None = ...,
+        standard_deviation: _builtins.float = ...,
+        mean_se: _builtins.float = ...,
+        below_min_se: _builtins.float = ...,
+        shoes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["below_min", b"below_min", "maximum", b"maximum", "mean", b"mean", "minimum", b"minimum", "offered", b"offered", "price_variance", b"price_variance", "variance", b"variance"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["below_min", b"below_min", "below_min_se", b"below_min_se", "maximum", b"maximum", "mean", b"mean", "mean_se", b"mean_se", "minimum", b"minimum", "offered", b"offered", "precision", b"precision", "price_variance", b"price_variance", "shoes", b"shoes", "standard_deviation", b"standard_deviation", "states", b"states", "variance", b"variance"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RtpDistribution: _TypeAlias = RtpDistribution  # noqa: Y015
+
+@_typing.final
+class ParFigure(_message.Message):
+    """A labelled figure."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    PRECISION_FIELD_NUMBER: _builtins.int
+    STANDARD_ERROR_FIELD_NUMBER: _builtins.int
+    NOTE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """e.g. "edge, composition-dependent strategy" """
+    precision: Global___FigurePrecision.ValueType
+    """how it was computed"""
+    standard_error: _builtins.float
+    """simulated: its standard error"""
+    note: _builtins.str
+    """anything a reader must know"""
+    @_builtins.property
+    def value(self) -> Global___Ratio:
+        """the value (exact text when precision is exact)"""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        value: Global___Ratio | None = ...,
+        precision: Global___FigurePrecision.ValueType = ...,
+        standard_error: _builtins.float = ...,
+        note: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "note", b"note", "precision", b"precision", "standard_error", b"standard_error", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ParFigure: _TypeAlias = ParFigure  # noqa: Y015
 
 @_typing.final
 class ShoeSimulation(_message.Message):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Final, Literal
 
@@ -38,6 +39,7 @@ from pricing.games.higher_lower import (
     ShuffleMode,
 )
 from pricing.games.hilo import HiLoPaytable
+from pricing.games.two_hands import Paytable as TwoHandPaytable
 from pricing.tables import Game, OpenTable
 
 __all__ = [
@@ -79,7 +81,10 @@ class ReportOptions:
     ``modes``: Higher/Lower's; baccarat's and Dragon Tiger's: ``decks`` (the shoe sizes of
     every table; none: the full-shoe RTPs of 1, 2, 4, 6 and 8 decks, the rest of 8),
     ``shoes``, ``seed``, ``cut_card``, ``burn`` and ``bets`` (those the penetration table and
-    the plot show)."""
+    the plot show). A PAR sheet (``pricing.analysis.par_build``) reads these and
+    ``min_rtp`` (the floor the share below is measured against) and ``close_at_rtp_bp``
+    (game protection's bound in the simulated shoes, 0: off) and, for baccarat and Dragon
+    Tiger, ``two_hand_paytables`` (a table's bets; None: a table's defaults)."""
 
     game: AnalyzedGame
     paytable: Paytable | None = None
@@ -100,6 +105,9 @@ class ReportOptions:
     cut_card: int | None = None
     burn: bool = True
     bets: tuple[str, ...] = ()
+    min_rtp: Fraction | None = None
+    close_at_rtp_bp: int = 0
+    two_hand_paytables: tuple[TwoHandPaytable, ...] | None = None
 
 
 def build_report(options: ReportOptions) -> Report:

@@ -7,6 +7,7 @@ and ``pricing.cli.report_plot``: each imported only when the command runs."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -15,6 +16,7 @@ from pricing.cards import MAX_DECKS
 from pricing.cli.args import integer
 from pricing.cli.common import GAMES, Commands, add_data_dir, add_json
 from pricing.errors import InvalidOption
+from pricing.games.fixed_odds import MAX_CLOSE_AT_RTP_BP
 from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 
 #: ``pricing.analysis.two_hands_sim.DEFAULT_CUT_CARD``, without loading the analysis to say
@@ -32,6 +34,20 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.table or args.of_game:
         return _analyze_live(args, out)
+    sheet_only = [
+        flag
+        for flag, given in (
+            ("--min-rtp", args.min_rtp is not None),
+            ("--close-at", args.close_at is not None),
+            ("--csv", args.csv is not None),
+            ("--html", args.html is not None),
+        )
+        if given
+    ]
+    if args.par:
+        return _analyze_par(args, out)
+    if sheet_only:
+        raise InvalidOption(f"{', '.join(sheet_only)}: for the PAR sheet (--par)")
     if (args.rounds != 1 or args.cards_per_round != 6) and args.game != "goagae":
         raise InvalidOption("--rounds and --cards-per-round are for goagae")
     if args.game is None:
@@ -47,6 +63,27 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
         from pricing.cli.report_plot import plot_report  # noqa: PLC0415 - matplotlib's, if asked
 
         plot_report(report, args.plot)
+    return 0
+
+
+def _analyze_par(args: argparse.Namespace, out: TextIO) -> int:
+    from pricing.analysis.par_build import build_par_sheet  # noqa: PLC0415
+    from pricing.cli.par_options import par_options  # noqa: PLC0415
+    from pricing.cli.par_text import format_par  # noqa: PLC0415
+
+    if args.game is None:
+        raise InvalidOption("--par needs a game: " + ", ".join(GAMES))
+    sheet = build_par_sheet(par_options(args))
+    text = json.dumps(sheet.as_dict(), indent=2) if args.json else format_par(sheet)
+    print(text, file=out)
+    if args.csv is not None:
+        from pricing.cli.par_csv import write_par_csv  # noqa: PLC0415
+
+        write_par_csv(sheet, Path(args.csv))
+    if args.html is not None:
+        from pricing.cli.par_html import write_par_html  # noqa: PLC0415
+
+        write_par_html(sheet, Path(args.html))
     return 0
 
 
@@ -141,6 +178,7 @@ def add_analyze(sub: Commands) -> None:
         help="blackjack: the dealer stands (s17, the default) or hits soft 17 (h17)",
     )
     _add_main_game(a)
+    _add_par(a)
     two = a.add_argument_group(
         "baccarat, dragon-tiger (also --decks: the shoe sizes, default the full-shoe RTPs of 1, "
         "2, 4, 6, 8 decks and the rest of 8; --shoes, --seed, --bet, --plot)"
@@ -197,6 +235,42 @@ def add_analyze(sub: Commands) -> None:
     )
     live.add_argument("--until", metavar="T", help="rounds ended before T")
     a.set_defaults(run=run_analyze)
+
+
+def _add_par(a: argparse.ArgumentParser) -> None:
+    p = a.add_argument_group(
+        "PAR sheet (docs/guides/par-sheet.md): the math report a test lab signs, every figure "
+        "exact where it can be (--json: each as num/den beside its float)"
+    )
+    p.add_argument(
+        "--par",
+        action="store_true",
+        help="the game's PAR sheet: per bet every outcome (net pay, probability, 1 in X, share "
+        "of RTP), RTP, house edge, hit frequency, variance, standard deviation, volatility "
+        "index at 90/95/99 %% with the realised-RTP range after 10^3..10^8 rounds, max win; "
+        "for odds that move with the shoe the RTP's spread over the rounds dealt. The game's "
+        "options apply (--paytable, --decks: one shoe, --shoes, --seed, --cut-card, --rule, "
+        "--bet, --preset, --rounds, --burns, --mode)",
+    )
+    p.add_argument(
+        "--min-rtp",
+        metavar="PCT",
+        help="with --par: a jurisdiction's minimum RTP in percent (e.g. 85); each moving bet's "
+        "share of rounds below it is given",
+    )
+    p.add_argument(
+        "--close-at",
+        type=integer(1, MAX_CLOSE_AT_RTP_BP),
+        metavar="BP",
+        help="with --par, blackjack, baccarat, dragon-tiger: game protection closes a side bet "
+        "for a round whose RTP is at or over BP basis points (10000: break-even); default off",
+    )
+    p.add_argument("--csv", metavar="DIR", help="with --par: also write one CSV file per table")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="with --par: also write a self-contained printable HTML page with its plots",
+    )
 
 
 def _add_main_game(a: argparse.ArgumentParser) -> None:

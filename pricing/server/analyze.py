@@ -12,6 +12,7 @@ from pricing.analysis.goagae import GoaGaeReport, goagae_rtp
 from pricing.analysis.higher_lower import HigherLowerReport, higher_lower_report
 from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
+from pricing.analysis.par_games import DEFAULT_PAR_SHOES
 from pricing.analysis.report import BetReport
 from pricing.analysis.side_bets import side_bet_presets
 from pricing.analysis.two_hands import (
@@ -33,6 +34,7 @@ from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import DEFAULT_DECKS, HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
+from pricing.server.analyze_par import PAR_BLACKJACK_SHOES, min_rtp, par_response
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_number, enum_short_name
@@ -274,7 +276,8 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
                 field=sent[0],
             )
     two_hands = game in (Game.BACCARAT, Game.DRAGON_TIGER)
-    if game is not Game.HIGHER_LOWER and not two_hands and request.decks:
+    sheet_decks = request.par and game is Game.BLACKJACK  # a sheet of blackjack names its shoe
+    if game is not Game.HIGHER_LOWER and not two_hands and request.decks and not sheet_decks:
         raise InvalidOption(
             f"decks is for a GAME_HIGHER_LOWER, GAME_BACCARAT or GAME_DRAGON_TIGER analysis, not "
             f"GAME_{game.name}",
@@ -290,6 +293,8 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             f"rounds and cards_per_round are for a GAME_GOA_GAE analysis, not GAME_{game.name}",
             field="rounds" if request.rounds else "cards_per_round",
         )
+    if request.par or request.HasField("min_rtp_bp"):
+        return _par(game, request, rules, chosen)
     if two_hands:
         return _two_hand_report(game, request, rules)
     if game is Game.HILO:
@@ -343,6 +348,24 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             preset=request.preset,
         )
     )
+
+
+def _par(
+    game: Game, request: pb.AnalyzeRequest, rules: object, chosen: str | None
+) -> pb.AnalyzeResponse:
+    """The PAR sheet: the report's options, checked as the report checks them."""
+    min_rtp(request)
+    if game is Game.BLACKJACK:
+        if rules is not None:
+            raise InvalidOption(
+                "blackjack's PAR sheet covers the side-bet library's presets (side_bet and "
+                "preset choose among them): send no rules",
+                field=chosen,
+            )
+        shoes = _shoes(request, game, PAR_BLACKJACK_SHOES, MAX_SHOES)
+    else:
+        shoes = _shoes(request, game, DEFAULT_PAR_SHOES, MAX_TWO_HAND_SHOES)
+    return par_response(game, request, rules, shoes, _dealer_rule(request.dealer_rule))
 
 
 def _blackjack_options(request: pb.AnalyzeRequest) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Final
 
 from pricing.analysis.goagae import DEFAULT_CARDS_PER_ROUND, goagae_positions
 from pricing.analysis.higher_lower import BOTH_MODES, mode_positions, mode_tallies
-from pricing.analysis.hilo import hilo_positions
+from pricing.analysis.hilo import FULL_DECK_CLASSES, hilo_positions
 from pricing.analysis.par import par_bet
 from pricing.analysis.par_sheet import Basis, DistributionError, ParEntry, ParSheet, Precision
 from pricing.analysis.par_shoe import mixture_odds, position_states, rtp_distribution
@@ -71,6 +71,9 @@ _FULL_SHOE: Final = (
 )
 
 
+_NEVER_OFFERED: Final = "never offered: no deal of this deck leaves a winning outcome"
+
+
 def _rule_text(rule: PayRule) -> str:
     return (
         f"RTP {rule.rtp_bp / 100:g} %, payout {rule.min_hundredths / 100:g} to "
@@ -85,6 +88,8 @@ def _moving_entry(
     min_rtp: Fraction | None,
 ) -> ParEntry:
     states = list(position_states(bet, positions, price))
+    if not any(w and odds.open for w, odds in states):
+        return ParEntry(bet, Basis.OFFERED_ROUNDS, Precision.EXACT, None, note=_NEVER_OFFERED)
     return ParEntry(
         bet,
         Basis.OFFERED_ROUNDS,
@@ -99,17 +104,23 @@ def _rule_price(bet: str, rule: PayRule) -> Callable[[int, int], BetPrice]:
 
 
 def hilo_par_sheet(
-    paytable: HiLoPaytable | None = None, *, min_rtp: Fraction | None = None
+    paytable: HiLoPaytable | None = None,
+    *,
+    min_rtp: Fraction | None = None,
+    sizes: Sequence[int] = FULL_DECK_CLASSES,
+    burns: int = OPENING_BURNS,
+    results: int = RESULTS_PER_DECK,
 ) -> ParSheet:
-    """Hi-Lo's five bets over a uniformly shuffled 52-card deck, exactly."""
+    """Hi-Lo's five bets over a uniformly shuffled deck, exactly (``sizes``, ``burns`` and
+    ``results``: ``pricing.analysis.hilo.hilo_rtp``'s deck and deal, the game's by default)."""
     rules = (paytable or HiLoPaytable()).rules()
     entries = tuple(
         _moving_entry(bet, positions, _rule_price(bet, rules[bet]), min_rtp)
-        for bet, positions in hilo_positions().items()
+        for bet, positions in hilo_positions(sizes=sizes, burns=burns, results=results).items()
     )
     lines = (
-        ("Deck", "52 cards, shuffled"),
-        ("Deal", f"{OPENING_BURNS} opening burns, then {RESULTS_PER_DECK} result cards"),
+        ("Deck", f"{sum(sizes)} cards, shuffled"),
+        ("Deal", f"{burns} opening burns, then {results} result cards"),
         *((bet, _rule_text(rule)) for bet, rule in rules.items()),
     )
     return ParSheet("hilo", "Hi-Lo", lines, entries, min_rtp=min_rtp, notes=(_MOVING_PRICE,))

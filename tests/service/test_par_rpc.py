@@ -1,0 +1,78 @@
+"""The Analyze RPC's PAR sheet (``AnalyzeRequest.par``) on the real server: the sheet the
+command line builds, on the wire, exact; a table's rules choosing the bets and protection;
+the options refused by name."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import grpc
+
+from pricing.analysis.par_games import hilo_par_sheet, two_hand_par_sheet
+from pricing.games.baccarat import bets as baccarat
+from pricing.v1 import pricing_pb2 as pb
+from pricing.v1 import pricing_pb2_grpc as rpc
+from pricing.wire.par import sheet_to_proto
+from tests.support.server import ServerProcess
+from tests.support.wire import expect_error
+
+
+def stub(server: ServerProcess) -> rpc.PricingServiceStub:
+    return rpc.PricingServiceStub(server.channel())
+
+
+def test_hilo_sheet_over_the_wire(server: ServerProcess) -> None:
+    got = stub(server).Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO, par=True, min_rtp_bp=8500))
+    want = sheet_to_proto(hilo_par_sheet(min_rtp=Fraction(85, 100)), pb.GAME_HILO)
+    assert got.game == pb.GAME_HILO and got.par == want
+    seven = next(b for b in got.par.bets if b.bet == "SEVEN")
+    assert seven.basis == pb.PAR_BASIS_OFFERED_ROUNDS
+    assert seven.precision == pb.FIGURE_PRECISION_EXACT
+    assert seven.distribution.below_min.exact == "1/1" and got.par.min_rtp.exact == "17/20"
+    assert [v.level_percent for v in seven.volatility] == [90, 95, 99]
+    assert not got.bets  # the sheet instead of the report
+
+
+def test_a_tables_rules_choose_the_sheets_bets_and_protection(server: ServerProcess) -> None:
+    rules = pb.BaccaratRules(side_bets={"DRAGON_7": pb.SideBetPaytable()}, close_at_rtp_bp=10_000)
+    got = stub(server).Analyze(
+        pb.AnalyzeRequest(
+            game=pb.GAME_BACCARAT, par=True, decks=1, shoes=3, seed=4, cut_card=10, baccarat=rules
+        )
+    )
+    want = two_hand_par_sheet(
+        "baccarat", decks=1, shoes=3, seed=4, cut_card=10, close_at_rtp_bp=10_000,
+        paytables=(*baccarat.main_paytables(baccarat.Commission.STANDARD, 8),
+                   baccarat.paytable("DRAGON_7")),
+    )  # fmt: skip
+    assert got.par == sheet_to_proto(want, pb.GAME_BACCARAT)
+    assert [b.bet for b in got.par.bets] == [
+        "PLAYER/standard", "BANKER/standard", "TIE/8", "DRAGON_7/standard",
+    ]  # fmt: skip
+    dragon = got.par.bets[-1].distribution
+    assert dragon.precision == pb.FIGURE_PRECISION_SIMULATED and dragon.shoes == 3
+    assert Fraction(dragon.maximum.exact) < 1  # protection closed every favourable round
+
+
+def test_the_sheets_options_are_checked(server: ServerProcess) -> None:
+    s = stub(server)
+    expect_error(
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO, min_rtp_bp=8500)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "min_rtp_bp is for a PAR sheet",
+    )
+    expect_error(
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO, par=True, min_rtp_bp=10_001)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "min_rtp_bp must be at most 10000",
+    )
+    expect_error(
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_DRAGON_TIGER, par=True, shoes=5000)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "shoes must be at most 2000",
+    )
+    expect_error(
+        lambda: s.Analyze(pb.AnalyzeRequest(game=pb.GAME_HILO, par=True, decks=2)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "decks is for",
+    )

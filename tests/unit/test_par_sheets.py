@@ -1,0 +1,179 @@
+"""The PAR sheets of the games (``pricing.analysis.par_games``): Hi-Lo's figures against the
+raw net results of every deal of tiny decks (``tests/support/reference/par_ref.py``), every
+moving-price sheet against the game's own exact report (the mixture's RTP is the report's
+per-offered-round return, its variance the distribution's whole-shoe variance), baccarat's and
+Dragon Tiger's simulated spread against their exact full-shoe figures, the JSON keys a lab's
+tools read, and the command line's checks."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pricing.analysis.goagae import goagae_rtp
+from pricing.analysis.higher_lower import higher_lower_report
+from pricing.analysis.hilo import hilo_rtp
+from pricing.analysis.par import par_bet
+from pricing.analysis.par_games import (
+    goagae_par_sheet,
+    higher_lower_par_sheet,
+    hilo_par_sheet,
+    two_hand_par_sheet,
+)
+from pricing.analysis.par_sheet import Basis, ParSheet, Precision
+from pricing.analysis.two_hands import price_shoe
+from pricing.cli import main
+from pricing.games.higher_lower import ShuffleMode
+from pricing.games.hilo import HiLoPaytable
+from tests.support.effort import effort
+from tests.support.reference import par_ref as ref
+
+RULES = {bet: rule.as_tuple() for bet, rule in HiLoPaytable().rules().items()}
+
+
+def check_mixture(sheet: ParSheet) -> None:
+    """A moving price's outcome table is the mixture the distribution describes."""
+    for entry in sheet.entries:
+        par, dist = entry.par, entry.distribution
+        assert par is not None and dist is not None
+        assert entry.basis is Basis.OFFERED_ROUNDS and entry.precision is Precision.EXACT
+        assert par.rtp == dist.mean, entry.bet
+        assert par.variance == dist.variance, entry.bet
+        assert sum(o.probability for o in par.outcomes) == 1
+        assert sum(o.rtp_share for o in par.outcomes) == 1
+        assert dist.minimum <= dist.mean <= dist.maximum
+
+
+@settings(max_examples=effort(suite=6, exhaustive=40), deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 2), min_size=5, max_size=5).filter(lambda s: 4 <= sum(s) <= 7),
+    burns=st.integers(0, 1),
+    results=st.integers(1, 3),
+)
+def test_hilo_sheet_against_every_deal_of_a_tiny_deck(
+    sizes: list[int], burns: int, results: int
+) -> None:
+    if burns + results > sum(sizes):
+        return
+    sheet = hilo_par_sheet(sizes=sizes, burns=burns, results=results)
+    nets = ref.hilo_nets(sizes, burns, results, RULES)
+    for entry in sheet.entries:
+        raw = nets[entry.bet]
+        if not raw:
+            assert entry.par is None and entry.note.startswith("never offered")
+            continue
+        par = entry.par
+        assert par is not None
+        assert par.rtp == 1 + ref.mean(raw), entry.bet
+        assert par.variance == ref.variance(raw), entry.bet
+        assert par.hit_frequency == ref.hit_frequency(raw), entry.bet
+        assert math.isclose(par.standard_deviation, math.sqrt(ref.variance(raw)), abs_tol=1e-12)
+        assert par.max_win == max(raw)
+
+
+def test_hilo_sheet_is_the_reports_per_offered_round() -> None:
+    sheet = hilo_par_sheet(min_rtp=Fraction(85, 100))
+    report = hilo_rtp()
+    check_mixture(sheet)
+    for entry in sheet.entries:
+        bet = report.bets[entry.bet]
+        assert entry.distribution is not None and entry.par is not None
+        assert entry.par.rtp == bet.per_offered_round
+        assert entry.distribution.offered == 1 - bet.closed
+        # the payouts offered are the report's
+        pays = {o.payout_hundredths for o in entry.par.outcomes if o.net > 0}
+        assert pays == set(bet.distribution)
+    seven = sheet.entry("SEVEN").distribution
+    assert seven is not None and seven.below_min == 1  # every SEVEN round is under 85 %
+
+
+def test_goagae_and_higher_lower_sheets_are_their_reports() -> None:
+    for rounds in (1, 3):
+        sheet = goagae_par_sheet(rounds=rounds)
+        report = goagae_rtp(rounds=rounds)
+        check_mixture(sheet)
+        assert [e.bet for e in sheet.entries] == list(report.bets)
+        for entry in sheet.entries:
+            assert entry.par is not None
+            assert entry.par.rtp == report.bets[entry.bet].per_offered_round
+    sheet = higher_lower_par_sheet(decks=1, modes=(ShuffleMode.DEPLETING,))
+    report = higher_lower_report(decks=1, modes=(ShuffleMode.DEPLETING,))
+    check_mixture(sheet)
+    assert report.depleting is not None
+    for entry in sheet.entries:
+        bet, mode = entry.bet.split("/")
+        assert mode == "depleting" and entry.par is not None
+        assert entry.par.rtp == report.depleting[bet].overall.per_offered_round
+
+
+def test_two_hand_sheet_full_shoe_exact_and_spread_simulated() -> None:
+    sheet = two_hand_par_sheet("dragon-tiger", decks=8, shoes=12, seed=5)
+    full = price_shoe("dragon-tiger", [8] * 52)
+    for entry in sheet.entries:
+        assert entry.basis is Basis.FULL_SHOE and entry.precision is Precision.EXACT
+        assert entry.par == par_bet(full[entry.bet])
+        dist, err = entry.distribution, entry.distribution_error
+        assert dist is not None and err is not None
+        assert entry.distribution_precision is Precision.SIMULATED and err.shoes == 12
+        # the mean RTP over the rounds dealt is the full shoe's within the simulation's error
+        assert abs(float(dist.mean - entry.par.rtp)) <= 4 * err.mean + 1e-4, entry.bet
+    assert sheet == two_hand_par_sheet("dragon-tiger", decks=8, shoes=12, seed=5)  # seeded
+    assert sheet != two_hand_par_sheet("dragon-tiger", decks=8, shoes=12, seed=6)
+
+
+def test_protection_closes_the_rounds_it_should() -> None:
+    sheet = two_hand_par_sheet(
+        "baccarat", decks=1, shoes=4, seed=1, close_at_rtp_bp=10_000, min_rtp=Fraction(9, 10)
+    )
+    for entry in sheet.entries:
+        dist = entry.distribution
+        assert dist is not None and dist.below_min is not None
+        if entry.bet.split("/")[0] not in ("PLAYER", "BANKER", "TIE"):
+            assert dist.maximum < 1, entry.bet  # a favourable round is never offered
+    player = sheet.entry("PLAYER/standard").distribution
+    assert player is not None and player.offered == 1  # main bets are never closed
+
+
+def test_json_has_the_keys_labs_read() -> None:
+    data = hilo_par_sheet().as_dict()
+    bet = data["bets"][0]
+    for key in (
+        "rtp_exact",
+        "hit_frequency_exact",
+        "variance_exact",
+        "standard_deviation",
+        "volatility_index",
+        "outcomes",
+        "basis",
+        "precision",
+        "distribution",
+    ):
+        assert key in bet, key  # fmt: skip
+    assert set(bet["volatility_index"]) == {"90", "95", "99"}
+    assert Fraction(bet["rtp_exact"]) == hilo_par_sheet().entries[0].par.rtp  # type: ignore[union-attr]
+    out = io.StringIO()
+    assert main(["analyze", "hilo", "--par", "--json", "--min-rtp", "85"], out) == 0
+    assert json.loads(out.getvalue())["min_rtp"]["exact"] == "17/20"
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["analyze", "hilo", "--csv", "x"], "--csv: for the PAR sheet (--par)"),
+        (["analyze", "hilo", "--par", "--plot", "x.png"], "--plot (the sheet's plots"),
+        (["analyze", "hilo", "--par", "--min-rtp", "101"], "--min-rtp must be a percentage"),
+        (["analyze", "hilo", "--par", "--close-at", "10000"], "--close-at is for blackjack"),
+        (["analyze", "baccarat", "--par", "--decks", "1", "--decks", "2"], "one --decks"),
+    ],
+)
+def test_the_command_line_refuses_what_a_sheet_does_not_take(
+    capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str
+) -> None:
+    assert main(argv, io.StringIO()) == 2
+    assert fragment in capsys.readouterr().err

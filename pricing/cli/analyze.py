@@ -239,7 +239,7 @@ def add_analyze(sub: Commands) -> None:
 
 def _add_par(a: argparse.ArgumentParser) -> None:
     p = a.add_argument_group(
-        "PAR sheet (docs/guides/par-sheet.md): the math report a test lab signs, every figure "
+        "PAR sheet (docs/analysis/par-sheet.md): the math report a test lab signs, every figure "
         "exact where it can be (--json: each as num/den beside its float)"
     )
     p.add_argument(

@@ -17,9 +17,9 @@ from pricing.games.dragon_tiger.table import DragonTigerRules
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
+from pricing.server.par_proto import sheet_to_proto
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
-from pricing.wire.par import sheet_to_proto
 
 __all__ = ["PAR_BLACKJACK_SHOES", "min_rtp", "par_response"]
 

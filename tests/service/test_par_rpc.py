@@ -10,9 +10,9 @@ import grpc
 
 from pricing.analysis.par_games import hilo_par_sheet, two_hand_par_sheet
 from pricing.games.baccarat import bets as baccarat
+from pricing.server.par_proto import sheet_to_proto
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1 import pricing_pb2_grpc as rpc
-from pricing.wire.par import sheet_to_proto
 from tests.support.server import ServerProcess
 from tests.support.wire import expect_error
 

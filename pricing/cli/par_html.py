@@ -33,6 +33,7 @@ from typing import Final, TypeAlias
 
 from pricing.analysis.par import CONFIDENCE_LEVELS, HITTABLE_ONE_IN, ParBet, VolatilityLevel
 from pricing.analysis.par_sheet import ParEntry, ParFigure, ParSheet, Precision
+from pricing.analysis.par_shoe import RtpDistribution
 from pricing.cli.par_plots import Plotter
 from pricing.errors import InvalidOption
 from pricing.text import fraction_text
@@ -102,13 +103,40 @@ def _significant(x: float) -> str:
     return f"{x:,.6g}"
 
 
+#: The longest fraction printed under its decimal: a longer one (an exact mean over a deep
+#: shoe can run to thousands of digits) is its title alone, and the CSV's and JSON's.
+PRINTED_FRACTION: Final = 160
+
+
 def _exact(x: Fraction | None, shown: str, *, line: bool = True) -> Html:
-    """A rounded figure with its exact fraction: as its title, and (``line``) printed under it."""
+    """A rounded figure with its exact fraction: as its title, and (``line``) printed under it.
+
+    >>> _exact(Fraction(1, 3), "0.3333")
+    '<span class="dec" title="exactly 1/3">0.3333</span><code class="exact">1/3</code>'
+    >>> _exact(Fraction(1, 3**400), "0")[-60:]
+    '<code class="exact">exact: 1/(a number of 191 digits)</code>'
+    """
     if x is None:
         return Html("—")
     text = fraction_text(x)
     decimal = el("span", shown, class_="dec", title=f"exactly {text}")
-    return Html(decimal + el("code", text, class_="exact")) if line else decimal
+    if not line:
+        return decimal
+    if len(text) > PRINTED_FRACTION:
+        num, den = (
+            fraction_text(Fraction(n)).removesuffix("/1") for n in (x.numerator, x.denominator)
+        )
+        text = f"exact: {_digits(num)}/{_digits(den)}"
+    return Html(decimal + el("code", text, class_="exact"))
+
+
+def _digits(number: str) -> str:
+    """A number as it is when short, else its count of digits."""
+    return (
+        number
+        if len(number) <= PRINTED_FRACTION // 2
+        else f"(a number of {len(number.lstrip('-'))} digits)"
+    )
 
 
 def _pct(x: Fraction | None, *, line: bool = True) -> Html:
@@ -275,9 +303,8 @@ def _ranges(levels: tuple[VolatilityLevel, ...]) -> Html:
     return _table(["", *(f"{v.level} %" for v in by_level)], rows, "ranges")
 
 
-def _distribution(sheet: ParSheet, e: ParEntry) -> Html:
-    d = e.distribution
-    assert d is not None
+def _distribution(sheet: ParSheet, e: ParEntry, d: RtpDistribution) -> Html:
+    """``e``'s distribution ``d``, with its standard errors when simulated."""
     se = e.distribution_error
 
     def with_se(shown: Html, error: float | None) -> Node:
@@ -319,7 +346,7 @@ def _distribution(sheet: ParSheet, e: ParEntry) -> Html:
             rows.append((f"VI {v.level} %, whole shoe", _plain(v.index)))
     how = str(e.distribution_precision)
     if e.distribution_precision is Precision.SIMULATED:
-        shoes = se.shoes if se else sheet.shoes
+        shoes = sheet.shoes if se is None else se.shoes
         how += f" over {shoes:,} shoes (seed {sheet.seed}, cut card at {sheet.cut_card})"
     return el("div", el("p", f"Precision: {how}.", class_="small"), _pairs(rows))
 
@@ -366,7 +393,10 @@ def _bet(sheet: ParSheet, index: int, e: ParEntry, plotter: Plotter | None) -> H
                 )
             )
     if e.distribution is not None:
-        parts += [el("h3", "The RTP over the rounds dealt"), _distribution(sheet, e)]
+        parts += [
+            el("h3", "The RTP over the rounds dealt"),
+            _distribution(sheet, e, e.distribution),
+        ]
         if plotter is not None:
             parts.append(
                 _plot(

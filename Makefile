@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test
+.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -41,8 +41,8 @@ SERIAL_FILES = $(shell grep -rl --include='*.py' 'mark\.serial' tests)
 test: $(STAMP)  ## the whole suite in parallel, then its timing-sensitive tests alone (and the Node.js example, with node)
 	@set -e; \
 	if command -v node >/dev/null && command -v npm >/dev/null; then \
-		$(MAKE) --no-print-directory node-deps; export NODE_TEST_REQUIRED=1; marks="not image"; \
-	else echo "the Node.js example skipped: it needs node and npm"; marks="not node and not image"; fi; \
+		$(MAKE) --no-print-directory node-deps; export NODE_TEST_REQUIRED=1; marks="not image and not browser"; \
+	else echo "the Node.js example skipped: it needs node and npm"; marks="not node and not image and not browser"; fi; \
 	echo "pytest -n $(WORKERS) -m '$$marks and not serial'"; parallel=0; \
 	$(PY) -m pytest -n $(WORKERS) --dist worksteal -m "$$marks and not serial" || parallel=$$?; \
 	echo "pytest -m '$$marks and serial' (the files with serial tests)"; \
@@ -50,13 +50,13 @@ test: $(STAMP)  ## the whole suite in parallel, then its timing-sensitive tests 
 
 # The tier that starts no process (tests/unit) and the doctests, less the exhaustive checks.
 test-fast: $(STAMP)  ## the tests that start no server or process, and the doctests (under a minute)
-	$(PY) -m pytest -n $(WORKERS) -m "not slow and not node and not image" tests/unit pricing
+	$(PY) -m pytest -n $(WORKERS) -m "not slow and not node and not image and not browser" tests/unit pricing
 
 # The randomised checks again, as hard as they can try: fresh examples every run, and the
 # costliest differential tests, kill -9s and restarts at their full counts (tests/support/effort.py).
 test-exhaustive: $(STAMP)  ## the slow checks at full strength, on fresh random examples (minutes)
-	HYPOTHESIS_PROFILE=exhaustive $(PY) -m pytest -n $(WORKERS) --dist worksteal -m "slow and not node and not image" tests
-	HYPOTHESIS_PROFILE=exhaustive $(PY) -m pytest -m "serial and not node and not image" tests/service/test_restart_storm.py
+	HYPOTHESIS_PROFILE=exhaustive $(PY) -m pytest -n $(WORKERS) --dist worksteal -m "slow and not node and not image and not browser" tests
+	HYPOTHESIS_PROFILE=exhaustive $(PY) -m pytest -m "serial and not node and not image and not browser" tests/service/test_restart_storm.py
 
 node-deps: examples/node/node_modules/.installed proto/node_modules/.installed
 
@@ -163,6 +163,16 @@ image-test: $(STAMP)  ## build the stand-ins and the image, then test both under
 	@set -e; standins=$$(deploy/standins/build.sh); export $$standins; \
 	$(MAKE) --no-print-directory image PYTHON_IMAGE=$$PYTHON_IMAGE; \
 	IMAGE=$(IMAGE) $(PY) -m pytest -m image tests/image -p no:cacheprovider -v -rP --durations=0
+
+# The PAR sheet's page in a real browser (tests/browser/, not in `make test`): the page is made
+# first, as a user makes it, then headless Chromium prints it to PDF and poppler-utils read that
+# back. Debian's chromium and poppler-utils (.ci/run installs them when missing).
+PAR_HTML_GAME ?= hilo
+par-html-check: $(STAMP)  ## the PAR sheet's HTML page printed by headless Chromium, and what it shows checked
+	@set -e; out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	$(VENV)/bin/pricing analyze $(PAR_HTML_GAME) --par --html "$$out/par.html" > /dev/null; \
+	PAR_HTML="$$out/par.html" PAR_HTML_GAME=$(PAR_HTML_GAME) \
+		$(PY) -m pytest -m browser tests/browser -p no:cacheprovider -v -rP --durations=0
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

@@ -167,12 +167,14 @@ image-test: $(STAMP)  ## build the stand-ins and the image, then test both under
 # The PAR sheet's page in a real browser (tests/browser/, not in `make test`): the page is made
 # first, as a user makes it, then headless Chromium prints it to PDF and poppler-utils read that
 # back. Debian's chromium and poppler-utils (.ci/run installs them when missing).
-PAR_HTML_GAME ?= hilo
-par-html-check: $(STAMP)  ## the PAR sheet's HTML page printed by headless Chromium, and what it shows checked
+PAR_HTML_GAMES ?= hilo dragon-tiger
+par-html-check: $(STAMP)  ## each game's PAR sheet page (pricing analyze GAME --par --html) printed by headless Chromium, and what it shows checked
 	@set -e; out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
-	$(VENV)/bin/pricing analyze $(PAR_HTML_GAME) --par --html "$$out/par.html" > /dev/null; \
-	PAR_HTML="$$out/par.html" PAR_HTML_GAME=$(PAR_HTML_GAME) \
-		$(PY) -m pytest -m browser tests/browser -p no:cacheprovider -v -rP --durations=0
+	for game in $(PAR_HTML_GAMES); do \
+		$(VENV)/bin/pricing analyze $$game --par --html "$$out/$$game.html" > /dev/null; \
+		PAR_HTML="$$out/$$game.html" PAR_HTML_GAME=$$game \
+			$(PY) -m pytest -m browser tests/browser -p no:cacheprovider -q -rP; \
+	done
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

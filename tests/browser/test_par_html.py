@@ -5,13 +5,15 @@ back: the title, every bet, each bet's RTP with its digits and an exact fraction
 text; each bet's section starts a page; and the plots were drawn (the page's style is grey,
 so coloured pixels are the plots').
 
-The page is ``$PAR_HTML`` when set (the make target makes it first, as a user would), else
-made here from ``tests/support/par_sheets.py``; ``$PAR_HTML_GAME`` names its game (``hilo``).
+The page is ``$PAR_HTML`` when set (the make target makes it first, as a user would:
+``pricing analyze GAME --par --html FILE``), else made here the same way; ``$PAR_HTML_GAME``
+names its game (``hilo``; ``dragon-tiger``).
 Needs Debian's ``chromium`` and ``poppler-utils`` (``.ci/run`` installs them when missing).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -23,10 +25,10 @@ from pathlib import Path
 import pytest
 
 from pricing.analysis.par_shoe import hilo_states, rtp_distribution
-from pricing.cli.par_html import write_par_html
+from pricing.analysis.two_hands import price_shoe, simulated_paytables, table_keys
+from pricing.cli import main
 from pricing.games.hilo import BETS
 from pricing.text import fraction_text
-from tests.support.par_sheets import SHEETS
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -45,7 +47,14 @@ def hilo() -> Expected:
     return Expected("Hi-Lo", {bet: rtp_distribution(hilo_states(bet)).mean for bet in BETS})
 
 
-EXPECTED: dict[str, Callable[[], Expected]] = {"hilo": hilo}
+def dragon_tiger() -> Expected:
+    full = price_shoe(
+        "dragon-tiger", [8] * 52, table_keys("dragon-tiger", simulated_paytables("dragon-tiger"))
+    )
+    return Expected("Dragon Tiger", {key: odds.rtp_fraction for key, odds in full.items()})
+
+
+EXPECTED: dict[str, Callable[[], Expected]] = {"hilo": hilo, "dragon-tiger": dragon_tiger}
 
 
 def tool(name: str) -> str:
@@ -72,7 +81,7 @@ def pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     given = os.environ.get("PAR_HTML")
     page = Path(given) if given else folder / f"{GAME}.html"
     if not given:
-        write_par_html(SHEETS[GAME](), page)
+        assert main(["analyze", GAME, "--par", "--html", str(page)], io.StringIO()) == 0
     out = folder / "page.pdf"
     run(
         tool("chromium"),

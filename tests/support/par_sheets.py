@@ -1,24 +1,21 @@
-"""PAR sheets built in Python for the format tests (CSV, HTML) and the browser check, from the
-math core alone (``par_bet``, ``rtp_distribution``, ``hilo_states``): a Hi-Lo sheet, exact
-over the deck's states, and a small sheet whose names need escaping, with every optional part
-(a simulated distribution with its standard errors, labelled figures, an entry without an
-outcome table).
+"""PAR sheets for the format tests (CSV, HTML) and the browser check: Hi-Lo's over a
+(reduced) deck, as the product builds it, and a small sheet whose names need escaping, with
+every optional part (a simulated distribution with its standard errors, labelled figures, an
+entry without an outcome table).
 
-Run as a module, it writes a game's page: ``python -m tests.support.par_sheets hilo FILE``
-(what ``make par-html-check`` renders until ``pricing analyze hilo --par --html FILE`` exists).
+Run as a module, it writes a sheet's page: ``python -m tests.support.par_sheets awkward FILE``.
 """
 
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
-from math import lcm
 from pathlib import Path
 
 from pricing.analysis.hilo import FULL_DECK_CLASSES
 from pricing.analysis.par import par_bet
+from pricing.analysis.par_games import hilo_par_sheet
 from pricing.analysis.par_sheet import (
     Basis,
     DistributionError,
@@ -27,36 +24,12 @@ from pricing.analysis.par_sheet import (
     ParSheet,
     Precision,
 )
-from pricing.analysis.par_shoe import hilo_states, rtp_distribution
+from pricing.analysis.par_shoe import mixture_odds, rtp_distribution
 from pricing.games.fixed_odds import SideBetOdds
-from pricing.games.hilo import BETS, OPENING_BURNS, RESULTS_PER_DECK
+from pricing.games.hilo import OPENING_BURNS, RESULTS_PER_DECK
 
 #: The floor the sheets are measured against: Malta's 85 %.
 MIN_RTP = Fraction(85, 100)
-
-
-def offered_mixture(bet: str, states: Iterable[tuple[Fraction, SideBetOdds]]) -> SideBetOdds:
-    """A moving-price bet as one paytable over the offered rounds: each offered payout is an
-    outcome (``"WIN 2.50"``), its probability the chance a unit staked on a random offered
-    round wins at that payout; ``LOSE`` the rest."""
-    wins: dict[int, Fraction] = defaultdict(Fraction)
-    offered = Fraction(0)
-    for weight, odds in states:
-        if not weight or not odds.open:
-            continue
-        offered += weight
-        for name, o in odds.outcomes.items():
-            if name != "LOSE":
-                wins[o.payout_hundredths] += weight * o.fraction
-    shares = {pay: p / offered for pay, p in sorted(wins.items()) if p}
-    total = lcm(*(s.denominator for s in shares.values())) if shares else 1
-    names = {pay: f"WIN {pay / 100:.2f}" for pay in shares}
-    return SideBetOdds.from_ways(
-        bet,
-        {names[pay]: int(s * total) for pay, s in shares.items()},
-        total,
-        {names[pay]: pay for pay in shares},
-    )
 
 
 def hilo_sheet(
@@ -66,39 +39,9 @@ def hilo_sheet(
     results: int = RESULTS_PER_DECK,
     min_rtp: Fraction | None = MIN_RTP,
 ) -> ParSheet:
-    """Hi-Lo's sheet over a deck of ``sizes`` (the full deck by default): every bet's price
-    moves with the deck, so each entry is the mixture over offered rounds with the exact
-    distribution of its RTP."""
-    entries = []
-    for bet in BETS:
-        states = list(hilo_states(bet, sizes=sizes, burns=burns, results=results))
-        entries.append(
-            ParEntry(
-                bet,
-                Basis.OFFERED_ROUNDS,
-                Precision.EXACT,
-                par_bet(offered_mixture(bet, states)),
-                rtp_distribution(states, min_rtp=min_rtp),
-            )
-        )
-    return ParSheet(
-        "hilo",
-        "Hi-Lo",
-        (
-            ("Deck", f"{sum(sizes)} cards, shuffled once"),
-            ("Burned at the start", str(burns)),
-            ("Results per deck", str(results)),
-            ("Paytable", "the default (docs/rules.md §2)"),
-        ),
-        tuple(entries),
-        min_rtp=min_rtp,
-        notes=(
-            "Each bet's price moves with the deck: its figures are the average over the "
-            "rounds a table offers it, exact over every state of the deck.",
-            "The volatility index is z · σ with σ the whole-deck standard deviation, the "
-            "spread of the prices included.",
-        ),
-    )
+    """Hi-Lo's sheet over a deck of ``sizes`` (the full deck by default), as the product
+    builds it (``pricing.analysis.par_games.hilo_par_sheet``)."""
+    return hilo_par_sheet(sizes=sizes, burns=burns, results=results, min_rtp=min_rtp)
 
 
 #: A bet name with every character HTML and CSV must escape or quote.
@@ -125,7 +68,7 @@ def awkward_sheet() -> ParSheet:
                 "MOVING",
                 Basis.OFFERED_ROUNDS,
                 Precision.SIMULATED,
-                par_bet(offered_mixture("MOVING", moving)),
+                par_bet(mixture_odds("MOVING", moving)),
                 rtp_distribution(moving, min_rtp=Fraction(1)),
                 Precision.SIMULATED,
                 DistributionError(shoes=200, mean=0.0012, below_min=0.031),

@@ -48,6 +48,7 @@ __all__ = [
     "MainGameRules",
     "Strategy",
     "card_value",
+    "chart_action",
     "decisions",
     "player_edge",
     "value_counts",
@@ -158,6 +159,28 @@ def value_counts(counts: Sequence[int]) -> list[int]:
     return values
 
 
+def chart_action(spot: Spot, *, soft: bool, total: int, up: int, rules: MainGameRules) -> str:
+    """The basic-strategy chart's action (``S``, ``H``, ``D`` or ``R``) under ``rules`` for a
+    hand of ``total`` (``soft``: an Ace counted 11) at ``spot`` against the up card of value
+    ``up`` (1 = Ace … 10): ``basic_strategy.action`` with the table's dealer rule, doubling
+    after a split and surrender. Pairs are looked up first with ``basic_strategy.splits``.
+
+    >>> chart_action(Spot.FIRST_TWO, soft=False, total=16, up=10, rules=MainGameRules())
+    'R'
+    >>> chart_action(Spot.SPLIT_TWO, soft=False, total=16, up=10, rules=MainGameRules())
+    'H'
+    """
+    return basic_strategy.action(
+        spot,
+        soft=soft,
+        total=total,
+        up=up,
+        rules_h17=rules.h17,
+        das=rules.double_after_split,
+        surrender=rules.surrender,
+    )
+
+
 def _chart(rules: MainGameRules) -> bytes:
     """The basic-strategy chart as the kernel reads it: for each spot, soft or hard, total
     0–21 and up card value 1–10 (index ``((spot * 2 + soft) * 22 + total) * 10 + up - 1``) an
@@ -169,16 +192,9 @@ def _chart(rules: MainGameRules) -> bytes:
         for soft in (False, True):
             for total in range(22):
                 for up in range(1, 11):
-                    letter = basic_strategy.action(
-                        spot,
-                        soft=soft,
-                        total=total,
-                        up=up,
-                        rules_h17=rules.h17,
-                        das=rules.double_after_split,
-                        surrender=rules.surrender,
+                    out.append(
+                        codes[chart_action(spot, soft=soft, total=total, up=up, rules=rules)]
                     )
-                    out.append(codes[letter])
     for pair in range(1, 11):
         for up in range(1, 11):
             out.append(basic_strategy.splits(pair, up=up, das=rules.double_after_split))

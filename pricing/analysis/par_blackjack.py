@@ -1,0 +1,489 @@
+"""Blackjack's PAR sheet: every side bet of the library under each preset, insurance, and the
+main game, on one shoe size and dealer rule.
+
+- **Side bets** (``BET/preset``, as ``pricing analyze blackjack`` names them): fixed paytables
+  whose odds move with the shoe. The outcome table and its figures are the full shoe's, exact
+  (the engine's odds, ``pricing.analysis.side_bets.price``): the mean of every round's RTP over
+  a shoe, since the next cards of a uniform shuffle are uniform however many were dealt. The
+  distribution is of the RTP over the rounds of seeded simulated shoes dealt to the cut card
+  (``pricing.analysis.par_blackjack_play``): each round's exact odds at the shoe's state when
+  it starts, weight 1, game protection (``close_at_rtp_bp``) leaving out the rounds it closes.
+- **Insurance** (``INSURANCE``): a bet offered only with the dealer's Ace up, so its figures
+  are conditioned on that Ace: it wins 2 : 1 when the dealer's second card is a ten (no hole
+  card), with ``16 × decks`` tens among the ``52 × decks − 1`` cards left on a full shoe. The
+  player's two cards are dealt before the dealer's second card, but unseen they change nothing
+  (exchangeability): the figures are over them. Its distribution is over the same simulated
+  rounds, each weighted by its chance of an Ace up (Aces left over cards left), its odds
+  given that Ace: so over the rounds in which insurance is offered. Game protection is for
+  side bets; it does not close insurance.
+- **The main game** (``MAIN``): a skill game, its figures under a stated strategy. The player's
+  edge on a full shoe under composition-dependent play and under basic strategy are the
+  analyzer's (``pricing.games.blackjack.decisions.player_edge``: exact sums in C doubles). The
+  analyzer gives expected values only, not the second moment: the standard deviation of a
+  round's net result per initial wager is simulated, over the rounds of ``MAIN_SHOES_PER_SHOE``
+  times as many shoes (the side bets' first) played by the basic strategy the analyzer prices,
+  with a standard error taking each shoe as a cluster. The average total bet (the initial
+  wager, doubles and split hands) of that strategy is exact
+  (``pricing.analysis.par_blackjack_play.average_total_bet``): only the first two cards of
+  each hand decide it.
+
+>>> sheet = blackjack_par_sheet(shoes=2, bet="PAIRS", preset="any-pair")
+>>> [e.bet for e in sheet.entries], sheet.cut_card
+(['PAIRS/any-pair'], 78)
+>>> pairs = sheet.entries[0].par
+>>> pairs.rtp, [(o.name, o.probability) for o in pairs.outcomes]
+(Fraction(276, 311), [('PAIR', Fraction(23, 311)), ('LOSE', Fraction(288, 311))])
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from pricing import _blackjack
+from pricing.analysis.par import ParBet, par_bet, z_score
+from pricing.analysis.par_blackjack_play import (
+    DealtRound,
+    PlayedRound,
+    average_total_bet,
+    deal_shoe,
+)
+from pricing.analysis.par_sheet import (
+    Basis,
+    DistributionError,
+    ParEntry,
+    ParFigure,
+    ParSheet,
+    Precision,
+)
+from pricing.analysis.par_shoe import RtpDistribution, rtp_distribution
+from pricing.analysis.side_bets import full_shoe, price, pricing_groups, side_bet_presets
+from pricing.cards import CARDS_PER_DECK, DECK, Rank
+from pricing.errors import InvalidOption
+from pricing.games.blackjack.bets import InsuranceOdds, insurance
+from pricing.games.blackjack.decisions import MainGameRules, Strategy, player_edge
+from pricing.games.blackjack.library import Paytable
+from pricing.games.blackjack.paytables import INSURANCE_HUNDREDTHS
+from pricing.games.blackjack.rules import DealerRule, check_decks
+from pricing.games.fixed_odds import SideBetOdds, check_close_at_rtp_bp, protection_closes
+
+__all__ = [
+    "DEFAULT_PAR_SHOES",
+    "EDGE_BASIC",
+    "EDGE_COMPOSITION",
+    "INSURANCE",
+    "MAIN",
+    "MAIN_SHOES_PER_SHOE",
+    "MIN_CUT_CARD",
+    "STANDARD_DEVIATION",
+    "TOTAL_BET",
+    "MainSimulation",
+    "blackjack_par_sheet",
+    "default_cut_card",
+    "insurance_given_ace",
+    "insurance_state",
+    "main_game_entry",
+    "main_simulation",
+    "side_bet_pars",
+    "simulate_shoes",
+    "simulated_distribution",
+]
+
+#: Simulated shoes when none are asked for: a few seconds for every bet and preset.
+DEFAULT_PAR_SHOES: Final = 100
+#: The main game plays this many times as many shoes (the side bets' first): dealing and
+#: playing a round costs a small part of pricing every side bet on it, and the standard
+#: deviation's error falls by the square root.
+MAIN_SHOES_PER_SHOE: Final = 10
+#: The sheet's names of insurance and of the main game.
+INSURANCE: Final = "INSURANCE"
+MAIN: Final = "MAIN"
+#: The shortest cut card accepted: a round (up to four split hands and the dealer's) almost
+#: never needs more cards, and a round that does is left out of the main game's figures.
+MIN_CUT_CARD: Final = 10
+#: The main game's figures, by name.
+EDGE_COMPOSITION: Final = "Player edge, composition-dependent play"
+EDGE_BASIC: Final = "Player edge, basic strategy"
+STANDARD_DEVIATION: Final = "Standard deviation per initial wager, basic strategy"
+TOTAL_BET: Final = "Average total bet per round (initial wager, doubles, splits), basic strategy"
+_ACES: Final = tuple(card.index for card in DECK if card.rank is Rank.ACE)
+
+_SIDE_BETS_NOTE: Final = (
+    "Side bets: fixed paytables whose odds move with the shoe. The outcome table and its "
+    "figures are the full shoe's, exact: the mean of every round's RTP over a shoe (the next "
+    "cards of a uniform shuffle are uniform however many were dealt). The distribution is of "
+    "the RTP over the rounds of the simulated shoes, each round's exact odds at the shoe's "
+    "state when it starts, the rounds game protection closes left out; its standard errors "
+    "take each shoe as a cluster, and its variance is the whole-shoe variance of a unit staked "
+    "on every offered round of the sample."
+)
+_INSURANCE_NOTE: Final = (
+    "Insurance is conditioned on the dealer's Ace up: it pays 2 : 1 when the dealer's second "
+    "card is a ten (no hole card), over the player's cards unseen (they are dealt before it, "
+    "which changes no chance). Its distribution weights each simulated round by its chance of "
+    "an Ace up (Aces left over cards left): the rounds in which insurance is offered. Game "
+    "protection does not close insurance."
+)
+_MAIN_NOTE: Final = (
+    "Main game: the player's edge per initial wager on a full shoe is the analyzer's (exact "
+    "sums in C doubles), under composition-dependent play and under the basic strategy chart. "
+    "The analyzer gives expected values only: the standard deviation of a round's net result "
+    "per initial wager is simulated over rounds played by that basic strategy, ± a standard "
+    "error taking each shoe as a cluster. The average total bet of the basic strategy (initial "
+    "wager, doubles, split hands; a double or split a dealer blackjack hands back counted as "
+    "staked) is exact, over every first two cards of the player's hands and the up card."
+)
+
+
+def default_cut_card(decks: int) -> int:
+    """The cut card when none is given: a quarter of the shoe from the end, where the demo
+    dealer (``pricing simulate``) cuts a blackjack shoe (78 cards of six decks).
+
+    >>> default_cut_card(6), default_cut_card(8)
+    (78, 104)
+    """
+    return decks * CARDS_PER_DECK // 4
+
+
+def side_bet_pars(
+    counts: Sequence[int], rule: DealerRule, tables: Mapping[str, Paytable]
+) -> dict[str, ParBet]:
+    """The PAR figures of every paytable of ``tables`` (by ``BET/preset``) for the next round
+    dealt by ``rule`` from a shoe of ``counts`` (52 counts by ``Card.index``), from the
+    engine's exact odds; a bet the shoe cannot deal is left out."""
+    odds = price(counts, rule, pricing_groups(tables))
+    return {key: par_bet(o) for key, o in odds.items() if o.open}
+
+
+def _insurance_odds(odds: InsuranceOdds) -> SideBetOdds:
+    return SideBetOdds.from_ways(
+        INSURANCE, {"WIN": odds.ways}, odds.total, {"WIN": odds.payout_hundredths}
+    )
+
+
+def insurance_given_ace(counts: Sequence[int]) -> SideBetOdds | None:
+    """Insurance's odds for a round about to be dealt from ``counts`` (52 counts by
+    ``Card.index``), given that its up card is an Ace (one of them out of the shoe); ``None``
+    when no Ace is left.
+
+    >>> odds = insurance_given_ace(full_shoe(6))
+    >>> odds.outcomes["WIN"].fraction, odds.rtp_fraction
+    (Fraction(96, 311), Fraction(288, 311))
+    """
+    shoe = list(counts)
+    ace = next((i for i in _ACES if shoe[i]), None)
+    if ace is None:
+        return None
+    shoe[ace] -= 1
+    return _insurance_odds(InsuranceOdds(*_blackjack.insurance_ways_counts(shoe)))
+
+
+def simulate_shoes(
+    decks: int, rules: MainGameRules, shoes: int, seed: int, cut_card: int
+) -> list[list[DealtRound]]:
+    """``shoes`` seeded shuffles of a ``decks``-deck shoe, each dealt to ``cut_card`` cards
+    from the end (``pricing.analysis.par_blackjack_play.deal_shoe``): the same arguments give
+    the same rounds."""
+    rng = random.Random(f"{seed}/{decks}")
+    cards = [card.index for card in DECK for _ in range(decks)]
+    out = []
+    for _ in range(shoes):
+        rng.shuffle(cards)
+        out.append(deal_shoe(cards, decks, cut_card, rules))
+    return out
+
+
+def _ratio_se(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The standard error of ``Σ ys / Σ xs`` with each shoe (one ``x``, ``y`` pair) a cluster:
+    the residuals ``y − R·x`` vary from shoe to shoe (0 with fewer than two shoes)."""
+    k, across = len(xs), math.fsum(xs)
+    if k < 2 or not across:
+        return 0.0
+    ratio = math.fsum(ys) / across
+    spread = math.fsum((y - ratio * x) ** 2 for x, y in zip(xs, ys, strict=True))
+    return math.sqrt(spread * k / (k - 1)) / across
+
+
+def simulated_distribution(
+    shoes: Sequence[Sequence[tuple[int | Fraction, SideBetOdds]]],
+    *,
+    min_rtp: Fraction | None = None,
+    close_at_rtp_bp: int = 0,
+) -> tuple[RtpDistribution, DistributionError]:
+    """The RTP's distribution over every ``(weight, odds)`` state of simulated ``shoes``
+    (``pricing.analysis.par_shoe.rtp_distribution``, exact over the sample), and the standard
+    errors of its mean and of its share below ``min_rtp``, each shoe a cluster."""
+    offered, returned, below = [], [], []
+    for shoe in shoes:
+        x = y = b = 0.0
+        for weight, odds in shoe:
+            if not weight or not odds.open or protection_closes(odds, close_at_rtp_bp):
+                continue
+            w = float(weight)
+            x += w
+            y += w * odds.rtp_numerator / odds.rtp_denominator
+            if min_rtp is not None and (
+                odds.rtp_numerator * min_rtp.denominator < min_rtp.numerator * odds.rtp_denominator
+            ):
+                b += w
+        offered.append(x)
+        returned.append(y)
+        below.append(b)
+    distribution = rtp_distribution(
+        [state for shoe in shoes for state in shoe],
+        min_rtp=min_rtp,
+        close_at_rtp_bp=close_at_rtp_bp,
+    )
+    error = DistributionError(
+        len(shoes),
+        _ratio_se(offered, returned),
+        None if min_rtp is None else _ratio_se(offered, below),
+    )
+    return distribution, error
+
+
+@dataclass(frozen=True, slots=True)
+class MainSimulation:
+    """The main game over simulated rounds played by the basic strategy: ``rounds`` played,
+    the mean net result and the standard deviation per initial wager and the mean total
+    stake, each with its standard error (each shoe a cluster; the deviation's by the delta
+    method)."""
+
+    rounds: int
+    mean: float
+    mean_se: float
+    standard_deviation: float
+    standard_deviation_se: float
+    staked: float
+    staked_se: float
+
+
+def main_simulation(played: Sequence[Sequence[PlayedRound]]) -> MainSimulation:
+    """The main game's figures over ``played`` rounds, shoe by shoe."""
+    n = sum(len(shoe) for shoe in played)
+    if not n:
+        raise InvalidOption("no round was played: deal more shoes or cut the shoe later")
+    # Per shoe (a cluster): its rounds, and the sums of the net, of its squared deviation from
+    # the mean and of the stake.
+    rounds = [float(len(shoe)) for shoe in played]
+    nets = [math.fsum(r.net_halves for r in shoe) / 2 for shoe in played]
+    mean = math.fsum(nets) / n
+    squares = [math.fsum((r.net_halves / 2 - mean) ** 2 for r in shoe) for shoe in played]
+    stakes = [float(sum(r.staked for r in shoe)) for shoe in played]
+    sd = math.sqrt(math.fsum(squares) / n)
+    return MainSimulation(
+        rounds=n,
+        mean=mean,
+        mean_se=_ratio_se(rounds, nets),
+        standard_deviation=sd,
+        standard_deviation_se=_ratio_se(rounds, squares) / (2 * sd) if sd else 0.0,
+        staked=math.fsum(stakes) / n,
+        staked_se=_ratio_se(rounds, stakes),
+    )
+
+
+def main_game_entry(
+    decks: int, rules: MainGameRules, played: Sequence[Sequence[PlayedRound]]
+) -> ParEntry:
+    """The main game's entry: the analyzer's full-shoe edges, the exact average total bet of
+    the basic strategy on a full shoe, and the standard deviation per initial wager over the
+    ``played`` rounds (per shoe) with its volatility index."""
+    full = list(full_shoe(decks))
+    composition = player_edge(full, rules, Strategy.COMPOSITION)
+    basic = player_edge(full, rules, Strategy.BASIC)
+    sim = main_simulation(played)
+    z90 = z_score(90)
+    per_wager = "per initial wager, the player's cards and the up card dealt from a full shoe"
+    figures = (
+        ParFigure(EDGE_COMPOSITION, composition, Precision.DOUBLE, note=per_wager),
+        ParFigure(EDGE_BASIC, basic, Precision.DOUBLE, note=per_wager),
+        ParFigure("RTP, composition-dependent play", 1 + composition, Precision.DOUBLE),
+        ParFigure("RTP, basic strategy", 1 + basic, Precision.DOUBLE),
+        ParFigure(STANDARD_DEVIATION, sim.standard_deviation, Precision.SIMULATED,
+                  sim.standard_deviation_se,
+                  note=f"of a round's net result, over {sim.rounds:,} simulated rounds"),
+        ParFigure("Volatility index at 90 %, basic strategy", z90 * sim.standard_deviation,
+                  Precision.SIMULATED, z90 * sim.standard_deviation_se),
+        ParFigure(TOTAL_BET, average_total_bet(full, rules), Precision.EXACT,
+                  note="in initial wagers, the first round of a full shoe (the mean over a "
+                       "shoe's rounds); doubles and splits a dealer blackjack hands back "
+                       "counted"),
+    )  # fmt: skip
+    return ParEntry(MAIN, Basis.STRATEGY, Precision.DOUBLE, None, figures=figures)
+
+
+def _side_bet_entries(
+    dealt: Sequence[Sequence[DealtRound]],
+    decks: int,
+    rule: DealerRule,
+    tables: Mapping[str, Paytable],
+    *,
+    min_rtp: Fraction | None,
+    close_at_rtp_bp: int,
+) -> list[ParEntry]:
+    """Each side bet's entry: its full-shoe figures and its RTP over the ``dealt`` rounds, every
+    round priced once for every bet (``pricing.analysis.side_bets.price``'s groups)."""
+    groups = pricing_groups(tables)
+    full = price(full_shoe(decks), rule, groups)
+    by_key: dict[str, list[list[tuple[int, SideBetOdds]]]] = {key: [] for key in tables}
+    for shoe in dealt:
+        priced = [price(r.counts, rule, groups) for r in shoe]
+        for key, shoes in by_key.items():
+            shoes.append([(1, odds[key]) for odds in priced])
+    entries = []
+    for key, shoes in by_key.items():
+        distribution, error = simulated_distribution(
+            shoes, min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp
+        )
+        entries.append(
+            ParEntry(key, Basis.FULL_SHOE, Precision.EXACT, par_bet(full[key]), distribution,
+                     Precision.SIMULATED, error)
+        )  # fmt: skip
+    return entries
+
+
+def insurance_state(counts: Sequence[int]) -> tuple[Fraction, SideBetOdds]:
+    """Insurance in a round about to be dealt from ``counts``: the chance of an Ace up (its
+    weight among the rounds) and the odds given it (closed when no Ace is left)."""
+    given = insurance_given_ace(counts)
+    aces = sum(counts[i] for i in _ACES)
+    return Fraction(aces, sum(counts)), given or SideBetOdds(INSURANCE, {}, 0, 0)
+
+
+def _insurance_entry(
+    dealt: Sequence[Sequence[DealtRound]], decks: int, min_rtp: Fraction | None
+) -> ParEntry:
+    """Insurance's entry: its full-shoe figures given the dealer's Ace (``bets.insurance`` with
+    an Ace seen) and its RTP over the ``dealt`` rounds, each weighted by its chance of an Ace."""
+    ace = next(card for card in DECK if card.rank is Rank.ACE)
+    full = _insurance_odds(insurance([ace], decks))
+    states = [[insurance_state(r.counts) for r in shoe] for shoe in dealt]
+    distribution, error = simulated_distribution(states, min_rtp=min_rtp)
+    return ParEntry(
+        INSURANCE, Basis.FULL_SHOE, Precision.EXACT, par_bet(full), distribution,
+        Precision.SIMULATED, error, note="given the dealer's Ace up",
+    )  # fmt: skip
+
+
+def _wanted(bet: str, preset: str) -> tuple[dict[str, Paytable], bool, bool]:
+    """The side-bet paytables, and whether insurance and the main game, ``bet`` and ``preset``
+    ask for (``pricing analyze blackjack --bet/--preset``; ``INSURANCE`` and ``MAIN`` too)."""
+    name = bet.strip().upper()
+    if name in (INSURANCE, MAIN):
+        if preset.strip():
+            raise InvalidOption(f"{name} has no presets, got preset {preset!r}")
+        return {}, name == INSURANCE, name == MAIN
+    tables = side_bet_presets(bet, preset)
+    return tables, not name, not name
+
+
+def _check_cut_card(cut_card: int | None, decks: int) -> int:
+    if cut_card is None:
+        return default_cut_card(decks)
+    cards = decks * CARDS_PER_DECK
+    if isinstance(cut_card, bool) or not isinstance(cut_card, int):
+        raise InvalidOption(f"cut_card must be a whole number of cards, got {cut_card!r}")
+    if not MIN_CUT_CARD <= cut_card < cards:
+        raise InvalidOption(
+            f"cut_card must be {MIN_CUT_CARD} to {cards - 1} cards from the end of a "
+            f"{decks}-deck shoe, got {cut_card}"
+        )
+    return cut_card
+
+
+def _main_rules_text(rules: MainGameRules) -> str:
+    das = "and after a split" if rules.double_after_split else "not after a split"
+    surrender = "against 2–10" if rules.surrender else "not offered"
+    return (
+        f"blackjack pays 3 : 2; no hole card (a dealer blackjack takes only the initial wager); "
+        f"double on any first two cards {das}; split to {rules.max_splits + 1} hands (Aces "
+        f"once, one card each); surrender {surrender}"
+    )
+
+
+def blackjack_par_sheet(
+    *,
+    decks: int = 6,
+    rule: DealerRule | str = DealerRule.S17,
+    main_rules: MainGameRules | None = None,
+    shoes: int = DEFAULT_PAR_SHOES,
+    seed: int = 2026,
+    cut_card: int | None = None,
+    min_rtp: Fraction | None = None,
+    close_at_rtp_bp: int = 0,
+    bet: str = "",
+    preset: str = "",
+) -> ParSheet:
+    """Blackjack's PAR sheet on a ``decks``-deck shoe dealt by ``rule`` (see the module's
+    docstring): every side bet of the library under each preset (or ``bet``, and its
+    ``preset``; ``INSURANCE`` or ``MAIN`` alone), insurance and the main game under
+    ``main_rules`` (default: the table's, ``MainGameRules(rule)``), over ``shoes`` shoes
+    seeded by ``seed`` dealt to ``cut_card`` cards from the end (default a quarter of the
+    shoe), side bets closed by game protection at ``close_at_rtp_bp``, ``below_min`` measured
+    against ``min_rtp``. The same arguments give the same sheet."""
+    decks = check_decks(decks)
+    rule = DealerRule.parse(rule)
+    rules = MainGameRules(rule) if main_rules is None else main_rules
+    if rules.dealer_rule is not rule:
+        raise InvalidOption(
+            f"the main game's dealer rule {rules.dealer_rule.value} is not the table's {rule.value}"
+        )
+    if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < 2:
+        raise InvalidOption(f"shoes must be a whole number >= 2, got {shoes!r}")
+    check_close_at_rtp_bp(close_at_rtp_bp)
+    cut = _check_cut_card(cut_card, decks)
+    tables, with_insurance, with_main = _wanted(bet, preset)
+    # The main game's shoes: the side bets' and more of the same seeded sequence.
+    every = simulate_shoes(decks, rules, shoes * (MAIN_SHOES_PER_SHOE if with_main else 1),
+                           seed, cut)  # fmt: skip
+    dealt = every[:shoes]
+    entries: list[ParEntry] = []
+    if tables:
+        entries += _side_bet_entries(
+            dealt, decks, rule, tables, min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp
+        )
+    if with_insurance:
+        entries.append(_insurance_entry(dealt, decks, min_rtp))
+    if with_main:
+        played = [[r.played for r in shoe if r.played is not None] for shoe in every]
+        entries.append(main_game_entry(decks, rules, played))
+    ran_out = sum(1 for shoe in every for r in shoe if r.played is None)
+    notes = [
+        note
+        for note, wanted in (
+            (_SIDE_BETS_NOTE, bool(tables)),
+            (_INSURANCE_NOTE, with_insurance),
+            (_MAIN_NOTE, with_main),
+        )
+        if wanted
+    ]
+    notes.append(
+        f"Simulation: shoes shuffled by Python's random.Random seeded with '{seed}/{decks}' "
+        f"(the same arguments give the same sheet), the first {shoes} for the side bets and "
+        f"insurance, {len(every)} for the main game; one seat; a round dealt player, dealer's "
+        "up card, player, the player's play, the dealer's second card and draws."
+        + (f" {ran_out} round(s) ran the shoe out and are left out of the main game." if ran_out
+           else "")
+    )  # fmt: skip
+    lines = (
+        ("Decks", f"{decks} ({decks * CARDS_PER_DECK} cards)"),
+        ("Dealer", "stands on all 17s (S17)" if rule is DealerRule.S17 else "hits soft 17 (H17)"),
+        ("Main game", _main_rules_text(rules)),
+        ("Cut card", f"{cut} cards from the end; the round it comes out in is played out"),
+        ("Simulation", f"{shoes} shoes (main game {len(every)}), seed {seed}, one seat, "
+                       "the player by basic strategy"),
+        ("Game protection", f"side bets closed at RTP ≥ {close_at_rtp_bp / 100:g} %"
+                            if close_at_rtp_bp else "off"),
+        *((key, ", ".join(f"{k} {v / 100:g} : 1" for k, v in t.pays.items()))
+          for key, t in tables.items()),
+        *(((INSURANCE, f"{INSURANCE_HUNDREDTHS / 100:g} : 1 when the dealer's second card "
+                       "makes blackjack; up to half the wager"),) if with_insurance else ()),
+    )  # fmt: skip
+    return ParSheet(
+        "blackjack", "Blackjack", lines, tuple(entries), min_rtp=min_rtp, shoes=shoes,
+        seed=seed, cut_card=cut, notes=tuple(notes),
+    )  # fmt: skip

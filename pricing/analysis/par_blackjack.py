@@ -16,16 +16,8 @@ main game, on one shoe size and dealer rule.
   rounds, each weighted by its chance of an Ace up (Aces left over cards left), its odds
   given that Ace: so over the rounds in which insurance is offered. Game protection is for
   side bets; it does not close insurance.
-- **The main game** (``MAIN``): a skill game, its figures under a stated strategy. The player's
-  edge on a full shoe under composition-dependent play and under basic strategy are the
-  analyzer's (``pricing.games.blackjack.decisions.player_edge``: exact sums in C doubles). The
-  analyzer gives expected values only, not the second moment: the standard deviation of a
-  round's net result per initial wager is simulated, over the rounds of ``MAIN_SHOES_PER_SHOE``
-  times as many shoes (the side bets' first) played by the basic strategy the analyzer prices,
-  with a standard error taking each shoe as a cluster. The average total bet (the initial
-  wager, doubles and split hands) of that strategy is exact
-  (``pricing.analysis.par_blackjack_play.average_total_bet``): only the first two cards of
-  each hand decide it.
+- **The main game** (``MAIN``): ``pricing.analysis.par_blackjack_main``, over rounds of
+  ``MAIN_SHOES_PER_SHOE`` times as many shoes of the same seeded sequence (the side bets' first).
 
 >>> sheet = blackjack_par_sheet(shoes=2, bet="PAIRS", preset="any-pair")
 >>> [e.bet for e in sheet.entries], sheet.cut_card
@@ -37,26 +29,19 @@ main game, on one shoe size and dealer rule.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
 from pricing import _blackjack
-from pricing.analysis.par import ParBet, par_bet, z_score
-from pricing.analysis.par_blackjack_play import (
-    DealtRound,
-    PlayedRound,
-    average_total_bet,
-    deal_shoe,
-)
+from pricing.analysis.par import ParBet, par_bet
+from pricing.analysis.par_blackjack_main import MAIN, MAIN_NOTE, main_game_entry
+from pricing.analysis.par_blackjack_play import DealtRound, deal_shoe, ratio_se
 from pricing.analysis.par_sheet import (
     Basis,
     DistributionError,
     ParEntry,
-    ParFigure,
     ParSheet,
     Precision,
 )
@@ -65,7 +50,7 @@ from pricing.analysis.side_bets import full_shoe, price, pricing_groups, side_be
 from pricing.cards import CARDS_PER_DECK, DECK, Rank
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.bets import InsuranceOdds, insurance
-from pricing.games.blackjack.decisions import MainGameRules, Strategy, player_edge
+from pricing.games.blackjack.decisions import MainGameRules
 from pricing.games.blackjack.library import Paytable
 from pricing.games.blackjack.paytables import INSURANCE_HUNDREDTHS
 from pricing.games.blackjack.rules import DealerRule, check_decks
@@ -73,21 +58,13 @@ from pricing.games.fixed_odds import SideBetOdds, check_close_at_rtp_bp, protect
 
 __all__ = [
     "DEFAULT_PAR_SHOES",
-    "EDGE_BASIC",
-    "EDGE_COMPOSITION",
     "INSURANCE",
-    "MAIN",
     "MAIN_SHOES_PER_SHOE",
     "MIN_CUT_CARD",
-    "STANDARD_DEVIATION",
-    "TOTAL_BET",
-    "MainSimulation",
     "blackjack_par_sheet",
     "default_cut_card",
     "insurance_given_ace",
     "insurance_state",
-    "main_game_entry",
-    "main_simulation",
     "side_bet_pars",
     "simulate_shoes",
     "simulated_distribution",
@@ -99,17 +76,11 @@ DEFAULT_PAR_SHOES: Final = 100
 #: playing a round costs a small part of pricing every side bet on it, and the standard
 #: deviation's error falls by the square root.
 MAIN_SHOES_PER_SHOE: Final = 10
-#: The sheet's names of insurance and of the main game.
+#: The sheet's name of insurance.
 INSURANCE: Final = "INSURANCE"
-MAIN: Final = "MAIN"
 #: The shortest cut card accepted: a round (up to four split hands and the dealer's) almost
 #: never needs more cards, and a round that does is left out of the main game's figures.
 MIN_CUT_CARD: Final = 10
-#: The main game's figures, by name.
-EDGE_COMPOSITION: Final = "Player edge, composition-dependent play"
-EDGE_BASIC: Final = "Player edge, basic strategy"
-STANDARD_DEVIATION: Final = "Standard deviation per initial wager, basic strategy"
-TOTAL_BET: Final = "Average total bet per round (initial wager, doubles, splits), basic strategy"
 _ACES: Final = tuple(card.index for card in DECK if card.rank is Rank.ACE)
 
 _SIDE_BETS_NOTE: Final = (
@@ -127,15 +98,6 @@ _INSURANCE_NOTE: Final = (
     "which changes no chance). Its distribution weights each simulated round by its chance of "
     "an Ace up (Aces left over cards left): the rounds in which insurance is offered. Game "
     "protection does not close insurance."
-)
-_MAIN_NOTE: Final = (
-    "Main game: the player's edge per initial wager on a full shoe is the analyzer's (exact "
-    "sums in C doubles), under composition-dependent play and under the basic strategy chart. "
-    "The analyzer gives expected values only: the standard deviation of a round's net result "
-    "per initial wager is simulated over rounds played by that basic strategy, ± a standard "
-    "error taking each shoe as a cluster. The average total bet of the basic strategy (initial "
-    "wager, doubles, split hands; a double or split a dealer blackjack hands back counted as "
-    "staked) is exact, over every first two cards of the player's hands and the up card."
 )
 
 
@@ -197,17 +159,6 @@ def simulate_shoes(
     return out
 
 
-def _ratio_se(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """The standard error of ``Σ ys / Σ xs`` with each shoe (one ``x``, ``y`` pair) a cluster:
-    the residuals ``y − R·x`` vary from shoe to shoe (0 with fewer than two shoes)."""
-    k, across = len(xs), math.fsum(xs)
-    if k < 2 or not across:
-        return 0.0
-    ratio = math.fsum(ys) / across
-    spread = math.fsum((y - ratio * x) ** 2 for x, y in zip(xs, ys, strict=True))
-    return math.sqrt(spread * k / (k - 1)) / across
-
-
 def simulated_distribution(
     shoes: Sequence[Sequence[tuple[int | Fraction, SideBetOdds]]],
     *,
@@ -240,80 +191,10 @@ def simulated_distribution(
     )
     error = DistributionError(
         len(shoes),
-        _ratio_se(offered, returned),
-        None if min_rtp is None else _ratio_se(offered, below),
+        ratio_se(offered, returned),
+        None if min_rtp is None else ratio_se(offered, below),
     )
     return distribution, error
-
-
-@dataclass(frozen=True, slots=True)
-class MainSimulation:
-    """The main game over simulated rounds played by the basic strategy: ``rounds`` played,
-    the mean net result and the standard deviation per initial wager and the mean total
-    stake, each with its standard error (each shoe a cluster; the deviation's by the delta
-    method)."""
-
-    rounds: int
-    mean: float
-    mean_se: float
-    standard_deviation: float
-    standard_deviation_se: float
-    staked: float
-    staked_se: float
-
-
-def main_simulation(played: Sequence[Sequence[PlayedRound]]) -> MainSimulation:
-    """The main game's figures over ``played`` rounds, shoe by shoe."""
-    n = sum(len(shoe) for shoe in played)
-    if not n:
-        raise InvalidOption("no round was played: deal more shoes or cut the shoe later")
-    # Per shoe (a cluster): its rounds, and the sums of the net, of its squared deviation from
-    # the mean and of the stake.
-    rounds = [float(len(shoe)) for shoe in played]
-    nets = [math.fsum(r.net_halves for r in shoe) / 2 for shoe in played]
-    mean = math.fsum(nets) / n
-    squares = [math.fsum((r.net_halves / 2 - mean) ** 2 for r in shoe) for shoe in played]
-    stakes = [float(sum(r.staked for r in shoe)) for shoe in played]
-    sd = math.sqrt(math.fsum(squares) / n)
-    return MainSimulation(
-        rounds=n,
-        mean=mean,
-        mean_se=_ratio_se(rounds, nets),
-        standard_deviation=sd,
-        standard_deviation_se=_ratio_se(rounds, squares) / (2 * sd) if sd else 0.0,
-        staked=math.fsum(stakes) / n,
-        staked_se=_ratio_se(rounds, stakes),
-    )
-
-
-def main_game_entry(
-    decks: int, rules: MainGameRules, played: Sequence[Sequence[PlayedRound]]
-) -> ParEntry:
-    """The main game's entry: the analyzer's full-shoe edges, the exact average total bet of
-    the basic strategy on a full shoe, and the standard deviation per initial wager over the
-    ``played`` rounds (per shoe) with its volatility index."""
-    full = list(full_shoe(decks))
-    composition = player_edge(full, rules, Strategy.COMPOSITION)
-    basic = player_edge(full, rules, Strategy.BASIC)
-    sim = main_simulation(played)
-    z90 = z_score(90)
-    per_wager = "per initial wager, the player's cards and the up card dealt from a full shoe"
-    figures = (
-        ParFigure(EDGE_COMPOSITION, composition, Precision.DOUBLE, note=per_wager),
-        ParFigure(EDGE_BASIC, basic, Precision.DOUBLE, note=per_wager),
-        ParFigure("RTP, composition-dependent play", 1 + composition, Precision.DOUBLE),
-        ParFigure("RTP, basic strategy", 1 + basic, Precision.DOUBLE),
-        ParFigure(STANDARD_DEVIATION, sim.standard_deviation, Precision.SIMULATED,
-                  sim.standard_deviation_se,
-                  note=f"of a round's net result, over {sim.rounds:,} simulated rounds"),
-        ParFigure("Volatility index at 90 %, basic strategy", z90 * sim.standard_deviation,
-                  Precision.SIMULATED, z90 * sim.standard_deviation_se),
-        ParFigure(TOTAL_BET, average_total_bet(full, rules), Precision.EXACT,
-                  note="in initial wagers, the first round of a full shoe (the mean over a "
-                       "shoe's rounds); doubles and splits a dealer blackjack hands back "
-                       "counted"),
-    )  # fmt: skip
-    return ParEntry(MAIN, Basis.STRATEGY, Precision.DOUBLE, None, figures=figures)
 
 
 def _side_bet_entries(
@@ -457,7 +338,7 @@ def blackjack_par_sheet(
         for note, wanted in (
             (_SIDE_BETS_NOTE, bool(tables)),
             (_INSURANCE_NOTE, with_insurance),
-            (_MAIN_NOTE, with_main),
+            (MAIN_NOTE, with_main),
         )
         if wanted
     ]

@@ -21,19 +21,21 @@ from hypothesis import strategies as st
 from pricing.analysis.blackjack import full_shoe_rtps
 from pricing.analysis.main_game import full_shoe_edges
 from pricing.analysis.par_blackjack import (
-    EDGE_BASIC,
-    EDGE_COMPOSITION,
     INSURANCE,
-    MAIN,
-    STANDARD_DEVIATION,
-    TOTAL_BET,
     blackjack_par_sheet,
     insurance_given_ace,
     insurance_state,
-    main_simulation,
     side_bet_pars,
     simulate_shoes,
     simulated_distribution,
+)
+from pricing.analysis.par_blackjack_main import (
+    EDGE_BASIC,
+    EDGE_COMPOSITION,
+    MAIN,
+    STANDARD_DEVIATION,
+    TOTAL_BET,
+    main_simulation,
 )
 from pricing.analysis.par_blackjack_play import PlayedRound, average_total_bet, play_round
 from pricing.analysis.par_sheet import Basis, ParSheet, Precision

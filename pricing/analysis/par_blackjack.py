@@ -37,7 +37,7 @@ from typing import Final
 from pricing import _blackjack
 from pricing.analysis.par import ParBet, par_bet
 from pricing.analysis.par_blackjack_main import MAIN, MAIN_NOTE, main_game_entry
-from pricing.analysis.par_blackjack_play import DealtRound, deal_shoe, ratio_se
+from pricing.analysis.par_blackjack_play import DealtRound, deal_shoe
 from pricing.analysis.par_sheet import (
     Basis,
     DistributionError,
@@ -45,8 +45,9 @@ from pricing.analysis.par_sheet import (
     ParSheet,
     Precision,
 )
-from pricing.analysis.par_shoe import RtpDistribution, rtp_distribution
+from pricing.analysis.par_shoe import RtpDistribution, pay_text, rtp_distribution
 from pricing.analysis.side_bets import full_shoe, price, pricing_groups, side_bet_presets
+from pricing.analysis.two_hands_sim import Cluster
 from pricing.cards import CARDS_PER_DECK, DECK, Rank
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.bets import InsuranceOdds, insurance
@@ -168,7 +169,7 @@ def simulated_distribution(
     """The RTP's distribution over every ``(weight, odds)`` state of simulated ``shoes``
     (``pricing.analysis.par_shoe.rtp_distribution``, exact over the sample), and the standard
     errors of its mean and of its share below ``min_rtp``, each shoe a cluster."""
-    offered, returned, below = [], [], []
+    mean, share = Cluster(), Cluster()
     for shoe in shoes:
         x = y = b = 0.0
         for weight, odds in shoe:
@@ -181,19 +182,14 @@ def simulated_distribution(
                 odds.rtp_numerator * min_rtp.denominator < min_rtp.numerator * odds.rtp_denominator
             ):
                 b += w
-        offered.append(x)
-        returned.append(y)
-        below.append(b)
+        mean.add(x, y)
+        share.add(x, b)
     distribution = rtp_distribution(
         [state for shoe in shoes for state in shoe],
         min_rtp=min_rtp,
         close_at_rtp_bp=close_at_rtp_bp,
     )
-    error = DistributionError(
-        len(shoes),
-        ratio_se(offered, returned),
-        None if min_rtp is None else ratio_se(offered, below),
-    )
+    error = DistributionError(len(shoes), mean.se, None if min_rtp is None else share.se)
     return distribution, error
 
 
@@ -359,9 +355,9 @@ def blackjack_par_sheet(
                        "the player by basic strategy"),
         ("Game protection", f"side bets closed at RTP ≥ {close_at_rtp_bp / 100:g} %"
                             if close_at_rtp_bp else "off"),
-        *((key, ", ".join(f"{k} {v / 100:g} : 1" for k, v in t.pays.items()))
+        *((key, ", ".join(f"{k} {pay_text(v)}" for k, v in t.pays.items()))
           for key, t in tables.items()),
-        *(((INSURANCE, f"{INSURANCE_HUNDREDTHS / 100:g} : 1 when the dealer's second card "
+        *(((INSURANCE, f"{pay_text(INSURANCE_HUNDREDTHS)} when the dealer's second card "
                        "makes blackjack; up to half the wager"),) if with_insurance else ()),
     )  # fmt: skip
     return ParSheet(

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from pricing.analysis.par import z_score
-from pricing.analysis.par_blackjack_play import PlayedRound, average_total_bet, ratio_se
+from pricing.analysis.par_blackjack_play import PlayedRound, average_total_bet
 from pricing.analysis.par_sheet import Basis, ParEntry, ParFigure, Precision
 from pricing.analysis.side_bets import full_shoe
+from pricing.analysis.two_hands_sim import Cluster
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.decisions import MainGameRules, Strategy, player_edge
 
@@ -81,22 +82,24 @@ def main_simulation(played: Sequence[Sequence[PlayedRound]]) -> MainSimulation:
     n = sum(len(shoe) for shoe in played)
     if not n:
         raise InvalidOption("no round was played: deal more shoes or cut the shoe later")
-    # Per shoe (a cluster): its rounds, and the sums of the net, of its squared deviation from
-    # the mean and of the stake.
-    rounds = [float(len(shoe)) for shoe in played]
-    nets = [math.fsum(r.net_halves for r in shoe) / 2 for shoe in played]
-    mean = math.fsum(nets) / n
-    squares = [math.fsum((r.net_halves / 2 - mean) ** 2 for r in shoe) for shoe in played]
-    stakes = [float(sum(r.staked for r in shoe)) for shoe in played]
-    sd = math.sqrt(math.fsum(squares) / n)
+    # Per shoe (a cluster): its rounds against the sums of the net, of its squared deviation
+    # from the mean and of the stake.
+    net, square, stake = Cluster(), Cluster(), Cluster()
+    mean = math.fsum(r.net_halves for shoe in played for r in shoe) / 2 / n
+    for shoe in played:
+        rounds = float(len(shoe))
+        net.add(rounds, math.fsum(r.net_halves for r in shoe) / 2)
+        square.add(rounds, math.fsum((r.net_halves / 2 - mean) ** 2 for r in shoe))
+        stake.add(rounds, float(sum(r.staked for r in shoe)))
+    sd = math.sqrt(square.ratio)
     return MainSimulation(
         rounds=n,
         mean=mean,
-        mean_se=ratio_se(rounds, nets),
+        mean_se=net.se,
         standard_deviation=sd,
-        standard_deviation_se=ratio_se(rounds, squares) / (2 * sd) if sd else 0.0,
-        staked=math.fsum(stakes) / n,
-        staked_se=ratio_se(rounds, stakes),
+        standard_deviation_se=square.se / (2 * sd) if sd else 0.0,
+        staked=stake.ratio,
+        staked_se=stake.se,
     )
 
 

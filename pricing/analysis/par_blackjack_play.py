@@ -30,7 +30,6 @@ PlayedRound(net_halves=4, staked=2)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -54,7 +53,6 @@ __all__ = [
     "average_total_bet",
     "deal_shoe",
     "play_round",
-    "ratio_se",
 ]
 
 #: The value (1 = Ace … 10) of each card, by ``Card.index``.
@@ -265,17 +263,6 @@ def average_total_bet(counts: Sequence[int], rules: MainGameRules) -> Fraction:
         for value in (up, first, second):
             shoe[value - 1] += 1
     return 1 + extra / (n * (n - 1) * (n - 2))
-
-
-def ratio_se(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """The standard error of ``Σ ys / Σ xs`` with each shoe (one ``x``, ``y`` pair) a cluster:
-    the residuals ``y − R·x`` vary from shoe to shoe (0 with fewer than two shoes)."""
-    k, across = len(xs), math.fsum(xs)
-    if k < 2 or not across:
-        return 0.0
-    ratio = math.fsum(ys) / across
-    spread = math.fsum((y - ratio * x) ** 2 for x, y in zip(xs, ys, strict=True))
-    return math.sqrt(spread * k / (k - 1)) / across
 
 
 def deal_shoe(

@@ -9,6 +9,8 @@ from typing import Final
 from pricing.analysis import par_games
 from pricing.analysis.build import DEFAULT_SEED, ReportOptions
 from pricing.analysis.higher_lower import BOTH_MODES
+from pricing.analysis.par_blackjack import DEFAULT_PAR_SHOES as BLACKJACK_SHOES
+from pricing.analysis.par_blackjack import blackjack_par_sheet
 from pricing.analysis.par_sheet import ParSheet
 from pricing.analysis.two_hands_sim import DEFAULT_CUT_CARD
 from pricing.games.goagae import GoaGaePaytable
@@ -64,16 +66,14 @@ def build_par_sheet(options: ReportOptions) -> ParSheet:
             close_at_rtp_bp=options.close_at_rtp_bp,
             min_rtp=options.min_rtp,
         )
-    from pricing.analysis.par_blackjack import blackjack_par_sheet  # noqa: PLC0415
-
-    extra = {} if options.shoes is None else {"shoes": options.shoes}
     return blackjack_par_sheet(
         decks=decks or BLACKJACK_DECKS,
         rule=options.rule,
+        shoes=BLACKJACK_SHOES if options.shoes is None else options.shoes,
         seed=seed,
+        cut_card=options.cut_card,
         min_rtp=options.min_rtp,
         close_at_rtp_bp=options.close_at_rtp_bp,
         bet=options.bet,
         preset=options.preset,
-        **extra,
     )

@@ -12,6 +12,7 @@ from pricing.analysis.goagae import GoaGaeReport, goagae_rtp
 from pricing.analysis.higher_lower import HigherLowerReport, higher_lower_report
 from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
+from pricing.analysis.par_blackjack import DEFAULT_PAR_SHOES as BLACKJACK_PAR_SHOES
 from pricing.analysis.par_games import DEFAULT_PAR_SHOES
 from pricing.analysis.report import BetReport
 from pricing.analysis.side_bets import side_bet_presets
@@ -34,7 +35,7 @@ from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import DEFAULT_DECKS, HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
 from pricing.journal import Record
-from pricing.server.analyze_par import PAR_BLACKJACK_SHOES, min_rtp, par_response
+from pricing.server.analyze_par import MAX_PAR_BLACKJACK_SHOES, min_rtp, par_response
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
 from pricing.v1.enums import enum_number, enum_short_name
@@ -362,7 +363,7 @@ def _par(
                 "preset choose among them): send no rules",
                 field=chosen,
             )
-        shoes = _shoes(request, game, PAR_BLACKJACK_SHOES, MAX_SHOES)
+        shoes = _shoes(request, game, BLACKJACK_PAR_SHOES, MAX_PAR_BLACKJACK_SHOES)
     else:
         shoes = _shoes(request, game, DEFAULT_PAR_SHOES, MAX_TWO_HAND_SHOES)
     return par_response(game, request, rules, shoes, _dealer_rule(request.dealer_rule))

@@ -21,10 +21,11 @@ from pricing.server.par_proto import sheet_to_proto
 from pricing.tables import Game
 from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["PAR_BLACKJACK_SHOES", "min_rtp", "par_response"]
+__all__ = ["MAX_PAR_BLACKJACK_SHOES", "min_rtp", "par_response"]
 
-#: Blackjack's simulated shoes on a sheet when the request sends none.
-PAR_BLACKJACK_SHOES = 100
+#: The most simulated shoes one blackjack sheet may ask for: some 60 s of one core (every
+#: side bet priced before each round of each shoe, and ten times as many main-game shoes).
+MAX_PAR_BLACKJACK_SHOES = 2_000
 
 _NAMES: dict[Game, AnalyzedGame] = {
     Game.HILO: "hilo",

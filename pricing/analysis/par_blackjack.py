@@ -40,14 +40,15 @@ from pricing.analysis.par_blackjack_main import MAIN, MAIN_NOTE, main_game_entry
 from pricing.analysis.par_blackjack_play import DealtRound, deal_shoe
 from pricing.analysis.par_sheet import (
     Basis,
-    DistributionError,
     ParEntry,
     ParSheet,
     Precision,
+    paytable_rules,
+    protection_rule,
 )
-from pricing.analysis.par_shoe import RtpDistribution, pay_text, rtp_distribution
+from pricing.analysis.par_shoe import pay_text
+from pricing.analysis.par_simulated import simulated_distribution
 from pricing.analysis.side_bets import full_shoe, price, pricing_groups, side_bet_presets
-from pricing.analysis.two_hands_sim import Cluster
 from pricing.cards import CARDS_PER_DECK, DECK, Rank
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.bets import InsuranceOdds, insurance
@@ -55,7 +56,7 @@ from pricing.games.blackjack.decisions import MainGameRules
 from pricing.games.blackjack.library import Paytable
 from pricing.games.blackjack.paytables import INSURANCE_HUNDREDTHS
 from pricing.games.blackjack.rules import DealerRule, check_decks
-from pricing.games.fixed_odds import SideBetOdds, check_close_at_rtp_bp, protection_closes
+from pricing.games.fixed_odds import SideBetOdds, check_close_at_rtp_bp
 
 __all__ = [
     "DEFAULT_PAR_SHOES",
@@ -68,7 +69,6 @@ __all__ = [
     "insurance_state",
     "side_bet_pars",
     "simulate_shoes",
-    "simulated_distribution",
 ]
 
 #: Simulated shoes when none are asked for: a few seconds for every bet and preset.
@@ -158,39 +158,6 @@ def simulate_shoes(
         rng.shuffle(cards)
         out.append(deal_shoe(cards, decks, cut_card, rules))
     return out
-
-
-def simulated_distribution(
-    shoes: Sequence[Sequence[tuple[int | Fraction, SideBetOdds]]],
-    *,
-    min_rtp: Fraction | None = None,
-    close_at_rtp_bp: int = 0,
-) -> tuple[RtpDistribution, DistributionError]:
-    """The RTP's distribution over every ``(weight, odds)`` state of simulated ``shoes``
-    (``pricing.analysis.par_shoe.rtp_distribution``, exact over the sample), and the standard
-    errors of its mean and of its share below ``min_rtp``, each shoe a cluster."""
-    mean, share = Cluster(), Cluster()
-    for shoe in shoes:
-        x = y = b = 0.0
-        for weight, odds in shoe:
-            if not weight or not odds.open or protection_closes(odds, close_at_rtp_bp):
-                continue
-            w = float(weight)
-            x += w
-            y += w * odds.rtp_numerator / odds.rtp_denominator
-            if min_rtp is not None and (
-                odds.rtp_numerator * min_rtp.denominator < min_rtp.numerator * odds.rtp_denominator
-            ):
-                b += w
-        mean.add(x, y)
-        share.add(x, b)
-    distribution = rtp_distribution(
-        [state for shoe in shoes for state in shoe],
-        min_rtp=min_rtp,
-        close_at_rtp_bp=close_at_rtp_bp,
-    )
-    error = DistributionError(len(shoes), mean.se, None if min_rtp is None else share.se)
-    return distribution, error
 
 
 def _side_bet_entries(
@@ -353,10 +320,8 @@ def blackjack_par_sheet(
         ("Cut card", f"{cut} cards from the end; the round it comes out in is played out"),
         ("Simulation", f"{shoes} shoes (main game {len(every)}), seed {seed}, one seat, "
                        "the player by basic strategy"),
-        ("Game protection", f"side bets closed at RTP ≥ {close_at_rtp_bp / 100:g} %"
-                            if close_at_rtp_bp else "off"),
-        *((key, ", ".join(f"{k} {pay_text(v)}" for k, v in t.pays.items()))
-          for key, t in tables.items()),
+        protection_rule(close_at_rtp_bp),
+        *paytable_rules(tables),
         *(((INSURANCE, f"{pay_text(INSURANCE_HUNDREDTHS)} when the dealer's second card "
                        "makes blackjack; up to half the wager"),) if with_insurance else ()),
     )  # fmt: skip

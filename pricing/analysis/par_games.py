@@ -20,8 +20,16 @@ from pricing.analysis.goagae import DEFAULT_CARDS_PER_ROUND, goagae_positions
 from pricing.analysis.higher_lower import BOTH_MODES, mode_positions, mode_tallies
 from pricing.analysis.hilo import FULL_DECK_CLASSES, hilo_positions
 from pricing.analysis.par import par_bet
-from pricing.analysis.par_sheet import Basis, DistributionError, ParEntry, ParSheet, Precision
+from pricing.analysis.par_sheet import (
+    Basis,
+    ParEntry,
+    ParSheet,
+    Precision,
+    paytable_rules,
+    protection_rule,
+)
 from pricing.analysis.par_shoe import mixture_odds, position_states, rtp_distribution
+from pricing.analysis.par_simulated import simulated_distribution
 from pricing.analysis.report import PositionTally
 from pricing.analysis.two_hands import (
     TwoHandName,
@@ -33,12 +41,11 @@ from pricing.analysis.two_hands import (
 )
 from pricing.analysis.two_hands_sim import (
     DEFAULT_CUT_CARD,
-    Cluster,
     shoe_rounds,
 )
 from pricing.cards import CARDS_PER_DECK, DECK
 from pricing.games import higher_lower as hl
-from pricing.games.fixed_odds import SideBetOdds, protection_closes
+from pricing.games.fixed_odds import SideBetOdds
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.hilo import OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
 from pricing.games.two_hands import Paytable
@@ -245,34 +252,17 @@ def two_hand_par_sheet(
     tables = table_keys(name, simulated_paytables(name) if paytables is None else paytables)
     mains = main_bet_names(name)
     full = price_shoe(name, [decks] * CARDS_PER_DECK, tables)
-    close = {key: 0 if t.bet in mains else close_at_rtp_bp for key, t in tables.items()}
-    states: dict[str, list[tuple[int, SideBetOdds]]] = {key: [] for key in tables}
-    mean_se = {key: Cluster() for key in tables}
-    below_se = {key: Cluster() for key in tables}
-    for shoe in _simulated_states(
-        name, tables, decks=decks, shoes=shoes, seed=seed, cut_card=cut_card, burn=burn
-    ):
-        for key in tables:
-            offered = returned = below = 0.0
-            for round_odds in shoe:
-                odds = round_odds[key]
-                states[key].append((1, odds))
-                if not odds.open or protection_closes(odds, close[key]):
-                    continue
-                rtp = odds.rtp_numerator / odds.rtp_denominator
-                offered += 1
-                returned += rtp
-                below += (
-                    min_rtp is not None
-                    and Fraction(odds.rtp_numerator, odds.rtp_denominator) < min_rtp
-                )
-            mean_se[key].add(offered, returned)
-            below_se[key].add(offered, below)
+    dealt = list(
+        _simulated_states(
+            name, tables, decks=decks, shoes=shoes, seed=seed, cut_card=cut_card, burn=burn
+        )
+    )
     entries = []
-    for key in tables:
-        distribution = rtp_distribution(states[key], min_rtp=min_rtp, close_at_rtp_bp=close[key])
-        error = DistributionError(
-            shoes, mean_se[key].se, None if min_rtp is None else below_se[key].se
+    for key, table in tables.items():
+        distribution, error = simulated_distribution(
+            [[(1, round_odds[key]) for round_odds in shoe] for shoe in dealt],
+            min_rtp=min_rtp,
+            close_at_rtp_bp=0 if table.bet in mains else close_at_rtp_bp,
         )
         entries.append(
             ParEntry(
@@ -285,10 +275,8 @@ def two_hand_par_sheet(
         ("Shoe", f"{decks} decks"),
         ("Deal", f"opening burn {'dealt' if burn else 'not dealt'}; cut card {cut_card} "
                  "cards from the end (the round it comes out in and one more are dealt)"),
-        ("Game protection", f"side bets closed at RTP ≥ {close_at_rtp_bp / 100:g} %"
-                            if close_at_rtp_bp else "off"),
-        *((key, ", ".join(f"{k} {v / 100:g} : 1" for k, v in t.pays.items()))
-          for key, t in tables.items()),
+        protection_rule(close_at_rtp_bp),
+        *paytable_rules(tables),
     )  # fmt: skip
     return ParSheet(
         name, title, lines, tuple(entries), min_rtp=min_rtp, shoes=shoes, seed=seed,

@@ -32,16 +32,31 @@ A sheet is a list of entries, one per bet and paytable, each with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from pricing.analysis.par import ParBet
-from pricing.analysis.par_shoe import RtpDistribution
+from pricing.analysis.par_shoe import RtpDistribution, pay_text
 from pricing.analysis.report import exact_number
 
-__all__ = ["Basis", "DistributionError", "ParEntry", "ParFigure", "ParSheet", "Precision"]
+__all__ = [
+    "Basis",
+    "DistributionError",
+    "ParEntry",
+    "ParFigure",
+    "ParSheet",
+    "Precision",
+    "paytable_rules",
+    "protection_rule",
+]
+
+
+class _Pays(Protocol):
+    @property
+    def pays(self) -> Mapping[str, int]: ...
 
 
 class Basis(StrEnum):
@@ -183,3 +198,17 @@ class ParSheet:
             "figures": [f.as_dict() for f in self.figures],
             "notes": list(self.notes),
         }
+
+
+def protection_rule(close_at_rtp_bp: int) -> tuple[str, str]:
+    """A sheet's rules line for game protection (0: off)."""
+    bound = f"side bets closed at RTP ≥ {close_at_rtp_bp / 100:g} %"
+    return ("Game protection", bound if close_at_rtp_bp else "off")
+
+
+def paytable_rules(tables: Mapping[str, _Pays]) -> tuple[tuple[str, str], ...]:
+    """A sheet's rules lines for fixed paytables, by key: each entry's pay as odds to 1."""
+    return tuple(
+        (key, ", ".join(f"{entry} {pay_text(pay)}" for entry, pay in table.pays.items()))
+        for key, table in tables.items()
+    )

@@ -27,7 +27,6 @@ from pricing.analysis.par_blackjack import (
     insurance_state,
     side_bet_pars,
     simulate_shoes,
-    simulated_distribution,
 )
 from pricing.analysis.par_blackjack_main import (
     EDGE_BASIC,
@@ -39,6 +38,7 @@ from pricing.analysis.par_blackjack_main import (
 )
 from pricing.analysis.par_blackjack_play import PlayedRound, average_total_bet, play_round
 from pricing.analysis.par_sheet import Basis, ParSheet, Precision
+from pricing.analysis.par_simulated import simulated_distribution
 from pricing.analysis.side_bets import side_bet_presets
 from pricing.cards import DECK
 from pricing.errors import InvalidOption

@@ -8,7 +8,7 @@ Independent of the engine: its own classes (from ``hilo_ref.WINS_ON``), its own 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -99,19 +99,17 @@ def dp_report(
     return out
 
 
-def brute_force_report(
+def offered_rounds(
     sizes: Sequence[int],
     burns: int,
     results: int,
     rules: Mapping[str, tuple[int, int, int]] = PUBLISHED,
-) -> dict[str, list[Fraction]]:
-    """Each bet's expected return by position given it is offered, over every order of a deck
-    of distinct cards (``sizes[c]`` cards of class ``c``), each order equally likely. Only the
+) -> Iterator[tuple[int, str, int, bool]]:
+    """Every offered round of every order of a deck of distinct cards (``sizes[c]`` cards of
+    class ``c``), each order equally likely: ``(result position, bet, payout, won)``. Only the
     ``burns + results`` cards dealt matter, and each order of them is the start of the same
     number of whole-deck orders, so those partial orders are enumerated."""
     deck = [c for c, n in enumerate(sizes) for _ in range(n)]
-    returned = {bet: [0] * results for bet in BETS}  # hundredths of a unit
-    offered = {bet: [0] * results for bet in BETS}
     pay: dict[tuple[str | int, ...], int | None] = {}  # (bet, exposed per class) → payout
     for order in itertools.permutations(range(len(deck)), burns + results):
         exposed = [0] * 5
@@ -127,12 +125,25 @@ def brute_force_report(
                     priced = price(rules[bet], wins, left)
                     pay[key] = None if priced is None else priced[0]
                 payout = pay[key]
-                if payout is None:
-                    continue
-                offered[bet][k] += 1
-                if bet_wins_class(bet, result):
-                    returned[bet][k] += 100 + payout
+                if payout is not None:
+                    yield k, bet, payout, bet_wins_class(bet, result)
             exposed[result] += 1
+
+
+def brute_force_report(
+    sizes: Sequence[int],
+    burns: int,
+    results: int,
+    rules: Mapping[str, tuple[int, int, int]] = PUBLISHED,
+) -> dict[str, list[Fraction]]:
+    """Each bet's expected return by position given it is offered, over every order of a deck
+    of distinct cards (``offered_rounds``)."""
+    returned = {bet: [0] * results for bet in BETS}  # hundredths of a unit
+    offered = {bet: [0] * results for bet in BETS}
+    for k, bet, payout, won in offered_rounds(sizes, burns, results, rules):
+        offered[bet][k] += 1
+        if won:
+            returned[bet][k] += 100 + payout
     return {
         bet: [
             Fraction(returned[bet][k], 100 * offered[bet][k]) if offered[bet][k] else Fraction(0)

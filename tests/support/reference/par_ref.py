@@ -90,28 +90,11 @@ def hilo_nets(
     sizes: Sequence[int], burns: int, results: int, rules: Mapping[str, tuple[int, int, int]]
 ) -> dict[str, list[Fraction]]:
     """Each Hi-Lo bet's net result per unit staked on every offered round of every order of a
-    tiny deck (``sizes[c]`` distinct cards of class ``c``, in ``hilo_rtp_ref``'s classes), one
-    entry per (order, result position) where the bet is offered: a unit staked on every
-    offered round of every equally likely deal."""
+    tiny deck (``hilo_rtp_ref.offered_rounds``): a unit staked on every offered round of every
+    equally likely deal."""
     from tests.support.reference import hilo_rtp_ref  # noqa: PLC0415
 
-    deck = [c for c, n in enumerate(sizes) for _ in range(n)]
     out: dict[str, list[Fraction]] = {bet: [] for bet in hilo_rtp_ref.BETS}
-    for order in permutations(range(len(deck)), burns + results):
-        exposed = [0] * 5
-        for card in order[:burns]:
-            exposed[deck[card]] += 1
-        for k in range(results):
-            left = len(deck) - burns - k
-            result = deck[order[burns + k]]
-            for bet in hilo_rtp_ref.BETS:
-                wins = sum(
-                    sizes[c] - exposed[c] for c in range(5) if hilo_rtp_ref.bet_wins_class(bet, c)
-                )
-                priced = hilo_rtp_ref.price(rules[bet], wins, left)
-                if priced is None:
-                    continue
-                won = hilo_rtp_ref.bet_wins_class(bet, result)
-                out[bet].append(Fraction(priced[0], 100) if won else Fraction(-1))
-            exposed[result] += 1
+    for _, bet, payout, won in hilo_rtp_ref.offered_rounds(sizes, burns, results, rules):
+        out[bet].append(Fraction(payout, 100) if won else Fraction(-1))
     return out

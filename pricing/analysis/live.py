@@ -197,17 +197,17 @@ class _Totals:
 
 def _count(stakes: Iterable[Stake], totals: _Totals) -> None:
     """Add a round's unit stakes (``Table.stakes``) to ``totals``, exactly."""
-    offer: Offer | None = None
+    last: Offer | None = None
     mean = variance = Fraction(0)
     tally = _Tally()
-    for stake in stakes:
-        if stake.offer is not offer:  # a bet's stakes on several seats: one offer
-            offer = stake.offer
+    for offer, cents, won in stakes:
+        if offer is not last:  # a bet's stakes on several seats: one offer
+            last = offer
             mean, variance = offer.mean(Fraction), offer.variance(Fraction)
             tally = totals.tally(offer.bet)
         tally.stakes += 1
-        tally.wins += stake.won
-        tally.returned_cents += stake.returned_cents
+        tally.wins += won
+        tally.returned_cents += cents
         tally.expected += mean
         tally.variance += variance
 

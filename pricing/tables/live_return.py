@@ -19,23 +19,23 @@ stakes z = (Σ returned − Σ E) / sqrt(Σ V): the realised mean's gap from the
 standard errors (each stake's deviation from its own E has mean zero given everything dealt
 before it, so the deviations add up as a martingale and need no independence).
 
+>>> import operator
 >>> from fractions import Fraction
 >>> from pricing.payout import BetPrice
 >>> offer = offered_price(BetPrice("SEVEN", 4, 47, 1000, True, False))  # 4 winning cards of 47
 >>> offer.mean(Fraction), offer.variance(Fraction)  # returns 11 units 4 times in 47
 (Fraction(44, 47), Fraction(20812, 2209))
->>> offer.mean(operator.truediv) == 44 / 47
+>>> offer.mean(operator.truediv) == offer.mean_float == 44 / 47
 True
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias, TypeVar
 
 from pricing.payout import BetPrice, returned_cents
 from pricing.tables.events import TableConfig, TablePhase
@@ -81,17 +81,41 @@ class Offer:
     price (a dynamic bet), or None for a fixed-paytable bet (settled per seat by its outcome).
     What the unit returns, in cents, is ``c`` with probability ``ways / total`` over the bet's
     outcomes; ``first`` is Σ ways × c and ``second`` Σ ways × c², so its mean and variance in
-    units are ratios of integers, made numbers by the caller (``mean``, ``variance``)."""
+    units are ratios of integers, made numbers by the caller (``mean``, ``variance``);
+    ``mean_float`` and ``variance_float`` are the doubles nearest them (``Offer.of`` makes
+    them once, for a table's sums)."""
 
     bet: str
     payout_hundredths: int | None
     total: int
     first: int
     second: int
+    mean_float: float
+    variance_float: float
+
+    def __reduce__(self) -> tuple[type[Offer], tuple[str, int | None, int, int, int, float, float]]:
+        """Pickled by its fields, in C (a journal image taken while a round is dealt holds
+        its offers: 25 at a baccarat table)."""
+        return Offer, (
+            self.bet,
+            self.payout_hundredths,
+            self.total,
+            self.first,
+            self.second,
+            self.mean_float,
+            self.variance_float,
+        )
+
+    @classmethod
+    def of(cls, bet: str, payout: int | None, total: int, first: int, second: int) -> Offer:
+        total = total or 1  # no way to win: nothing returned, whatever the total
+        mean = first / (UNIT_CENTS * total)  # int / int: the double nearest the ratio
+        variance = (total * second - first * first) / (UNIT_CENTS * total) ** 2
+        return cls(bet, payout, total, first, second, mean, variance)
 
     def mean(self, number: Callable[[int, int], N]) -> N:
         """E: ``number(numerator, denominator)`` (``Fraction``: exact; ``operator.truediv``:
-        the double nearest the exact ratio)."""
+        the double nearest the exact ratio, ``mean_float``)."""
         return number(self.first, UNIT_CENTS * self.total)
 
     def variance(self, number: Callable[[int, int], N]) -> N:
@@ -101,22 +125,29 @@ class Offer:
         )
 
 
-class Stake(NamedTuple):
-    """One unit staked on ``offer``: what it returned (cents, the stake included) and whether
-    it won (a push returns the stake and is not a win)."""
+#: One unit staked on an offer: ``(offer, returned cents (the stake included), won)`` (a push
+#: returns the stake and is not a win). A bare tuple: a baccarat round makes 25.
+Stake: TypeAlias = tuple[Offer, int, bool]
 
-    offer: Offer
-    returned_cents: int
-    won: bool
+
+#: Dynamic bets' offers by (bet, payout, wins, remaining): the same few recur round after
+#: round (a Hi-Lo deck has a few hundred), so each is made once. Bounded: cleared when full.
+_PRICED: Final[dict[tuple[str, int, int, int], Offer]] = {}
+_MAX_PRICED: Final = 4096
 
 
 def offered_price(price: BetPrice) -> Offer:
     """A dynamic bet: it returns ``1 + payout`` units in ``wins`` of ``remaining`` cards."""
-    back = _back(price.payout_hundredths)
-    wins = price.wins
-    return Offer(
-        price.bet, price.payout_hundredths, price.remaining or 1, wins * back, wins * back * back
-    )
+    bet, payout, wins, remaining = price.bet, price.payout_hundredths, price.wins, price.remaining
+    key = (bet, payout, wins, remaining)
+    offer = _PRICED.get(key)
+    if offer is None:
+        back = _back(payout)
+        offer = Offer.of(bet, payout, remaining, wins * back, wins * back * back)
+        if len(_PRICED) >= _MAX_PRICED:
+            _PRICED.clear()
+        _PRICED[key] = offer
+    return offer
 
 
 def _fixed(side_bet: SideBetView) -> Offer:
@@ -128,7 +159,7 @@ def _fixed(side_bet: SideBetView) -> Offer:
     for ways, _, pays in odds.outcomes.values():
         back = UNIT_CENTS + pays  # _back(pays), inline: 25 bets' outcomes a baccarat round
         second += ways * back * back
-    return Offer(side_bet.bet, None, odds.rtp_denominator // 100 or 1, odds.rtp_numerator, second)
+    return Offer.of(side_bet.bet, None, odds.rtp_denominator // 100, odds.rtp_numerator, second)
 
 
 def offered(view: GameView) -> tuple[Offer, ...]:
@@ -156,13 +187,13 @@ def round_stakes(
         bet, payout = offer.bet, offer.payout_hundredths
         if payout is not None:
             won = adapter.bet_wins(config, bet, ended.result)
-            stakes.append(Stake(offer, returned_cents(UNIT_CENTS, payout) if won else 0, won))
+            stakes.append((offer, returned_cents(UNIT_CENTS, payout) if won else 0, won))
             continue
         for seat in places:
             result = adapter.side_bet_outcome(config, bet, ended, seat)
             if result is not None:
                 pays = result.payout_hundredths
-                stakes.append(Stake(offer, returned_cents(UNIT_CENTS, pays), pays > 0))
+                stakes.append((offer, returned_cents(UNIT_CENTS, pays), pays > 0))
     return tuple(stakes)
 
 
@@ -199,6 +230,11 @@ class LiveReturn:
     sums: bytes = b""
     dealing: tuple[Offer, ...] | None = None
     dealing_round: int = 0
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[LiveReturn], tuple[tuple[str, ...], bytes, tuple[Offer, ...] | None, int]]:
+        return LiveReturn, (self.bets, self.sums, self.dealing, self.dealing_round)
 
     def totals(self) -> Iterator[tuple[str, ReturnTotals]]:
         """Each bet staked, with its sums."""
@@ -242,21 +278,20 @@ class LiveReturn:
         """With ``stakes`` added to the sums (and no round being dealt)."""
         bets = self.bets
         sums = array("d", self.sums)
-        offer: Offer | None = None
-        mean = variance = 0.0
-        for stake in stakes:
-            if stake.offer is not offer:  # a bet's stakes on several seats: one offer
-                offer = stake.offer
-                mean, variance = offer.mean(operator.truediv), offer.variance(operator.truediv)
+        last: Offer | None = None
+        at = 0
+        for offer, cents, _ in stakes:
+            if offer is not last:  # a bet's stakes on several seats: one offer
+                last = offer
                 try:
                     at = _SUMS * bets.index(offer.bet)
                 except ValueError:  # first staked now
                     at, bets = len(sums), (*bets, offer.bet)
                     sums.extend((0.0,) * _SUMS)
             sums[at] += 1
-            sums[at + 1] += stake.returned_cents
-            sums[at + 2] += mean
-            sums[at + 3] += variance
+            sums[at + 1] += cents
+            sums[at + 2] += offer.mean_float
+            sums[at + 3] += offer.variance_float
         return LiveReturn(bets, sums.tobytes())
 
 

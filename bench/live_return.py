@@ -9,8 +9,10 @@ Run from the repository root: ``.venv/bin/python bench/live_return.py``.
   ends a round of 5 bets) and an 8-deck baccarat table offering every bet (25 settled a
   round). Goal: at most 1.5 times the events' time without it, in process, where Hi-Lo's
   cheap events (under 20 us, against an acknowledgement of 1-2 ms on the wire) show the most.
-- **Memory**: a table's ``LiveReturn`` between rounds and while a round is dealt (the round's
-  offers held), and its two gauge series a bet, by ``tracemalloc`` over 1,000 copies.
+- **Memory**: a table's ``LiveReturn`` (and ``Table.stakes``) between rounds, while a round
+  is dealt (the round's offers held) and once a round is counted (its stakes held until the
+  next event), and its two gauge series a bet, by ``tracemalloc`` over 1,000 copies (a Hi-Lo
+  table's offers are shared with every table priced alike: counted here as its own).
 - **False alarms**: the alert (docs/operations/metrics.md, "Live return") fires at |z| >= 4
   once a bet has 200 stakes, held 10 rounds (its ``for:``). z is a running statistic: under
   honest dealing it is a random walk that keeps coming back, so the chance it ever crosses is
@@ -39,7 +41,7 @@ from pricing.cards import DECK, parse_cards
 from pricing.games.baccarat import SIDE_BETS, Hand, next_hand_dealt
 from pricing.server.metrics_tables import TableGauge
 from pricing.tables import CardRole, ExposeCard, FeedEvent, Game, NewShoe, Table, TableConfig
-from pricing.tables.live_return import LiveReturn
+from pricing.tables.live_return import LiveReturn, Stake
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import config_from_proto
 from tests.support.live_feeds import hilo_feed
@@ -125,19 +127,26 @@ def memory() -> None:
         ("baccarat, every bet", config, events[:400]),
     ]:
         table = Table("t", table_config)
-        held: dict[str, LiveReturn] = {}
+        held: dict[str, tuple[LiveReturn, tuple[Stake, ...]]] = {}
         for seq, event in enumerate(feed, start=1):
             table.apply(seq, event)
-            live = table.live
-            held["a round dealt" if live.dealing is not None else "between rounds"] = live
-        for what, live in held.items():
-            data = pickle.dumps(live)
+            live, stakes = table.live, table.stakes
+            what = (
+                "a round just counted (its stakes held until the next event)"
+                if stakes
+                else "a round dealt (its offers held)"
+                if live.dealing is not None
+                else "between rounds"
+            )
+            held[what] = (live, stakes)
+        for what, (live, stakes) in sorted(held.items()):
+            data = pickle.dumps((live, stakes))
             names = {bet: bet for bet in live.bets}
 
-            def copy(data: bytes = data, names: dict[str, str] = names) -> LiveReturn:
-                out: LiveReturn = pickle.loads(data)
+            def copy(data: bytes = data, names: dict[str, str] = names) -> object:
+                out, stakes = pickle.loads(data)
                 object.__setattr__(out, "bets", tuple(names[b] for b in out.bets))
-                return out
+                return out, stakes
 
             size = allocated(copy)
             print(f"  {name}, {what}: {len(live.bets)} bets, {size:,.0f} bytes")

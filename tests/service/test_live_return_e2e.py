@@ -2,7 +2,8 @@
 taken out (48 cards, priced as 52: SEVEN never wins) shows ``pricing_live_return_z`` for SEVEN
 past -4 within 500 rounds (LOW, HIGH, ODD and EVEN drift the other way, more slowly: the
 sevens they are priced to lose to never come); a server killed and started again on its
-journal shows the same figures, to the last digit, and they are the exact report's."""
+journal shows the same figures, to the last digit, and they are the exact report's; closed,
+the table's series are gone."""
 
 from __future__ import annotations
 
@@ -96,6 +97,10 @@ def test_a_short_deck_shows_in_seven_z_within_500_rounds_and_survives_a_restart(
     again = start_server(data_dir=server.data_dir)
     try:
         assert figures(again, rounds) == now
+        closed = pb.CloseTableRequest(table_id=TABLE, seq=seq + 1)
+        again.dealer().CloseTable(closed)  # a closed table's series go with it
+        gone = scraped(lambda: TABLE in again.metrics_text(), lambda held: not held)
+        assert not gone
     finally:
         assert again.stop() == 0, again.log()
     exact = live_stats([export_records(server.data_dir, TABLE)])

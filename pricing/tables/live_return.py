@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pricing.tables.adapter import GameAdapter
 
 __all__ = [
+    "NO_RETURN",
     "UNIT_CENTS",
     "LiveReturn",
     "Offer",

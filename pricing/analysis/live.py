@@ -3,21 +3,23 @@ the prices it was offered at.
 
 The records of a table's journal are folded through ``pricing.tables`` exactly as the server
 folds them. For every round that ended with a result, every bet that was open when the round's
-betting closed is settled for one unit (``UNIT_CENTS``) by the table's own settlement
-(``Table.settle``: profit = floor(stake × payout / 100); with a unit of 100 cents and payouts
-in hundredths the floor is exact). Blackjack's side bets are settled the same way for every
-seat dealt its two cards; a seat dealt fewer is refunded, so it is not a stake.
+betting closed is settled for one unit (``UNIT_CENTS``) as the table settles a bet (profit =
+floor(stake × payout / 100); with a unit of 100 cents and payouts in hundredths the floor is
+exact): the stakes the table counts as it folds the round (``Table.stakes``, from
+``pricing.tables.live_return``, the same the server's ``pricing_live_return_z`` sums in
+floats). Blackjack's side bets are settled the same way for every seat dealt its two cards; a
+seat dealt fewer is refunded, so it is not a stake.
 
 The theory for one such stake is exact: at the prices the round was offered on, the bet wins
 ``ways`` of ``total`` equally likely outcomes (``BetPrice.wins`` of ``remaining`` for a dynamic
 bet; each outcome of a side bet's paytable), so its expected return ``E`` and variance ``V``
-are ratios of integers. Over ``n`` stakes the realised mean return is compared with the mean of
-their ``E``: each stake's deviation from its own ``E`` has mean zero given everything dealt
-before it, so the deviations add up as a martingale and the standard error of the realised mean
-about the expected one is ``sqrt(ΣV) / n`` (the cards of one deck are not independent, but
-this conditional form needs no independence). A gap beyond ``FLAG_SE`` standard errors is
-flagged: the table did not deal the cards the service priced (a short deck, a biased shuffle, a
-feed that misses cards).
+are ratios of integers, summed here as ``Fraction``s. Over ``n`` stakes the realised mean
+return is compared with the mean of their ``E``: each stake's deviation from its own ``E`` has
+mean zero given everything dealt before it, so the deviations add up as a martingale and the
+standard error of the realised mean about the expected one is ``sqrt(ΣV) / n`` (the cards of
+one deck are not independent, but this conditional form needs no independence). A gap beyond
+``FLAG_SE`` standard errors is flagged: the table did not deal the cards the service priced (a
+short deck, a biased shuffle, a feed that misses cards).
 
 Blackjack's Crown Treasure is priced on the dealer's first two cards; a round in which the
 dealer never draws a second (every seat bust) cannot pay it, so a live Royal Match returns a
@@ -65,19 +67,11 @@ from pricing.games.hilo import HiLoPaytable
 from pricing.games.two_hands import TwoHandGame
 from pricing.journal import Record
 from pricing.journal.fold import apply_record, fold_records
-from pricing.tables import (
-    Game,
-    GameView,
-    SettleStatus,
-    Table,
-    TableConfig,
-    TablePhase,
-)
+from pricing.tables import Game, Table, TableConfig
+from pricing.tables.live_return import UNIT_CENTS, Offer, Stake
 
 __all__ = ["FLAG_SE", "UNIT_CENTS", "LiveBet", "LiveReport", "live_stats"]
 
-#: One unit staked, in cents: payouts are in hundredths, so the settlement floor is exact.
-UNIT_CENTS: Final = 100
 #: A gap between the realised and the expected return beyond this many standard errors is
 #: flagged (by chance alone: about 6 honest bets' figures in 100,000).
 FLAG_SE: Final = 4
@@ -201,81 +195,46 @@ class _Totals:
         return found
 
 
-def _stake_moments(outcomes: Iterable[tuple[int, int, int]]) -> tuple[Fraction, Fraction]:
-    """Mean and variance of what one unit returns (in units), over disjoint winning outcomes
-    ``(ways, total, payout_hundredths)``; every other outcome returns nothing."""
-    mean = second = Fraction(0)
-    for ways, total, pays in outcomes:
-        if not ways:
-            continue
-        back = Fraction(UNIT_CENTS + UNIT_CENTS * pays // 100, UNIT_CENTS)
-        chance = Fraction(ways, total)
-        mean += chance * back
-        second += chance * back * back
-    return mean, second - mean * mean
-
-
-def _offered(view: GameView) -> Iterable[tuple[str, bool, list[tuple[int, int, int]]]]:
-    """Every bet open at ``view``: its name, whether it is a side bet (settled per seat), and
-    its winning outcomes as ``(ways, total, payout_hundredths)``."""
-    for bet, price in view.prices.items():
-        if price.open:
-            yield bet, False, [(price.wins, price.remaining, price.payout_hundredths)]
-    for sb in view.side_bets:
-        if sb.open:
-            yield sb.bet, True, [(o.ways, o.total, o.payout_hundredths) for o in sb.outcomes]
-
-
-def _settle_round(
-    table: Table, round_id: int, version: int, view: GameView, totals: _Totals
-) -> None:
-    seats = range(1, table.seats + 1) if table.seats else (0,)
-    for bet, per_seat, outcomes in _offered(view):
-        mean, variance = _stake_moments(outcomes)
-        tally = totals.tally(bet)
-        for seat in seats if per_seat else (0,):
-            settled = table.settle(round_id, version, bet, UNIT_CENTS, seat)
-            if settled.status is SettleStatus.VOID:
-                continue  # a seat dealt too few cards: refunded, so no stake
-            assert settled.status is not SettleStatus.PENDING
-            tally.stakes += 1
-            tally.wins += settled.status is SettleStatus.WIN
-            tally.returned_cents += settled.returned_cents
-            tally.expected += mean
-            tally.variance += variance
+def _count(stakes: Iterable[Stake], totals: _Totals) -> None:
+    """Add a round's unit stakes (``Table.stakes``) to ``totals``, exactly."""
+    last: Offer | None = None
+    mean = variance = Fraction(0)
+    tally = _Tally()
+    for offer, cents, won in stakes:
+        if offer is not last:  # a bet's stakes on several seats: one offer
+            last = offer
+            mean, variance = offer.mean(Fraction), offer.variance(Fraction)
+            tally = totals.tally(offer.bet)
+        tally.stakes += 1
+        tally.wins += won
+        tally.returned_cents += cents
+        tally.expected += mean
+        tally.variance += variance
 
 
 def _fold_table(
     records: Sequence[Record], since: float | None, until: float | None, totals: _Totals
 ) -> Table:
-    """Fold one table's records, settling every round that ended in the range into
+    """Fold one table's records, adding the stakes of every round that ended in the range to
     ``totals``; the folded table."""
     table = fold_records(records[0].table_id if records else "", None, list(records[:1]))
-    betting: tuple[int, int, GameView] | None = None  # the open round: id, version, prices
-
-    def note_betting() -> None:
-        nonlocal betting
-        snap = table.snapshot
-        if snap.phase is TablePhase.BETTING:
-            betting = (snap.view.round_id, snap.version, snap.view)
-
-    note_betting()
     for record in records[1:]:
         apply_record(table, record)
         ended = table.snapshot.view.ended
-        if ended is not None:
-            opened, betting = betting, None
-            at = record.accepted_at
-            if (since is None or at >= since) and (until is None or at < until):
-                if ended.void:
-                    totals.void_rounds += 1
-                else:
-                    totals.rounds += 1
-                    totals.first_at = at if totals.first_at is None else totals.first_at
-                    totals.last_at = at
-                    if opened is not None and opened[0] == ended.round_id:
-                        _settle_round(table, ended.round_id, opened[1], opened[2], totals)
-        note_betting()
+        at = record.accepted_at
+        if (
+            ended is None
+            or (since is not None and at < since)
+            or (until is not None and at >= until)
+        ):
+            continue
+        if ended.void:
+            totals.void_rounds += 1
+            continue
+        totals.rounds += 1
+        totals.first_at = at if totals.first_at is None else totals.first_at
+        totals.last_at = at
+        _count(table.stakes, totals)
     return table
 
 

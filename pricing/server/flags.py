@@ -199,7 +199,8 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         action="store_false",
         help=(
             "export no per-table series (pricing_side_bet_rtp, "
-            "pricing_table_last_card_timestamp_seconds, pricing_player_edge): a server of "
+            "pricing_table_last_card_timestamp_seconds, pricing_player_edge, "
+            "pricing_live_return_z, pricing_live_return_rounds): a server of "
             "tens of thousands of tables saves their memory and megabytes of every scrape "
             "(per-table series on: %(default)s)"
         ),

@@ -84,8 +84,9 @@ class Metrics:
         self, registry: CollectorRegistry | None = None, *, table_series: bool = True
     ) -> None:
         """``table_series`` False: no per-table series (``pricing_side_bet_rtp``,
-        ``pricing_table_last_card_timestamp_seconds``, ``pricing_player_edge``), for servers
-        with so many tables that their series would cost more than they tell."""
+        ``pricing_table_last_card_timestamp_seconds``, ``pricing_player_edge``,
+        ``pricing_live_return_z`` and ``pricing_live_return_rounds``), for servers with so
+        many tables that their series would cost more than they tell."""
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
         grpc_labels = ("grpc_service", "grpc_method", "grpc_type")
@@ -180,7 +181,29 @@ class Metrics:
             ("table_id",),
             enabled=table_series,
         )
-        self.per_table = (self.side_bet_rtp, self.last_card, self.player_edge)
+        self.live_return_z = TableGauge(
+            "pricing_live_return_z",
+            "Each bet's live return at each table in standard errors: one unit staked on every "
+            "round the bet was offered since the table opened, (returned - expected) / "
+            "sqrt(sum of variances), against the exact expectation at the price offered. "
+            "|z| >= 4 over enough rounds: the table is not dealing the cards it is priced on.",
+            ("table_id", "bet"),
+            enabled=table_series,
+        )
+        self.live_return_rounds = TableGauge(
+            "pricing_live_return_rounds",
+            "Unit stakes pricing_live_return_z counts: the rounds the bet was offered since the "
+            "table opened (a blackjack side bet: one a seat dealt its cards).",
+            ("table_id", "bet"),
+            enabled=table_series,
+        )
+        self.per_table = (
+            self.side_bet_rtp,
+            self.last_card,
+            self.player_edge,
+            self.live_return_z,
+            self.live_return_rounds,
+        )
         if r is not REGISTRY:  # the library's default registry has them already
             ProcessCollector(registry=r)
             PlatformCollector(registry=r)

@@ -6,7 +6,7 @@ holding the GIL all the while, and the feed's latency pays for it. These series 
 their table does, so each one is rendered as its line of text by the first scrape after it
 changed, and a scrape otherwise only joins the lines. ``TableGauge`` keeps the few methods
 of ``prometheus_client.Gauge`` the service uses (``labels(...).set``,
-``set_to_current_time``, ``remove``).
+``set_to_current_time``, ``remove``), and ``remove_table``.
 
 >>> rtp = TableGauge("pricing_side_bet_rtp", "RTP.", ("table_id", "bet"))
 >>> rtp.labels("t1", "PAIRS").set(0.95)
@@ -102,6 +102,14 @@ class TableGauge:
         with self._lock:
             self._lines.pop(key, None)
             self._pending.pop(key, None)
+
+    def remove_table(self, table_id: str) -> None:
+        """Every series of ``table_id`` (its first label): a scan of them all, for the rare
+        table that leaves with series whose other labels are not at hand."""
+        with self._lock:
+            for held in (self._lines, self._pending):
+                for key in [key for key in held if key[0] == table_id]:
+                    del held[key]
 
     def value(self, *values: str) -> float | None:
         key = tuple(map(str, values))

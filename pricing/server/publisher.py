@@ -8,6 +8,10 @@ newest state not yet sent (latest wins), so a slow watcher skips versions (count
 the server buffer more than one state per watcher; the states that end a round are held once
 per table (``--max-round-backlog``) and sent to every watcher before newer ones.
 
+Each table's live return (``pricing_live_return_z``, ``pricing_live_return_rounds``) is set
+from the sums the table keeps (``Table.live``) whenever a round's stakes were counted, and in
+full when a table is recovered or first followed.
+
 A blackjack table's main-game figures (``pricing.server.analyst``) are not in the committed
 state: each state is published with the figures already known for it (its round's edge), and
 once the analyst has computed more, the same version is published again with them
@@ -104,6 +108,7 @@ class Publisher(StoreListener):
                 # Opened, or recovered at start-up: the idle clock starts now.
                 self.metrics.last_card.labels(table.table_id).set_to_current_time()
                 self._record_side_bets(table.table_id, snapshot)
+                self._record_live_return(table)  # recovered: its rounds so far
             self.analyst.changed(table.table_id, snapshot)
             return
         conflated = hub.publish(published)
@@ -114,9 +119,14 @@ class Publisher(StoreListener):
             for side_bet in snapshot.view.side_bets:  # a closed table's series end with it
                 self.metrics.side_bet_rtp.remove(table.table_id, side_bet.bet)
             self.metrics.last_card.remove(table.table_id)
+            for bet in table.live.bets:
+                self.metrics.live_return_z.remove(table.table_id, bet)
+                self.metrics.live_return_rounds.remove(table.table_id, bet)
             log.info("closed table %r at version %d", table.table_id, snapshot.version)
         else:
             self._record_side_bets(table.table_id, snapshot)
+            if table.stakes:  # a round ended: its bets' live return moved
+                self._record_live_return(table)
         self._count_favourable(table.table_id, snapshot)
         self.analyst.changed(table.table_id, snapshot)  # closed: its figures are dropped
         self.metrics.publish.observe(time.perf_counter() - t0)
@@ -136,6 +146,8 @@ class Publisher(StoreListener):
         if hub is not None and not hub.latest.final:  # held aside while open (a newer build's)
             self.metrics.tables.dec()
             self.metrics.last_card.remove(table_id)
+            self.metrics.live_return_z.remove_table(table_id)
+            self.metrics.live_return_rounds.remove_table(table_id)
             for slot in hub.slots:  # its watchers end; back, they are told why
                 slot.end()
         self._favourable.pop(table_id, None)
@@ -173,3 +185,16 @@ class Publisher(StoreListener):
     def _record_side_bets(self, table_id: str, snapshot: Snapshot) -> None:
         for side_bet in snapshot.view.side_bets:
             self.metrics.side_bet_rtp.labels(table_id, side_bet.bet).set(side_bet.rtp)
+
+    def _record_live_return(self, table: Table) -> None:
+        """Each bet's live return at ``table`` (``pricing.tables.live_return``): the table
+        sums it as its rounds end, so every server folding the table shows the same."""
+        z, rounds = self.metrics.live_return_z, self.metrics.live_return_rounds
+        if not z.enabled:
+            return
+        table_id = table.table_id
+        for bet, totals in table.live.totals():
+            rounds.labels(table_id, bet).set(totals.stakes)
+            value = totals.z
+            if value is not None:  # no variance yet: nothing to measure the gap against
+                z.labels(table_id, bet).set(value)

@@ -594,4 +594,6 @@ def _outrun(table_id: str) -> JournalUnavailable:
 def _image_after(table: Table, change: TableChange) -> TableImage:
     event = change.entry.event
     assert not isinstance(event, OpenTable)
-    return TableImage(table.table_id, table.config, change.state, change.snapshot, event)
+    return TableImage(
+        table.table_id, table.config, change.state, change.snapshot, event, change.live
+    )

@@ -31,6 +31,7 @@ from pricing.tables.history import (
     Snapshot,
     price_point,
 )
+from pricing.tables.live_return import NO_RETURN, LiveReturn, Stake
 from pricing.tables.settlement import SettlesBets
 from pricing.tables.views import EndedRound, GameState, GameView
 from pricing.text import check_table_id
@@ -41,11 +42,14 @@ __all__ = ["Table", "TableChange", "TableImage"]
 @dataclass(frozen=True, slots=True)
 class TableChange:
     """An accepted event, checked but not applied yet: ``Table.commit`` assigns it. Between
-    the two, a durable journal writes ``entry`` (nothing acknowledged before it is on disk)."""
+    the two, a durable journal writes ``entry`` (nothing acknowledged before it is on disk).
+    ``live``: the table's live return after it; ``stakes``: those of the round it ended."""
 
     entry: JournalEntry
     state: GameState
     snapshot: Snapshot
+    live: LiveReturn = NO_RETURN
+    stakes: tuple[Stake, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +57,16 @@ class TableImage:
     """What a table is, in the fewest objects: enough to take the next event, answer a retry
     of the last one and serve the current state. The histories older than ``snapshot`` are not
     in it; they come back by folding the journal (``HistoryNotLoaded``). Every part is
-    immutable, so an image can be taken on the event loop and encoded in another thread."""
+    immutable, so an image can be taken on the event loop and encoded in another thread.
+    ``live``: the table's live return, its sums over every round since the opening (an image
+    without it, of an older build, is ignored and the whole journal folded)."""
 
     table_id: str
     config: TableConfig
     state: GameState
     snapshot: Snapshot
     last_event: FeedEvent | None
+    live: LiveReturn = NO_RETURN
 
 
 class Table(SettlesBets):
@@ -78,8 +85,10 @@ class Table(SettlesBets):
         "config",
         "history_from",
         "journal",
+        "live",
         "seats",
         "snapshot",
+        "stakes",
         "table_id",
     )
 
@@ -132,6 +141,10 @@ class Table(SettlesBets):
         self.table_id = table_id
         self.seats = self.adapter.seats(config)
         self.journal = None
+        #: The live return (``pricing.tables.live_return``), and the stakes the last event
+        #: counted (those of the round it ended; none most of the time).
+        self.live = NO_RETURN
+        self.stakes: tuple[Stake, ...] = ()
         self._by_seq: Bounded[int, tuple[FeedEvent, Snapshot]] = Bounded(seq_history)
         self._prices: Bounded[int, PricePoint] = Bounded(price_history)
         self._rounds: Bounded[int, EndedRound] = Bounded(round_history)
@@ -165,6 +178,7 @@ class Table(SettlesBets):
         table._state = image.state
         table.snapshot = image.snapshot
         table.history_from = image.snapshot.version
+        table.live = image.live
         table._remember(image.snapshot)
         if image.last_event is not None:
             table._by_seq.put(image.snapshot.last_seq, (image.last_event, image.snapshot))
@@ -178,6 +192,7 @@ class Table(SettlesBets):
             self._state,
             self.snapshot,
             None if last is None else last[0],
+            self.live,
         )
 
     @property
@@ -249,7 +264,12 @@ class Table(SettlesBets):
             view=view,
             closed=closed,
         )
-        return TableChange(JournalEntry(seq, snapshot.version, event), state, snapshot)
+        live, stakes = self.live.step(
+            self.snapshot.view, view, self.adapter, self.config, self.seats
+        )
+        return TableChange(
+            JournalEntry(seq, snapshot.version, event), state, snapshot, live, stakes
+        )
 
     def commit(self, change: TableChange) -> None:
         """Apply a change ``check`` returned; nothing else may have been committed since."""
@@ -262,6 +282,7 @@ class Table(SettlesBets):
         assert not isinstance(event, OpenTable)
         self._state = change.state
         self.snapshot = change.snapshot
+        self.live, self.stakes = change.live, change.stakes
         if self.journal is not None:
             self.journal.append(change.entry)
         self._by_seq.put(change.entry.seq, (event, change.snapshot))

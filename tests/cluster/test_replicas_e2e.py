@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client.parser import text_string_to_metric_families
 
 from pricing.client import DealerFeed, PricingClient
 from pricing.games import hilo
@@ -25,7 +26,14 @@ from tests.support import ROOT
 from tests.support.natsserver import NatsServer, cluster, kill_all
 from tests.support.proxy import CuttableProxy
 from tests.support.server import ServerProcess, Watcher, start_server
-from tests.support.wire import engine_prices, expect_error, metric, wait_for, wire_prices
+from tests.support.wire import (
+    engine_prices,
+    expect_error,
+    metric,
+    scraped,
+    wait_for,
+    wire_prices,
+)
 
 MAX_LAG = 0.5
 
@@ -108,6 +116,21 @@ def test_a_feed_alternating_between_replicas_reaches_every_watcher_in_order(
         s.SerializeToString() for s in watchers[1].received
     ]
     assert state_of(a, table).SerializeToString() == state_of(b, table).SerializeToString()
+    # The live return each folds from the same records: the same figures, to the last digit.
+    figures = scraped(
+        lambda: (live_return(a, table), live_return(b, table)), lambda f: f[0] == f[1]
+    )
+    assert figures[0] and figures[0] == figures[1]
+
+
+def live_return(server: ServerProcess, table_id: str) -> dict[tuple[str, str], float]:
+    return {
+        (sample.name, sample.labels["bet"]): sample.value
+        for family in text_string_to_metric_families(server.metrics_text())
+        if family.name.startswith("pricing_live_return_")
+        for sample in family.samples
+        if sample.labels["table_id"] == table_id
+    }
 
 
 def _race(

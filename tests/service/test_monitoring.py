@@ -84,8 +84,9 @@ def exported(server: ServerProcess) -> set[str]:
 
 
 def drive(server: ServerProcess, table_id: str) -> None:
-    """Every kind of series the kit reads: a blackjack table (side bet RTP, last card), cards
-    by call and on a Feed stream, a watcher stream, a rejected feed event, a Quote."""
+    """Every kind of series the kit reads: a blackjack table (side bet RTP, last card, the
+    live return of a round), cards by call and on a Feed stream, a watcher stream, a rejected
+    feed event, a Quote."""
     feed = Feed(server, table_id)
     feed.open(game=pb.GAME_BLACKJACK, blackjack=pb.BlackjackRules(seats=1))
     watcher = Watcher(server.pricing(), table_id)
@@ -101,6 +102,8 @@ def drive(server: ServerProcess, table_id: str) -> None:
     assert len(list(feed.stub.Feed(iter([pb.FeedRequest(expose_card=card)])))) == 1
     with pytest.raises(grpc.RpcError):  # a Feed event refused: no event in it
         list(feed.stub.Feed(iter([pb.FeedRequest()])))
+    feed.expose("5D", pb.CARD_ROLE_DEALER)
+    feed.end_round()  # the side bets' live return: a round counted
     watcher.cancel()
 
 
@@ -116,12 +119,22 @@ def test_the_kit_reads_what_it_should() -> None:
         "pricing_watchers",
         "pricing_conflated_total",
         "pricing_side_bet_rtp",
+        "pricing_live_return_z",
     } <= used
     side_bets = next(
         p for p in json.loads(DASHBOARD.read_text())["panels"] if "side bet RTP" in p["title"]
     )
     steps = side_bets["fieldConfig"]["defaults"]["thresholds"]["steps"]
     assert {"color": "red", "value": 1} in steps  # 100 % marked
+    live = next(
+        p for p in json.loads(DASHBOARD.read_text())["panels"] if "Live return" in p["title"]
+    )
+    steps = live["fieldConfig"]["defaults"]["thresholds"]["steps"]
+    assert steps == [  # inside ±4 green, beyond red
+        {"color": "red", "value": None},
+        {"color": "green", "value": -4},
+        {"color": "red", "value": 4},
+    ]
     alerts = alert_exprs()
     assert set(alerts) == {
         "PricingSideBetPlayerFavourable",
@@ -133,6 +146,7 @@ def test_the_kit_reads_what_it_should() -> None:
         "PricingTableIdle",
         "PricingReplicaLagging",
         "PricingTablesHeldAside",
+        "PricingLiveReturnOff",
     }
     assert metric_names(alerts["PricingReplicaLagging"]) == {"pricing_journal_lag_seconds"}
     assert metric_names(alerts["PricingTablesHeldAside"]) == {"pricing_tables_held_aside"}
@@ -140,6 +154,10 @@ def test_the_kit_reads_what_it_should() -> None:
     assert metric_names(alerts["PricingShoePlayerFavourable"]) == {"pricing_player_edge"}
     assert metric_names(alerts["PricingSideBetClosedByProtection"]) == {
         "pricing_side_bet_closed_rounds_total"
+    }
+    assert metric_names(alerts["PricingLiveReturnOff"]) == {
+        "pricing_live_return_z",
+        "pricing_live_return_rounds",
     }
 
 
@@ -361,7 +379,12 @@ def test_no_table_metrics_exports_no_per_table_series_and_the_rest() -> None:
     try:
         drive(server, "quiet")
         names = exported(server)
-        assert not names & {"pricing_side_bet_rtp", "pricing_table_last_card_timestamp_seconds"}
+        assert not names & {
+            "pricing_side_bet_rtp",
+            "pricing_table_last_card_timestamp_seconds",
+            "pricing_live_return_z",
+            "pricing_live_return_rounds",
+        }
         assert {"pricing_tables", "pricing_cards_total", "grpc_server_handled_total"} <= names
     finally:
         assert server.stop() == 0, server.log()

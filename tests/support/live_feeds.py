@@ -13,7 +13,9 @@ from fractions import Fraction
 from pricing.analysis.live import LiveReport
 from pricing.cards import DECK, Card, Rank
 from pricing.games import blackjack, goagae, hilo
+from pricing.games.baccarat import Hand, next_hand_dealt
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
+from pricing.games.higher_lower import DEFAULT_BURNS
 from pricing.journal import Record
 from pricing.tables import FeedEvent, Table, TableConfig
 
@@ -110,6 +112,48 @@ def blackjack_feed(shoes: int, seed: int, *, seats: int = 3, rounds: int = 30) -
                 out.events.append(ExposeCard(seen[-1], CardRole.DEALER))
             out.events.append(EndRound())
             out.rounds.append((before, (*(c for h in hands for c in h), *dealer)))
+    return out
+
+
+def two_hands_feed(game: str, shoes: int, seed: int, *, decks: int = 1) -> Dealt:
+    """Seeded ``baccarat`` or ``dragon_tiger`` shoes of ``decks`` decks, dealt round by round
+    (baccarat by its tableau) to 8 cards from the end; each shoe after the first starts with
+    NewShoe, and now and then a round is voided after its first card (only ``events`` and
+    ``voids`` are kept)."""
+    rng = random.Random(seed)
+    out = Dealt()
+    for s in range(shoes):
+        if s:
+            out.events.append(NewShoe())
+        cards = list(DECK) * decks
+        rng.shuffle(cards)
+        while len(cards) > 8:
+            if game == "dragon_tiger":
+                dealt = [(CardRole.DRAGON, cards.pop()), (CardRole.TIGER, cards.pop())]
+            else:
+                hands: dict[Hand, list[Card]] = {Hand.PLAYER: [], Hand.BANKER: []}
+                dealt = []
+                while hand := next_hand_dealt(*hands.values()):
+                    hands[hand].append(cards.pop())
+                    role = CardRole.PLAYER if hand is Hand.PLAYER else CardRole.BANKER
+                    dealt.append((role, hands[hand][-1]))
+            if rng.random() < 0.05:
+                out.events += [ExposeCard(dealt[0][1], dealt[0][0]), VoidRound()]
+                out.voids += 1
+                continue
+            out.events += [ExposeCard(card, role) for role, card in dealt]
+    return out
+
+
+def higher_lower_feed(rounds: int, seed: int) -> Dealt:
+    """``rounds`` seeded rounds of a continuous Higher/Lower shoe at its default rules: a base
+    card, then each round's burns and its result (only ``events`` are kept)."""
+    rng = random.Random(seed)
+    deck = [card for card in DECK if card.rank is not Rank.TEN]  # the game has no tens
+    out = Dealt([ExposeCard(rng.choice(deck), CardRole.RESULT)])
+    for _ in range(rounds):
+        out.events += [ExposeCard(rng.choice(deck), CardRole.BURN) for _ in range(DEFAULT_BURNS)]
+        out.events.append(ExposeCard(rng.choice(deck), CardRole.RESULT))
     return out
 
 

@@ -44,6 +44,17 @@ def test_a_table_gauge_renders_as_the_library_gauge(
         assert sorted(ours.text().splitlines()) == sorted(expected.splitlines())
 
 
+def test_a_table_leaves_with_all_its_series_rendered_or_not() -> None:
+    z = TableGauge("z", "Doc.", ("table_id", "bet"))
+    z.labels("t1", "LOW").set(1.5)
+    z.labels("t2", "LOW").set(2.5)
+    assert z.text()  # rendered
+    z.labels("t1", "HIGH").set(-0.5)  # pending
+    z.remove_table("t1")
+    assert z.value("t1", "LOW") is z.value("t1", "HIGH") is None
+    assert z.text().splitlines()[2:] == ['z{bet="LOW",table_id="t2"} 2.5']
+
+
 def test_extra_families_go_before_the_openmetrics_end() -> None:
     registry = CollectorRegistry()
     Gauge("a", "A.", registry=registry).set(1)

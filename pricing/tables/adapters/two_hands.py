@@ -88,6 +88,21 @@ def _rules(config: TableConfig) -> TwoHandTableRules:
     return cast(TwoHandTableRules, config.rules)
 
 
+#: Each table's paytables by bet, made once for its rules object (every table opened alike
+#: shares one: ``pricing.tables.table``), not once a bet settled (a baccarat table's 25 are
+#: settled every round, and ``paytables`` builds the main bets' anew).
+_PAYTABLES: Final[dict[int, tuple[TwoHandTableRules, dict[str, Paytable]]]] = {}
+
+
+def _paytables(rules: TwoHandTableRules) -> dict[str, Paytable]:
+    held = _PAYTABLES.get(id(rules))
+    if held is None or held[0] is not rules:  # the id of a rules object gone, reused
+        if len(_PAYTABLES) >= 64:
+            _PAYTABLES.clear()
+        held = _PAYTABLES[id(rules)] = (rules, {t.bet: t for t in rules.paytables})
+    return held[1]
+
+
 class TwoHandAdapter:
     """A two-hand game for ``pricing.tables``: 1–8 decks (default 8), a depleting shoe or a
     continuous shuffler, its main bets and the side bets a table offers, game protection."""
@@ -212,7 +227,7 @@ class TwoHandAdapter:
         if ended.void:
             return None
         first, second = ended.hands  # as the view that ended the round showed them
-        paytable = next(t for t in _rules(config).paytables if t.bet == bet)
+        paytable = _paytables(_rules(config))[bet]
         outcome, pay = self.table.engine.settle(paytable, (first.cards, second.cards))
         return SideBetResult(outcome, pay, ended.result)
 

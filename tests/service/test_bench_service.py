@@ -99,7 +99,9 @@ def test_every_delivery_is_counted_against_the_feed_on_both_servers() -> None:
                     assert 0 < median <= p99 <= slowest < math.inf, handled
                 assert paced.deliveries == paced.expected == 5 * paced.sent, paced
                 assert 0 < paced.latency(0.5) <= paced.latency(0.99) < 5, paced
-                assert paced.rate > 0 and paced.cpu_us > 0
+                # The server's CPU time is read in clock ticks (10 ms): half a second of a few
+                # cards can take less than one, so 0 is a true reading; a number is what counts.
+                assert paced.rate > 0 and paced.cpu_us >= 0
                 await streamed_phase(server, process)
                 flat = await bench.phase(server, {"t": 5}, "flat", 0.3, rate=0.0)
                 assert flat.sent > paced.sent / 2 and flat.deliveries > 0, flat

@@ -166,6 +166,7 @@ def dragon_tiger_shoes(draw: st.DrawFn) -> list[str]:
     return cards[:16] if len(cards) >= 2 else cards * 2
 
 
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
 @settings(max_examples=effort(suite=20, exhaustive=300), deadline=None)
 @given(cards=dragon_tiger_shoes(), tie=st.sampled_from([8, 11]), pay=st.integers(0, 5000))
 def test_dragon_tiger_sigma_and_hit_frequency_match_every_deal(
@@ -279,6 +280,7 @@ def test_hilo_states_give_the_exact_report_mean_over_offered_rounds(bet: str) ->
     assert d.below_min == below / offered
 
 
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
 @settings(max_examples=effort(suite=40, exhaustive=400), deadline=None)
 @given(
     states=st.lists(

@@ -113,6 +113,7 @@ def tiny_shoes(draw: st.DrawFn) -> list[str]:
     return [pool[i] for i in picks]
 
 
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
 @pytest.mark.parametrize("key", ["TWENTY_ONE_PLUS_THREE/five-tier", "OVER_13/even-money"])
 @settings(
     max_examples=effort(suite=8, exhaustive=80),
@@ -151,6 +152,7 @@ def test_insurance_on_a_full_shoe_given_the_ace(sheet: ParSheet) -> None:
     assert entry.par.rtp == Fraction(3 * tens, left) == Fraction(288, 311)
 
 
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
 @settings(max_examples=effort(suite=25, exhaustive=250), deadline=None)
 @given(
     decks=st.integers(1, 8),
@@ -179,6 +181,7 @@ def test_insurance_at_any_shoe_is_the_tens_over_the_cards_left(decks: int, out: 
 # --- The simulated distributions ------------------------------------------------------------
 
 
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
 @pytest.mark.parametrize(("bet", "preset"), [("PAIRS", "perfect-pairs"), (INSURANCE, "")])
 def test_the_simulated_mean_is_the_full_shoe_rtp_within_its_errors(bet: str, preset: str) -> None:
     shoes = effort(suite=30, exhaustive=300)

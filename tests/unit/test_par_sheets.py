@@ -50,6 +50,7 @@ def check_mixture(sheet: ParSheet) -> None:
         assert dist.minimum <= dist.mean <= dist.maximum
 
 
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
 @settings(max_examples=effort(suite=6, exhaustive=40), deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 2), min_size=5, max_size=5).filter(lambda s: 4 <= sum(s) <= 7),

@@ -15,6 +15,8 @@ from pricing.errors import InvalidOption
 
 __all__ = ["par_options", "parse_percent"]
 
+#: The games dealt from one 52-card deck: no shoe size to choose.
+_ONE_DECK = ("hilo", "goagae")
 #: The games whose sheet simulates shoes a table's game protection may close bets in.
 _PROTECTED = ("blackjack", "baccarat", "dragon-tiger")
 
@@ -54,6 +56,11 @@ def par_options(args: argparse.Namespace) -> ReportOptions:
     if unused:
         raise InvalidOption(f"{', '.join(unused)}: not with --par")
     decks = tuple(args.decks or ())
+    if decks and args.game in _ONE_DECK:
+        raise InvalidOption(
+            f"--decks: {args.game} deals from one 52-card deck; a sheet's --decks is for "
+            "higher-lower, blackjack, baccarat and dragon-tiger"
+        )
     if len(decks) > 1:
         raise InvalidOption(f"--par takes one --decks, got {len(decks)}")
     if args.close_at is not None and args.game not in _PROTECTED:

@@ -171,6 +171,7 @@ def test_json_has_the_keys_labs_read() -> None:
         (["analyze", "hilo", "--par", "--min-rtp", "101"], "--min-rtp must be a percentage"),
         (["analyze", "hilo", "--par", "--close-at", "10000"], "--close-at is for blackjack"),
         (["analyze", "baccarat", "--par", "--decks", "1", "--decks", "2"], "one --decks"),
+        (["analyze", "hilo", "--par", "--decks", "2"], "--decks: hilo deals from one 52-card deck"),
     ],
 )
 def test_the_command_line_refuses_what_a_sheet_does_not_take(

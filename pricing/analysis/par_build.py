@@ -12,6 +12,7 @@ from pricing.analysis.higher_lower import BOTH_MODES
 from pricing.analysis.par_blackjack import DEFAULT_PAR_SHOES as BLACKJACK_SHOES
 from pricing.analysis.par_blackjack import blackjack_par_sheet
 from pricing.analysis.par_sheet import ParSheet
+from pricing.analysis.two_hands import simulated_paytables
 from pricing.analysis.two_hands_sim import DEFAULT_CUT_CARD
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import (
@@ -55,10 +56,11 @@ def build_par_sheet(options: ReportOptions) -> ParSheet:
             min_rtp=options.min_rtp,
         )
     if options.game in ("baccarat", "dragon-tiger"):
+        tables = options.two_hand_paytables or simulated_paytables(options.game)
         return par_games.two_hand_par_sheet(
             options.game,
             decks=decks or TWO_HAND_DECKS,
-            paytables=options.two_hand_paytables,
+            paytables=[t for t in tables if not options.bets or t.bet in options.bets],
             shoes=par_games.DEFAULT_PAR_SHOES if options.shoes is None else options.shoes,
             seed=seed,
             cut_card=DEFAULT_CUT_CARD if options.cut_card is None else options.cut_card,

@@ -15,8 +15,8 @@ from typing import TextIO
 from pricing.cards import MAX_DECKS
 from pricing.cli.args import integer
 from pricing.cli.common import GAMES, Commands, add_data_dir, add_json
+from pricing.cli.two_hands import add_two_hand_rules
 from pricing.errors import InvalidOption
-from pricing.games.fixed_odds import MAX_CLOSE_AT_RTP_BP
 from pricing.games.higher_lower import DEFAULT_BURNS, MAX_BURNS
 
 #: ``pricing.analysis.two_hands_sim.DEFAULT_CUT_CARD``, without loading the analysis to say
@@ -38,7 +38,10 @@ def run_analyze(args: argparse.Namespace, out: TextIO) -> int:
         flag
         for flag, given in (
             ("--min-rtp", args.min_rtp is not None),
-            ("--close-at", args.close_at is not None),
+            ("--close-at-rtp-bp", args.close_at_rtp_bp is not None),
+            ("--commission", args.commission is not None),
+            ("--tie-pays", args.tie_pays is not None),
+            ("--side-bet", args.side_bet is not None),
             ("--csv", args.csv is not None),
             ("--html", args.html is not None),
         )
@@ -73,9 +76,7 @@ def _analyze_par(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.game is None:
         raise InvalidOption("--par needs a game: " + ", ".join(GAMES))
-    sheet = build_par_sheet(par_options(args))
-    text = json.dumps(sheet.as_dict(), indent=2) if args.json else format_par(sheet)
-    print(text, file=out)
+    sheet = build_par_sheet(par_options(args))  # the output paths checked first
     if args.csv is not None:
         from pricing.cli.par_csv import write_par_csv  # noqa: PLC0415
 
@@ -84,6 +85,7 @@ def _analyze_par(args: argparse.Namespace, out: TextIO) -> int:
         from pricing.cli.par_html import write_par_html  # noqa: PLC0415
 
         write_par_html(sheet, Path(args.html))
+    print(json.dumps(sheet.as_dict(), indent=2) if args.json else format_par(sheet), file=out)
     return 0
 
 
@@ -250,7 +252,9 @@ def _add_par(a: argparse.ArgumentParser) -> None:
         "index at 90/95/99 %% with the realised-RTP range after 10^3..10^8 rounds, max win; "
         "for odds that move with the shoe the RTP's spread over the rounds dealt. The game's "
         "options apply (--paytable, --decks: one shoe, --shoes, --seed, --cut-card, --rule, "
-        "--bet, --preset, --rounds, --burns, --mode)",
+        "--bet: blackjack's side bet, baccarat's and dragon-tiger's bets to show, "
+        "comma-separated; --preset, --rounds, --burns, --mode; baccarat and dragon-tiger: the "
+        "table's --commission, --tie-pays, --side-bet; --close-at-rtp-bp)",
     )
     p.add_argument(
         "--min-rtp",
@@ -258,12 +262,15 @@ def _add_par(a: argparse.ArgumentParser) -> None:
         help="with --par: a jurisdiction's minimum RTP in percent (e.g. 85); each moving bet's "
         "share of rounds below it is given",
     )
+    add_two_hand_rules(p)
     p.add_argument(
-        "--close-at",
-        type=integer(1, MAX_CLOSE_AT_RTP_BP),
-        metavar="BP",
-        help="with --par, blackjack, baccarat, dragon-tiger: game protection closes a side bet "
-        "for a round whose RTP is at or over BP basis points (10000: break-even); default off",
+        "--side-bet",
+        action="append",
+        metavar="BET[:PRESET]",
+        default=None,
+        help="with --par, baccarat, dragon-tiger: the table's side bets by name and preset "
+        "(repeat for more), as simulate takes them; default every side bet at its default "
+        "preset (blackjack: --bet and --preset)",
     )
     p.add_argument("--csv", metavar="DIR", help="with --par: also write one CSV file per table")
     p.add_argument(

@@ -35,7 +35,7 @@ TWO_HAND_OPTIONS: Final = {
 _COMMISSIONS: Final = ("standard", "none", "ez")
 
 
-def add_two_hand_rules(p: argparse.ArgumentParser) -> None:
+def add_two_hand_rules(p: argparse._ActionsContainer) -> None:
     """``--commission``, ``--tie-pays`` and ``--close-at-rtp-bp``."""
     p.add_argument(
         "--commission", choices=_COMMISSIONS, type=str.lower, default=None,
@@ -61,7 +61,7 @@ def close_at_rtp_bp(args: argparse.Namespace) -> int:
 
 
 def set_two_hand_rules(
-    request: pb.OpenTableRequest | pb.QuoteRequest, args: argparse.Namespace
+    request: pb.OpenTableRequest | pb.QuoteRequest | pb.AnalyzeRequest, args: argparse.Namespace
 ) -> None:
     """The rules of a baccarat or Dragon Tiger table the options describe, into ``request``
     (nothing for another ``args.game``); the server checks the values and names what is

@@ -284,6 +284,14 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             f"GAME_{game.name}",
             field="decks",
         )
+    if two_hands and request.HasField("cut_card"):
+        cards = (request.decks or 8) * 52
+        if request.cut_card >= cards:
+            raise InvalidOption(
+                f"cut_card {request.cut_card}: a shoe of {cards} cards takes it at most "
+                f"{cards - 1} cards from the end",
+                field="cut_card",
+            )
     if not two_hands and request.HasField("cut_card"):
         raise InvalidOption(
             f"cut_card is for a GAME_BACCARAT or GAME_DRAGON_TIGER analysis, not GAME_{game.name}",

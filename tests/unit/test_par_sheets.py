@@ -11,6 +11,7 @@ import io
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -169,7 +170,15 @@ def test_json_has_the_keys_labs_read() -> None:
         (["analyze", "hilo", "--csv", "x"], "--csv: for the PAR sheet (--par)"),
         (["analyze", "hilo", "--par", "--plot", "x.png"], "--plot (the sheet's plots"),
         (["analyze", "hilo", "--par", "--min-rtp", "101"], "--min-rtp must be a percentage"),
-        (["analyze", "hilo", "--par", "--close-at", "10000"], "--close-at is for blackjack"),
+        (["analyze", "hilo", "--par", "--close-at-rtp-bp", "10000"], "--close-at-rtp-bp is for"),
+        (["analyze", "hilo", "--par", "--min-rtp", "inf"], "--min-rtp must be a percentage"),
+        (["analyze", "baccarat", "--par", "--bet", "NOPE"], "unknown baccarat bet 'NOPE'"),
+        (["analyze", "baccarat", "--par", "--rounds", "3"], "--rounds and --cards-per-round"),
+        (["analyze", "dragon-tiger", "--par", "--commission", "ez"], "--commission is for bacc"),
+        (["analyze", "hilo", "--par", "--side-bet", "TIE"], "--side-bet is for baccarat and"),
+        (["analyze", "baccarat", "--par", "--decks", "1", "--cut-card", "52"], "at most 51"),
+        (["analyze", "baccarat", "--par", "--tie-pays", "7"], "tie_pays"),
+        (["analyze", "hilo", "--csv", "x"], "--csv: for the PAR sheet (--par)"),
         (["analyze", "baccarat", "--par", "--decks", "1", "--decks", "2"], "one --decks"),
         (["analyze", "hilo", "--par", "--decks", "2"], "--decks: hilo deals from one 52-card deck"),
     ],
@@ -179,3 +188,31 @@ def test_the_command_line_refuses_what_a_sheet_does_not_take(
 ) -> None:
     assert main(argv, io.StringIO()) == 2
     assert fragment in capsys.readouterr().err
+
+
+def test_a_bad_output_path_is_refused_before_anything_is_computed_or_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    out = io.StringIO()
+    argv = ["analyze", "hilo", "--par", "--csv", str(tmp_path / "csv"), "--html", str(tmp_path)]
+    assert main(argv, out) == 2
+    assert "a folder, not a file for the page" in capsys.readouterr().err
+    assert not out.getvalue() and not (tmp_path / "csv").exists()  # nothing printed or written
+    assert main(["analyze", "hilo", "--par", "--csv", str(afile)], out) == 2
+    assert main(["analyze", "hilo", "--par", "--html", str(tmp_path / "no" / "p.html")], out) == 2
+    assert not out.getvalue()
+
+
+def test_a_baccarat_tables_rules_and_the_bets_shown_from_the_command_line() -> None:
+    out = io.StringIO()
+    argv = ["analyze", "baccarat", "--par", "--json", "--shoes", "2", "--decks", "1",
+            "--commission", "ez", "--tie-pays", "9", "--side-bet", "DRAGON_7",
+            "--close-at-rtp-bp", "10000", "--bet", "BANKER,DRAGON_7"]  # fmt: skip
+    assert main(argv, out) == 0
+    data = json.loads(out.getvalue())
+    assert [b["bet"] for b in data["bets"]] == ["BANKER/ez", "DRAGON_7/standard"]
+    assert {"name": "Game protection", "value": "side bets closed at RTP ≥ 100 %"} in data["rules"]
+    dragon = data["bets"][1]["distribution"]
+    assert Fraction(dragon["maximum"]["exact"]) < 1  # closed in every favourable round

@@ -55,11 +55,13 @@ from pricing.games.fixed_odds import SideBetOdds
 __all__ = [
     "CONFIDENCE_LEVELS",
     "HITTABLE_ONE_IN",
+    "MAX_WIN_ROWS",
     "ROUND_COUNTS",
     "ParBet",
     "ParOutcome",
     "RtpRange",
     "VolatilityLevel",
+    "banded_outcomes",
     "one_in",
     "par_bet",
     "par_bets",
@@ -73,6 +75,9 @@ CONFIDENCE_LEVELS: Final = (90, 95, 99)
 ROUND_COUNTS: Final = tuple(10**k for k in range(3, 9))
 #: GLI-11 §4.8.2: a top award must be hittable at least once in this many games.
 HITTABLE_ONE_IN: Final = 100_000_000
+#: The most winning rows a printed or wired outcome table shows: a price that moves offers
+#: hundreds of payouts (Higher/Lower's depleting shoe over a thousand), banded beyond this.
+MAX_WIN_ROWS: Final = 24
 
 
 def one_in(p: Fraction) -> Fraction | None:
@@ -167,7 +172,11 @@ def volatility(
                 z,
                 index,
                 tuple(
-                    RtpRange(n, centre - index / math.sqrt(n), centre + index / math.sqrt(n))
+                    # A realised RTP is never negative: the normal approximation's low end is
+                    # cut at 0 (it is rough anyway when a bet hits only a few times in n).
+                    RtpRange(
+                        n, max(0.0, centre - index / math.sqrt(n)), centre + index / math.sqrt(n)
+                    )
                     for n in rounds
                 ),
             )
@@ -274,3 +283,62 @@ def par_bets(odds: Mapping[str, SideBetOdds]) -> dict[str, ParBet]:
     """Every open bet of a game's priced bets (``{bet: SideBetOdds}``, as the games' ``odds``
     functions return them), in their order; closed bets are left out."""
     return {bet: par_bet(o) for bet, o in odds.items() if o.open}
+
+
+def banded_outcomes(
+    outcomes: tuple[ParOutcome, ...], most: int = MAX_WIN_ROWS
+) -> tuple[tuple[ParOutcome, ...], bool]:
+    """The outcome table to show: ``outcomes`` themselves when at most ``most`` of them win,
+    else their wins in ``most`` bands of equal width in pay, each exact — its probability and
+    RTP share the sums of its outcomes', its net the exact mean net within it, its pay the
+    band's lowest — and the other rows (push, half loss, loss) as they are; and whether it was
+    banded. The figures of the bet are always the full table's.
+
+    >>> from pricing.games.fixed_odds import SideBetOdds
+    >>> odds = SideBetOdds.from_ways("B", {f"W{k}": 1 for k in range(1, 5)}, 8,
+    ...                              {f"W{k}": 100 * k for k in range(1, 5)})
+    >>> rows, banded = banded_outcomes(par_bet(odds).outcomes, most=2)
+    >>> banded, [(o.name, o.net, o.probability) for o in rows]
+    (True, [('WIN at 1 – 2 : 1', Fraction(3, 2), Fraction(1, 4)), \
+('WIN at 3 – 4 : 1', Fraction(7, 2), Fraction(1, 4)), ('LOSE', Fraction(-1, 1), Fraction(1, 2))])
+    """
+    wins = [o for o in outcomes if o.net > 0]
+    if len(wins) <= most:
+        return outcomes, False
+    low = min(o.payout_hundredths for o in wins)
+    high = max(o.payout_hundredths for o in wins)
+    width = (high - low) // most + 1
+    bands: dict[int, list[ParOutcome]] = {}
+    for o in wins:
+        bands.setdefault((o.payout_hundredths - low) // width, []).append(o)
+    rows = []
+    for _, members in sorted(bands.items()):
+        p = sum((o.probability for o in members), Fraction(0))
+        lo = min(o.payout_hundredths for o in members)
+        hi = max(o.payout_hundredths for o in members)
+        span = pay_span(lo, hi)
+        rows.append(
+            ParOutcome(
+                f"WIN at {span}",
+                lo,
+                sum((o.net * o.probability for o in members), Fraction(0)) / p,
+                p,
+                one_in(p),
+                sum((o.rtp_share for o in members), Fraction(0)),
+            )
+        )
+    return (*rows, *(o for o in outcomes if o.net <= 0)), True
+
+
+def pay_span(low: int, high: int) -> str:
+    """Pays in hundredths as odds to 1: one, or a range.
+
+    >>> pay_span(88, 88), pay_span(150, 2400)
+    ('0.88 : 1', '1.5 – 24 : 1')
+    """
+
+    def text(pay: int) -> str:
+        whole, cents = divmod(pay, 100)
+        return str(whole) if not cents else f"{whole}.{cents:02d}".rstrip("0")
+
+    return f"{text(low)} : 1" if low == high else f"{text(low)} – {text(high)} : 1"

@@ -41,7 +41,7 @@ from fractions import Fraction
 from typing import Any
 
 from pricing.analysis.hilo import FULL_DECK_CLASSES, hilo_positions
-from pricing.analysis.par import VolatilityLevel, volatility
+from pricing.analysis.par import VolatilityLevel, pay_span, volatility
 from pricing.analysis.report import PositionTally, exact_number
 from pricing.games.fixed_odds import LOSE_HUNDREDTHS, SideBetOdds, protection_closes
 from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
@@ -247,8 +247,7 @@ def pay_text(pay: int) -> str:
     >>> pay_text(88), pay_text(2400), pay_text(150)
     ('0.88 : 1', '24 : 1', '1.5 : 1')
     """
-    whole, cents = divmod(pay, 100)
-    return f"{whole} : 1" if not cents else f"{whole}.{cents:02d}".rstrip("0") + " : 1"
+    return pay_span(pay, pay)
 
 
 def mixture_odds(

@@ -31,8 +31,21 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Final, TypeAlias
 
-from pricing.analysis.par import CONFIDENCE_LEVELS, HITTABLE_ONE_IN, ParBet, VolatilityLevel
-from pricing.analysis.par_sheet import ParEntry, ParFigure, ParSheet, Precision
+from pricing.analysis.par import (
+    CONFIDENCE_LEVELS,
+    HITTABLE_ONE_IN,
+    ParBet,
+    VolatilityLevel,
+    banded_outcomes,
+)
+from pricing.analysis.par_sheet import (
+    SOURCES,
+    ParEntry,
+    ParFigure,
+    ParSheet,
+    Precision,
+    generated_by,
+)
 from pricing.analysis.par_shoe import RtpDistribution
 from pricing.cli.par_plots import Plotter
 from pricing.errors import InvalidOption
@@ -273,6 +286,7 @@ def _bet_figures(p: ParBet) -> Html:
 
 
 def _outcomes(p: ParBet) -> Html:
+    outcomes, banded = banded_outcomes(p.outcomes)
     rows = [
         [
             o.name,
@@ -281,10 +295,18 @@ def _outcomes(p: ParBet) -> Html:
             _exact(o.one_in, "" if o.one_in is None else _one_in(float(o.one_in))),
             _pct(o.rtp_share),
         ]
-        for o in p.outcomes
+        for o in outcomes
     ]
     head = ["Outcome", "Net payout per unit", "Probability", "1 in X", "Share of RTP"]
-    return _table(head, rows, "outcomes")
+    table = _table(head, rows, "outcomes")
+    if not banded:
+        return table
+    paid = sum(o.net > 0 for o in p.outcomes)
+    note = (
+        f"The {paid} payouts offered, in bands of pay: each band's probability and share "
+        "exact, its net payout the exact mean within it (the CSV files list every payout)."
+    )
+    return Html(el("p", note, class_="note") + table)
 
 
 def _ranges(levels: tuple[VolatilityLevel, ...]) -> Html:
@@ -306,6 +328,19 @@ def _ranges(levels: tuple[VolatilityLevel, ...]) -> Html:
 def _distribution(sheet: ParSheet, e: ParEntry, d: RtpDistribution) -> Html:
     """``e``'s distribution ``d``, with its standard errors when simulated."""
     se = e.distribution_error
+    simulated = e.distribution_precision is Precision.SIMULATED
+
+    def figure(x: Fraction | None) -> Html:
+        """A figure of the sample: exact over the simulated rounds, but an estimate, so its
+        fraction (of a sample) is not printed as if it were the bet's."""
+        if simulated and x is not None:
+            return Html(el("span", _percent(float(x)), class_="dec"))
+        return _pct(x)
+
+    def number(x: Fraction) -> Html:
+        if simulated:
+            return Html(el("span", _significant(float(x)), class_="dec"))
+        return _exact(x, _significant(float(x)))
 
     def with_se(shown: Html, error: float | None) -> Node:
         if error is None:
@@ -313,37 +348,27 @@ def _distribution(sheet: ParSheet, e: ParEntry, d: RtpDistribution) -> Html:
         return [shown, el("span", f"± {_percent(error)} (standard error)", class_="se")]
 
     rows: list[tuple[str, Node]] = [
-        ("States priced", f"{d.states:,}"),
-        ("Share of rounds offered", _pct(d.offered)),
-        ("Minimum RTP", _pct(d.minimum)),
-        ("Mean RTP over offered rounds", with_se(_pct(d.mean), None if se is None else se.mean)),
-        ("Maximum RTP", _pct(d.maximum)),
+        ("Rounds simulated" if simulated else "Deck states", f"{d.states:,}"),
+        ("Share of rounds offered", figure(d.offered)),
+        ("Minimum RTP", figure(d.minimum)),
+        ("Mean RTP over offered rounds", with_se(figure(d.mean), None if se is None else se.mean)),
+        ("Maximum RTP", figure(d.maximum)),
     ]
     if d.min_rtp is not None:
         rows.append(("Floor", _pct(d.min_rtp)))
         rows.append(
             (
                 "Offered rounds below the floor",
-                with_se(_pct(d.below_min), None if se is None else se.below_min),
+                with_se(figure(d.below_min), None if se is None else se.below_min),
             )
         )
     if d.variance is not None and d.standard_deviation is not None:
-        rows.append(
-            (
-                "Variance of a unit bet, whole shoe",
-                _exact(d.variance, _significant(float(d.variance))),
-            )
-        )
+        rows.append(("Variance of a unit bet over the rounds dealt", number(d.variance)))
         if d.price_variance is not None:
-            rows.append(
-                (
-                    "of which the spread of prices",
-                    _exact(d.price_variance, _significant(float(d.price_variance))),
-                )
-            )
-        rows.append(("σ, whole shoe", _plain(d.standard_deviation)))
+            rows.append(("of which the spread of the RTP over rounds", number(d.price_variance)))
+        rows.append(("σ over the rounds dealt", _plain(d.standard_deviation)))
         for v in d.volatility() or ():
-            rows.append((f"VI {v.level} %, whole shoe", _plain(v.index)))
+            rows.append((f"VI {v.level} % over the rounds dealt", _plain(v.index)))
     how = str(e.distribution_precision)
     if e.distribution_precision is Precision.SIMULATED:
         shoes = sheet.shoes if se is None else se.shoes
@@ -435,6 +460,9 @@ def _notes(sheet: ParSheet) -> Html:
         "section",
         el("h2", "Notes and sources"),
         el("ol", [el("li", note) for note in sheet.notes]) if sheet.notes else None,
+        el("h3", "Sources"),
+        el("ol", [el("li", source) for source in SOURCES]),
+        el("p", generated_by(), class_="small"),
         el("h3", "Definitions"),
         el("dl", [[el("dt", term), el("dd", text)] for term, text in DEFINITIONS]),
         class_="notes",

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pricing.analysis.par import ParBet
-from pricing.analysis.par_sheet import ParEntry, ParFigure, ParSheet
+from pricing.analysis.par import ParBet, banded_outcomes
+from pricing.analysis.par_sheet import (
+    SOURCES,
+    ParEntry,
+    ParFigure,
+    ParSheet,
+    Precision,
+    generated_by,
+)
 
 __all__ = ["format_par"]
 
@@ -27,8 +34,12 @@ def _figure(f: ParFigure) -> str:
 
 
 def _outcomes(par: ParBet) -> list[str]:
+    outcomes, banded = banded_outcomes(par.outcomes)
     lines = [f"    {'outcome':<28} {'net':>9} {'probability':>13} {'odds':>20} {'RTP share':>10}"]
-    for o in par.outcomes:
+    if banded:
+        paid = sum(o.net > 0 for o in par.outcomes)
+        lines.insert(0, f"    the {paid} payouts offered, in bands of pay (--json, --csv: each)")
+    for o in outcomes:
         lines.append(
             f"    {o.name:<28} {float(o.net):>9.4g} {float(o.probability):>13.8f} "
             f"{_one_in(o.one_in):>20} {_pct(o.rtp_share):>10}"
@@ -58,11 +69,13 @@ def _entry(e: ParEntry) -> list[str]:
         )
         lines.extend(_outcomes(par))
     d = e.distribution
+    simulated = e.distribution_precision is Precision.SIMULATED
     if d is not None:
         err = e.distribution_error
         se = "" if err is None else f" ± {100 * err.mean:.4f}"
         lines.append(
-            f"    RTP over the rounds dealt ({e.distribution_precision}, {d.states:,} states): "
+            f"    RTP over the rounds dealt ({e.distribution_precision}, {d.states:,} "
+            f"{'rounds' if simulated else 'deck states'}): "
             f"min {_pct(d.minimum)}, mean {_pct(d.mean)}{se}, max {_pct(d.maximum)}, "
             f"offered {_pct(d.offered)}"
         )
@@ -74,7 +87,10 @@ def _entry(e: ParEntry) -> list[str]:
                 f"    below {_pct(d.min_rtp)}: {_pct(d.below_min)}{below_se} of offered rounds"
             )
         if d.standard_deviation is not None:
-            lines.append(f"    whole-shoe σ {d.standard_deviation:.4f} per unit")
+            lines.append(
+                f"    σ over the rounds dealt {d.standard_deviation:.4f} per unit "
+                f"({e.distribution_precision})"
+            )
     lines.extend(_figure(f) for f in e.figures)
     if e.note:
         lines.append(f"    note: {e.note}")
@@ -110,4 +126,7 @@ def format_par(sheet: ParSheet) -> str:
     if sheet.notes:
         lines.append("")
         lines.extend(f"Note: {n}" for n in sheet.notes)
+    lines.append("")
+    lines.extend(f"Source: {source}" for source in SOURCES)
+    lines.append(generated_by())
     return "\n".join(lines)

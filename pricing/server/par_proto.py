@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Final
 
-from pricing.analysis.par import ParBet, VolatilityLevel
+from pricing.analysis.par import ParBet, VolatilityLevel, banded_outcomes
 from pricing.analysis.par_sheet import Basis, ParEntry, ParFigure, ParSheet, Precision
 from pricing.analysis.par_shoe import RtpDistribution
 from pricing.v1 import pricing_pb2 as pb
@@ -56,6 +56,7 @@ def _volatility(levels: tuple[VolatilityLevel, ...]) -> list[pb.VolatilityLevel]
 
 
 def _par(par: ParBet, out: pb.ParBet) -> None:
+    outcomes, out.outcomes_banded = banded_outcomes(par.outcomes)
     out.outcomes.extend(
         pb.ParOutcome(
             name=o.name,
@@ -65,7 +66,7 @@ def _par(par: ParBet, out: pb.ParBet) -> None:
             one_in=None if o.one_in is None else ratio(o.one_in),
             rtp_share=ratio(o.rtp_share),
         )
-        for o in par.outcomes
+        for o in outcomes
     )
     out.rtp.CopyFrom(ratio(par.rtp))
     out.house_edge.CopyFrom(ratio(par.house_edge))

@@ -3187,6 +3187,7 @@ class ParBet(_message.Message):
     DISTRIBUTION_FIELD_NUMBER: _builtins.int
     FIGURES_FIELD_NUMBER: _builtins.int
     NOTE_FIELD_NUMBER: _builtins.int
+    OUTCOMES_BANDED_FIELD_NUMBER: _builtins.int
     bet: _builtins.str
     """"SEVEN", "PAIRS/any-pair", "HIGHER/depleting", "MAIN" """
     basis: Global___ParBasis.ValueType
@@ -3199,6 +3200,11 @@ class ParBet(_message.Message):
     """GLI-11: hittable at least once in 100 million games"""
     note: _builtins.str
     """anything a reader must know about this bet"""
+    outcomes_banded: _builtins.bool
+    """`outcomes` shows a price's many payouts in bands of pay (each row's probability and share
+    exact, its net the exact mean within the band); the figures are the full table's (the
+    command line's --json and --csv carry it)
+    """
     @_builtins.property
     def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___ParOutcome]:
         """every outcome, the loss last; empty for a bet described by figures only"""
@@ -3265,10 +3271,11 @@ class ParBet(_message.Message):
         distribution: Global___RtpDistribution | None = ...,
         figures: _abc.Iterable[Global___ParFigure] | None = ...,
         note: _builtins.str = ...,
+        outcomes_banded: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["distribution", b"distribution", "hit_frequency", b"hit_frequency", "house_edge", b"house_edge", "max_win", b"max_win", "max_win_one_in", b"max_win_one_in", "max_win_probability", b"max_win_probability", "rtp", b"rtp", "variance", b"variance"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["basis", b"basis", "bet", b"bet", "distribution", b"distribution", "figures", b"figures", "hit_frequency", b"hit_frequency", "house_edge", b"house_edge", "max_win", b"max_win", "max_win_hittable", b"max_win_hittable", "max_win_one_in", b"max_win_one_in", "max_win_probability", b"max_win_probability", "note", b"note", "outcomes", b"outcomes", "precision", b"precision", "rtp", b"rtp", "standard_deviation", b"standard_deviation", "variance", b"variance", "volatility", b"volatility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["basis", b"basis", "bet", b"bet", "distribution", b"distribution", "figures", b"figures", "hit_frequency", b"hit_frequency", "house_edge", b"house_edge", "max_win", b"max_win", "max_win_hittable", b"max_win_hittable", "max_win_one_in", b"max_win_one_in", "max_win_probability", b"max_win_probability", "note", b"note", "outcomes", b"outcomes", "outcomes_banded", b"outcomes_banded", "precision", b"precision", "rtp", b"rtp", "standard_deviation", b"standard_deviation", "variance", b"variance", "volatility", b"volatility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

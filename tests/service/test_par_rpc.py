@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import grpc
 
+from pricing.analysis.par import MAX_WIN_ROWS
 from pricing.analysis.par_games import hilo_par_sheet, two_hand_par_sheet
 from pricing.games.baccarat import bets as baccarat
 from pricing.server.par_proto import sheet_to_proto
@@ -76,3 +77,17 @@ def test_the_sheets_options_are_checked(server: ServerProcess) -> None:
         grpc.StatusCode.INVALID_ARGUMENT,
         "decks is for",
     )
+
+
+def test_a_moving_price_with_many_payouts_comes_banded(server: ServerProcess) -> None:
+    rules = pb.HigherLowerRules(shuffle_mode=pb.SHUFFLE_MODE_DEPLETING)
+    got = stub(server).Analyze(
+        pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, par=True, higher_lower=rules)
+    )
+    assert got.ByteSize() < 1 << 20  # well within a gRPC client's default 4 MiB
+    higher = next(b for b in got.par.bets if b.bet == "HIGHER/depleting")
+    assert higher.outcomes_banded and len(higher.outcomes) <= MAX_WIN_ROWS + 1
+    assert sum(Fraction(o.probability.exact) for o in higher.outcomes) == 1
+    assert sum(Fraction(o.rtp_share.exact) for o in higher.outcomes) == 1
+    mean = sum(Fraction(o.probability.exact) * (1 + Fraction(o.net.exact)) for o in higher.outcomes)
+    assert mean == Fraction(higher.rtp.exact)  # the bands keep the RTP exactly

@@ -167,7 +167,7 @@ image-test: $(STAMP)  ## build the stand-ins and the image, then test both under
 # The PAR sheet's page in a real browser (tests/browser/, not in `make test`): the page is made
 # first, as a user makes it, then headless Chromium prints it to PDF and poppler-utils read that
 # back. Debian's chromium and poppler-utils (.ci/run installs them when missing).
-PAR_HTML_GAMES ?= hilo dragon-tiger
+PAR_HTML_GAMES ?= hilo goagae higher-lower blackjack baccarat dragon-tiger
 par-html-check: $(STAMP)  ## each game's PAR sheet page (pricing analyze GAME --par --html) printed by headless Chromium, and what it shows checked
 	@set -e; out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
 	for game in $(PAR_HTML_GAMES); do \

@@ -24,6 +24,9 @@ __all__ = ["Plotter"]
 #: Outcomes up to this many are bars with their names; more (a moving price's payouts) are
 #: stems at their net payout.
 _NAMED_OUTCOMES: Final = 16
+#: Beyond this many outcomes the plot draws one line through them instead of a stem each (a
+#: page of Higher/Lower's thousand payouts per bet would take megabytes of SVG).
+_STEMMED_OUTCOMES: Final = 120
 #: The funnel's horizontal axis: 10³ … 10⁸ rounds.
 _FIRST_POWER, _LAST_POWER = 3, 8
 
@@ -67,8 +70,11 @@ class Plotter:
         else:
             x = [float(o.net) for o in outcomes]
             for ax, values in ((left, probability), (right, share)):
-                ax.vlines(x, 0, values, color="C0", linewidth=1.2)
-                ax.plot(x, values, "o", color="C0", markersize=2.5)
+                if len(outcomes) <= _STEMMED_OUTCOMES:
+                    ax.vlines(x, 0, values, color="C0", linewidth=1.2)
+                    ax.plot(x, values, "o", color="C0", markersize=2.5)
+                else:  # hundreds of payouts (a moving price): one line, not a stem each
+                    ax.plot(x, values, "-", color="C0", linewidth=0.8)
                 ax.set_xlabel("net payout per unit", fontsize=8)
         left.set_yscale("log")
         left.set_title("probability (log scale)", fontsize=9)

@@ -7,8 +7,9 @@ betting closed is settled for one unit (``UNIT_CENTS``) as the table settles a b
 floor(stake × payout / 100); with a unit of 100 cents and payouts in hundredths the floor is
 exact): the stakes the table counts as it folds the round (``Table.stakes``, from
 ``pricing.tables.live_return``, the same the server's ``pricing_live_return_z`` sums in
-floats). Blackjack's side bets are settled the same way for every seat dealt its two cards; a
-seat dealt fewer is refunded, so it is not a stake.
+floats), one a round for each bet. Blackjack's side bets are settled the same way for every
+seat dealt its two cards (a seat dealt fewer is refunded) and make one stake together: what
+they returned per unit, their mean.
 
 The theory for one such stake is exact: at the prices the round was offered on, the bet wins
 ``ways`` of ``total`` equally likely outcomes (``BetPrice.wins`` of ``remaining`` for a dynamic
@@ -17,9 +18,12 @@ are ratios of integers, summed here as ``Fraction``s. Over ``n`` stakes the real
 return is compared with the mean of their ``E``: each stake's deviation from its own ``E`` has
 mean zero given everything dealt before it, so the deviations add up as a martingale and the
 standard error of the realised mean about the expected one is ``sqrt(ΣV) / n`` (the cards of
-one deck are not independent, but this conditional form needs no independence). A gap beyond
-``FLAG_SE`` standard errors is flagged: the table did not deal the cards the service priced (a
-short deck, a biased shuffle, a feed that misses cards).
+one deck are not independent, but this conditional form needs no independence). A stake on
+several seats is the mean of their returns, each with that ``E`` and ``V``; its variance is at
+most ``V`` whatever the seats have in common, so ``V`` is used: exact for a bet settled on the
+dealer's cards alone (Bust It), conservative for one on each seat's own cards (Perfect Pairs).
+A gap beyond ``FLAG_SE`` standard errors is flagged: the table did not deal the cards the
+service priced (a short deck, a biased shuffle, a feed that misses cards).
 
 Blackjack's Crown Treasure is priced on the dealer's first two cards; a round in which the
 dealer never draws a second (every seat bust) cannot pay it, so a live Royal Match returns a
@@ -68,7 +72,7 @@ from pricing.games.two_hands import TwoHandGame
 from pricing.journal import Record
 from pricing.journal.fold import apply_record, fold_records
 from pricing.tables import Game, Table, TableConfig
-from pricing.tables.live_return import UNIT_CENTS, Offer, Stake
+from pricing.tables.live_return import UNIT_CENTS, Stake
 
 __all__ = ["FLAG_SE", "UNIT_CENTS", "LiveBet", "LiveReport", "live_stats"]
 
@@ -79,19 +83,19 @@ FLAG_SE: Final = 4
 
 @dataclass(frozen=True, slots=True)
 class LiveBet:
-    """One bet over the stakes counted: ``stakes`` unit stakes settled (one a round it was
-    offered on; blackjack's side bets one a seat dealt two cards), ``wins`` of them won;
-    ``returned`` the realised return per unit staked and ``expected`` the exact expectation
-    of those same stakes (both stake included: 1 is break-even); ``standard_error`` of
-    ``returned`` about ``expected``; ``certified`` the theoretical report's figure, where one
-    applies (see the module's docstring)."""
+    """One bet over the stakes counted: ``stakes`` settled, one a round it was offered on (a
+    blackjack side bet: one unit on each seat dealt two cards, returning their mean), ``wins``
+    of them won (on at least one seat); ``returned`` the realised return per unit staked and
+    ``expected`` the exact expectation of those same stakes (both stake included: 1 is
+    break-even); ``standard_error`` of ``returned`` about ``expected``; ``certified`` the
+    theoretical report's figure, where one applies (see the module's docstring)."""
 
     bet: str
     stakes: int
     wins: int
     returned: Fraction
     expected: Fraction
-    variance: Fraction  # Σ of the stakes' variances (units²)
+    variance: Fraction  # Σ of the stakes' variances (units²; on several seats: one seat's)
     certified: Fraction | None = None
 
     @property
@@ -175,9 +179,19 @@ class LiveReport:
 class _Tally:
     stakes: int = 0
     wins: int = 0
-    returned_cents: int = 0
+    #: Cents returned by the stakes on each number of seats (units): summed as integers, each
+    #: over its units once at the end (``returned``).
+    returned_cents: dict[int, int] = field(default_factory=dict)
     expected: Fraction = field(default_factory=Fraction)
     variance: Fraction = field(default_factory=Fraction)
+
+    @property
+    def returned(self) -> Fraction:
+        """Per unit staked: each stake returned the mean of its units'."""
+        if not self.stakes:
+            return Fraction(0)
+        cents = sum((Fraction(c, units) for units, c in self.returned_cents.items()), Fraction(0))
+        return cents / (UNIT_CENTS * self.stakes)
 
 
 @dataclass
@@ -196,20 +210,14 @@ class _Totals:
 
 
 def _count(stakes: Iterable[Stake], totals: _Totals) -> None:
-    """Add a round's unit stakes (``Table.stakes``) to ``totals``, exactly."""
-    last: Offer | None = None
-    mean = variance = Fraction(0)
-    tally = _Tally()
-    for offer, cents, won in stakes:
-        if offer is not last:  # a bet's stakes on several seats: one offer
-            last = offer
-            mean, variance = offer.mean(Fraction), offer.variance(Fraction)
-            tally = totals.tally(offer.bet)
+    """Add a round's stakes (``Table.stakes``) to ``totals``, exactly."""
+    for offer, cents, units, won in stakes:
+        tally = totals.tally(offer.bet)
         tally.stakes += 1
         tally.wins += won
-        tally.returned_cents += cents
-        tally.expected += mean
-        tally.variance += variance
+        tally.returned_cents[units] = tally.returned_cents.get(units, 0) + cents
+        tally.expected += offer.mean(Fraction)
+        tally.variance += offer.variance(Fraction)
 
 
 def _fold_table(
@@ -276,7 +284,7 @@ def live_stats(
             bet=bet,
             stakes=t.stakes,
             wins=t.wins,
-            returned=Fraction(t.returned_cents, UNIT_CENTS * t.stakes) if t.stakes else Fraction(0),
+            returned=t.returned,
             expected=t.expected / t.stakes if t.stakes else Fraction(0),
             variance=t.variance,
             certified=certified.get(bet),

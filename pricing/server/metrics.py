@@ -192,8 +192,8 @@ class Metrics:
         )
         self.live_return_rounds = TableGauge(
             "pricing_live_return_rounds",
-            "Unit stakes pricing_live_return_z counts: the rounds the bet was offered since the "
-            "table opened (a blackjack side bet: one a seat dealt its cards).",
+            "Stakes pricing_live_return_z counts: the rounds the bet was offered since the "
+            "table opened (a blackjack side bet: one a round, its seats' mean).",
             ("table_id", "bet"),
             enabled=table_series,
         )

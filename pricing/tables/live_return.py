@@ -8,16 +8,30 @@ This is the one place that says which stakes count and what each is worth:
   paytable it was offered on, with the first two moments of what it returns as integers;
 - ``round_stakes``: what each of those unit stakes returned on the round's result, settled as
   ``Table.settle`` settles a bet (the adapter's ``bet_wins`` and ``side_bet_outcome``, then
-  ``returned_cents``): one stake a round; a fixed-paytable bet one per seat (blackjack's side
-  bets), a seat dealt too few cards to settle it refunded, so no stake.
+  ``returned_cents``): one stake a round for each bet. A fixed-paytable bet at a game with
+  seats (blackjack's side bets) is settled for one unit on every seat dealt the cards it needs
+  (a seat dealt too few is refunded) and counted as one stake returning the mean of those
+  seats' returns: the seats of a round are not independent (Bust It is settled on the dealer's
+  hand alone, the same for every seat; 21+3 reads the dealer's up card too), so counting each
+  seat as a stake of its own would understate the round's variance up to seven times.
 
 The offline report (``pricing.analysis.live``) sums them exactly, choosing ``Fraction`` for
 the moments; a table sums them in floats as each round ends (``LiveReturn``, folded with the
 table and kept in its journal images, so a restart rebuilds the same figures), which the
 server exports as ``pricing_live_return_z`` and ``pricing_live_return_rounds``. Over ``n``
-stakes z = (Σ returned − Σ E) / sqrt(Σ V): the realised mean's gap from the expected mean in
-standard errors (each stake's deviation from its own E has mean zero given everything dealt
-before it, so the deviations add up as a martingale and need no independence).
+stakes (rounds) z = (Σ returned − Σ E) / sqrt(Σ V): the realised mean's gap from the expected
+mean in standard errors (each stake's deviation from its own E has mean zero given everything
+dealt before it, so the deviations add up as a martingale and need no independence between
+rounds).
+
+A stake's E and V are those of one unit on one seat. The seats of a round are dealt from the
+same shoe in the same state, so each seat's return has that E and that V; the mean of k of
+them has that E, and its variance, (1/k²) Σᵢⱼ Cov(Xᵢ, Xⱼ), is at most V, each covariance being
+at most √(V·V) = V (Cauchy–Schwarz). With V, z is exact for a bet settled on shared cards
+alone (every seat the same: Bust It) and conservative for one settled on each seat's own
+cards (Perfect Pairs, its seats nearly independent: z about 1/√k of its size at the mean's
+true variance): never inflated, so an honest table does not cross the alert's 4 more often
+with more seats.
 
 >>> import operator
 >>> from fractions import Fraction
@@ -58,7 +72,8 @@ __all__ = [
 
 #: One unit staked, in cents: payouts are in hundredths, so the settlement's floor is exact.
 UNIT_CENTS: Final = 100
-#: The sums kept per bet (``LiveReturn.sums``): stakes, returned (cents), expected, variance.
+#: The sums kept per bet (``LiveReturn.round_sums``): stakes (rounds), returned (cents: a
+#: stake on several seats their mean), expected, variance.
 _SUMS: Final = 4
 
 N = TypeVar("N")
@@ -126,9 +141,11 @@ class Offer:
         )
 
 
-#: One unit staked on an offer: ``(offer, returned cents (the stake included), won)`` (a push
-#: returns the stake and is not a win). A bare tuple: a baccarat round makes 25.
-Stake: TypeAlias = tuple[Offer, int, bool]
+#: A round's stake on an offer: ``(offer, cents returned (stakes included), units, won)``: one
+#: unit on each of ``units`` seats (1: a dynamic bet, a game without seats), counted as one
+#: stake returning ``cents / units`` (their mean); ``won``: it won on at least one of them (a
+#: push returns the stake and is not a win). A bare tuple: a baccarat round makes 25.
+Stake: TypeAlias = tuple[Offer, int, int, bool]
 
 
 #: Dynamic bets' offers by (bet, payout, wins, remaining): the same few recur round after
@@ -178,29 +195,37 @@ def round_stakes(
     offers: Iterable[Offer],
     ended: EndedRound,
 ) -> tuple[Stake, ...]:
-    """Every unit stake ``offers`` make on ``ended`` (a round with a result), settled as a
+    """The stake each of ``offers`` makes on ``ended`` (a round with a result), settled as a
     table settles a bet; a table of ``config`` with ``seats`` player boxes, its game's
-    ``adapter``. A dynamic bet is one stake; a fixed-paytable bet one a seat (0 in a game
-    without seats), a seat dealt too few cards to settle it refunded: no stake."""
+    ``adapter``. One stake a bet: a dynamic bet's one unit; a fixed-paytable bet's one unit on
+    every seat (the one place of a game without seats) but a seat dealt too few cards to settle
+    it (refunded), counted together as one stake (none if every seat was refunded)."""
     stakes: list[Stake] = []
     places = range(1, seats + 1) if seats else (0,)
     for offer in offers:
         bet, payout = offer.bet, offer.payout_hundredths
         if payout is not None:
             won = adapter.bet_wins(config, bet, ended.result)
-            stakes.append((offer, returned_cents(UNIT_CENTS, payout) if won else 0, won))
+            stakes.append((offer, returned_cents(UNIT_CENTS, payout) if won else 0, 1, won))
             continue
+        cents = units = 0
+        won = False
         for seat in places:
             result = adapter.side_bet_outcome(config, bet, ended, seat)
             if result is not None:
                 pays = result.payout_hundredths
-                stakes.append((offer, returned_cents(UNIT_CENTS, pays), pays > 0))
+                cents += returned_cents(UNIT_CENTS, pays)
+                units += 1
+                won = won or pays > 0
+        if units:
+            stakes.append((offer, cents, units, won))
     return tuple(stakes)
 
 
 class ReturnTotals(NamedTuple):
-    """One bet's sums over the stakes a table counted, in floats: ``returned`` and
-    ``expected`` in units (``returned`` exact: whole cents), ``variance`` in units²."""
+    """One bet's sums over the stakes (rounds) a table counted, in floats: ``returned`` and
+    ``expected`` in units (``returned`` exact while each stake is one seat's: whole cents),
+    ``variance`` in units²."""
 
     stakes: int
     returned: float
@@ -222,24 +247,27 @@ _NO_STAKES: Final[tuple[Stake, ...]] = ()
 @dataclass(frozen=True, slots=True)
 class LiveReturn:
     """A table's live return so far, each bet's sums in floats: ``bets`` in the order first
-    staked, and for each ``_SUMS`` doubles in ``sums`` (stakes, returned cents, Σ E, Σ V): a
-    fixed 32 bytes a bet. ``dealing``: the offers of the round being dealt once its betting
-    closed (None between rounds, and while betting is open: the table's state has them).
-    Immutable: a table's journal image holds it as it is."""
+    staked, and for each ``_SUMS`` doubles in ``round_sums`` (stakes, returned cents, Σ E,
+    Σ V; one stake a round, ``round_stakes``): a fixed 32 bytes a bet. ``dealing``: the offers
+    of the round being dealt once its betting closed (None between rounds, and while betting
+    is open: the table's state has them). Immutable: a table's journal image holds it as it
+    is. (Its fields' names are part of an image's format: an image of a build that counted a
+    blackjack side bet once a seat, in a field named ``sums``, is not read, and the table is
+    folded again from its events, counting it once a round.)"""
 
     bets: tuple[str, ...] = ()
-    sums: bytes = b""
+    round_sums: bytes = b""
     dealing: tuple[Offer, ...] | None = None
     dealing_round: int = 0
 
     def __reduce__(
         self,
     ) -> tuple[type[LiveReturn], tuple[tuple[str, ...], bytes, tuple[Offer, ...] | None, int]]:
-        return LiveReturn, (self.bets, self.sums, self.dealing, self.dealing_round)
+        return LiveReturn, (self.bets, self.round_sums, self.dealing, self.dealing_round)
 
     def totals(self) -> Iterator[tuple[str, ReturnTotals]]:
         """Each bet staked, with its sums."""
-        sums = memoryview(self.sums).cast("d")
+        sums = memoryview(self.round_sums).cast("d")
         for i, bet in enumerate(self.bets):
             n, cents, expected, variance = sums[_SUMS * i : _SUMS * i + _SUMS]
             yield bet, ReturnTotals(int(n), cents / UNIT_CENTS, expected, variance)
@@ -273,24 +301,20 @@ class LiveReturn:
     def _dealing(self, offers: tuple[Offer, ...] | None, round_id: int) -> LiveReturn:
         if offers is None and self.dealing is None:
             return self
-        return LiveReturn(self.bets, self.sums, offers, round_id)
+        return LiveReturn(self.bets, self.round_sums, offers, round_id)
 
     def _counted(self, stakes: tuple[Stake, ...]) -> LiveReturn:
         """With ``stakes`` added to the sums (and no round being dealt)."""
         bets = self.bets
-        sums = array("d", self.sums)
-        last: Offer | None = None
-        at = 0
-        for offer, cents, _ in stakes:
-            if offer is not last:  # a bet's stakes on several seats: one offer
-                last = offer
-                try:
-                    at = _SUMS * bets.index(offer.bet)
-                except ValueError:  # first staked now
-                    at, bets = len(sums), (*bets, offer.bet)
-                    sums.extend((0.0,) * _SUMS)
+        sums = array("d", self.round_sums)
+        for offer, cents, units, _ in stakes:
+            try:
+                at = _SUMS * bets.index(offer.bet)
+            except ValueError:  # first staked now
+                at, bets = len(sums), (*bets, offer.bet)
+                sums.extend((0.0,) * _SUMS)
             sums[at] += 1
-            sums[at + 1] += cents
+            sums[at + 1] += cents if units == 1 else cents / units  # one seat's: whole cents
             sums[at + 2] += offer.mean_float
             sums[at + 3] += offer.variance_float
         return LiveReturn(bets, sums.tobytes())

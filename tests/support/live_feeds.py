@@ -14,6 +14,8 @@ from pricing.analysis.live import LiveReport
 from pricing.cards import DECK, Card, Rank
 from pricing.games import blackjack, goagae, hilo
 from pricing.games.baccarat import Hand, next_hand_dealt
+from pricing.games.blackjack.hands import dealer_hand_result
+from pricing.games.blackjack.rules import DealerRule
 from pricing.games.events import CardRole, EndRound, ExposeCard, NewShoe, VoidRound
 from pricing.games.higher_lower import DEFAULT_BURNS
 from pricing.journal import Record
@@ -87,9 +89,14 @@ def goagae_feed(decks: int, seed: int, *, void_rate: float = 0.05) -> Dealt:
     return out
 
 
-def blackjack_feed(shoes: int, seed: int, *, seats: int = 3, rounds: int = 30) -> Dealt:
+def blackjack_feed(
+    shoes: int, seed: int, *, seats: int = 3, rounds: int = 30, dealer_plays: bool = False
+) -> Dealt:
     """Depleting 6-deck shoes of ``rounds`` rounds each: a card to each seat, the dealer's,
-    a second to each seat, the dealer's second, EndRound (the side bets need no more)."""
+    a second to each seat, the dealer's second, EndRound (the side bets on the first cards
+    need no more); ``dealer_plays``: the seats stand and the dealer draws to S17 before the
+    EndRound, as the bets on the dealer's hand (Bust It) need (``rounds`` then keeps the
+    dealer's first two cards)."""
     rng = random.Random(seed)
     out = Dealt()
     for s in range(shoes):
@@ -109,6 +116,11 @@ def blackjack_feed(shoes: int, seed: int, *, seats: int = 3, rounds: int = 30) -
                     out.events.append(ExposeCard(seen[-1], CardRole.PLAYER, seat))
                 seen.append(cards.pop())
                 dealer.append(seen[-1])
+                out.events.append(ExposeCard(seen[-1], CardRole.DEALER))
+            drawn = list(dealer)
+            while dealer_plays and dealer_hand_result(drawn, DealerRule.S17) is None:
+                seen.append(cards.pop())
+                drawn.append(seen[-1])
                 out.events.append(ExposeCard(seen[-1], CardRole.DEALER))
             out.events.append(EndRound())
             out.rounds.append((before, (*(c for h in hands for c in h), *dealer)))
@@ -179,17 +191,19 @@ class Expected:
     expected: Fraction = field(default_factory=Fraction)
     variance: Fraction = field(default_factory=Fraction)
 
-    def add(self, chances: Sequence[tuple[Fraction, int]], won_pays: int | None) -> None:
-        """One unit stake on a bet whose outcomes happen with ``chances`` (probability, pays
-        in hundredths); ``won_pays``: what the outcome that happened pays, ``None``: lost."""
+    def add(self, chances: Sequence[tuple[Fraction, int]], won_pays: Sequence[int | None]) -> None:
+        """A round's stake on a bet whose outcomes happen with ``chances`` (probability, pays
+        in hundredths), one unit on each of ``len(won_pays)`` seats (one: a bet without
+        seats): ``won_pays`` what the outcome that happened on each pays, ``None``: lost. One
+        stake, returning the seats' mean; a win if any seat won; one seat's variance."""
         mean = sum((p * (100 + pays) / 100 for p, pays in chances), Fraction(0))
         square = sum((p * ((100 + pays) / Fraction(100)) ** 2 for p, pays in chances), Fraction(0))
         self.stakes += 1
         self.expected += mean
         self.variance += square - mean * mean
-        if won_pays is not None:
-            self.wins += 1
-            self.returned += Fraction(100 + won_pays, 100)
+        won = [Fraction(100 + pays, 100) for pays in won_pays if pays is not None]
+        self.wins += bool(won)
+        self.returned += sum(won, Fraction(0)) / len(won_pays)
 
 
 def reference(game: str, dealt: Dealt) -> dict[str, Expected]:
@@ -208,21 +222,23 @@ def reference(game: str, dealt: Dealt) -> dict[str, Expected]:
                     chance = Fraction(price.wins, price.remaining)
                     out.setdefault(bet, Expected()).add(
                         [(chance, price.payout_hundredths)],
-                        price.payout_hundredths if wins else None,
+                        [price.payout_hundredths if wins else None],
                     )
             continue
         odds = blackjack.side_bets(seen, decks=6)
         dealer = decided[-2:]
-        for seat in range(len(decided) // 2 - 1):
-            player = decided[2 * seat : 2 * seat + 2]
-            for bet, o in odds.items():
+        players = [decided[2 * seat : 2 * seat + 2] for seat in range(len(decided) // 2 - 1)]
+        for bet, o in odds.items():
+            seats_pay = []
+            for player in players:
                 if bet == "ROYAL_MATCH":
                     _, pays = blackjack.classify_royal_match(player, dealer)
                 else:
                     _, pays = blackjack.classify_pair(player, blackjack.PERFECT_PAIRS)
-                chances = [(x.fraction, x.payout_hundredths) for x in o.outcomes.values()]
-                winning = [(p, pays_) for p, pays_ in chances if pays_ >= 0]
-                out.setdefault(bet, Expected()).add(winning, pays if pays >= 0 else None)
+                seats_pay.append(pays if pays >= 0 else None)
+            chances = [(x.fraction, x.payout_hundredths) for x in o.outcomes.values()]
+            winning = [(p, pays_) for p, pays_ in chances if pays_ >= 0]
+            out.setdefault(bet, Expected()).add(winning, seats_pay)
     return out
 
 

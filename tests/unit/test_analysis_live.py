@@ -49,26 +49,29 @@ def test_goagae_statistics_are_exactly_the_reference() -> None:
     assert report.bets["TRIPLE"].certified is None  # no fixed deal to certify against
 
 
-def test_blackjack_side_bets_per_seat_are_exactly_the_reference() -> None:
+def test_blackjack_side_bets_on_three_seats_are_exactly_the_reference() -> None:
     dealt = blackjack_feed(2, seed=5)
     options = BlackjackOptions(seats=3)
     report = live_stats([journal_of("b", TableConfig(Game.BLACKJACK, 6, options), dealt.events)])
-    assert report.rounds == 60
-    assert report.bets["PAIRS"].stakes == report.bets["ROYAL_MATCH"].stakes == 180
+    assert report.rounds == 60  # one stake a round: the mean of the three seats' returns
+    assert report.bets["PAIRS"].stakes == report.bets["ROYAL_MATCH"].stakes == 60
     assert_matches(report, "blackjack", dealt)
     full = full_shoe_rtps(6)
     assert report.bets["ROYAL_MATCH"].certified == full["ROYAL_MATCH/crown-treasure"]
     assert report.bets["PAIRS"].certified == full["PAIRS/perfect-pairs"]
 
 
-def test_a_seat_dealt_one_card_is_no_stake() -> None:
+def test_a_seat_dealt_one_card_is_left_out_of_the_rounds_stake() -> None:
     dealt = blackjack_feed(1, seed=6, seats=2, rounds=3)
     config = TableConfig(Game.BLACKJACK, 6, BlackjackOptions(seats=2))
-    assert live_stats([journal_of("b1", config, dealt.events)]).bets["PAIRS"].stakes == 6
-    # The last round as dealt: P1 P2 D P1 P2 D End; cut to P1 P2 D P1 End (seat 2: one card).
+    whole = live_stats([journal_of("b1", config, dealt.events)]).bets["PAIRS"]
+    assert whole.stakes == 3
+    # The last round as dealt: P1 P2 D P1 P2 D End; cut to P1 P2 D P1 End (seat 2: one card):
+    # the round's stake is seat 1's alone.
     cut = [*dealt.events[:-7], *dealt.events[-7:-3], EndRound()]
     report = live_stats([journal_of("b2", config, cut)])
-    assert report.rounds == 3 and report.bets["PAIRS"].stakes == 5
+    pairs = report.bets["PAIRS"]
+    assert report.rounds == 3 and pairs.stakes == 3 and pairs.variance == whole.variance
 
 
 def test_the_payouts_offered_are_what_is_settled_and_expected() -> None:

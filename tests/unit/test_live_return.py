@@ -1,11 +1,13 @@
 """A table's live return (``pricing.tables.live_return``): the float sums a table keeps as its
 rounds end agree with the exact report over the same journal (``pricing.analysis.live``), for
 every game; a table rebuilt from a journal image taken at any version, then folded on, holds
-the same sums to the last bit as one folded straight through; and its memory is a fixed 32
-bytes a bet."""
+the same sums to the last bit as one folded straight through; its memory is a fixed 32 bytes a
+bet; and a blackjack side bet on many seats counts one stake a round, so its z is no wider
+for the seats sharing the dealer's cards."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 
 import pytest
@@ -21,6 +23,7 @@ from pricing.tables import Game, Table, TableConfig, TablePhase
 from pricing.tables.live_return import NO_RETURN, LiveReturn
 from pricing.v1 import pricing_pb2 as pb
 from pricing.wire import config_from_proto
+from tests.support.effort import effort
 from tests.support.live_feeds import (
     Dealt,
     blackjack_feed,
@@ -70,7 +73,10 @@ def test_the_float_sums_agree_with_the_exact_report(game: str) -> None:
     for bet, want in exact.bets.items():
         got = totals[bet]
         assert got.stakes == want.stakes > 0, bet
-        assert got.returned == float(want.returned * want.stakes), bet  # whole cents: exact
+        if game == "blackjack":  # a round's stake on 3 seats returns their mean: cents / 3
+            assert got.returned == pytest.approx(float(want.returned * want.stakes), rel=1e-12)
+        else:
+            assert got.returned == float(want.returned * want.stakes), bet  # whole cents: exact
         assert got.expected == pytest.approx(float(want.expected * want.stakes), rel=1e-12)
         assert got.variance == pytest.approx(float(want.variance), rel=1e-12)
         if want.z is None:  # no variance: a bet the shoe cannot pay (a suited tie of 1 deck)
@@ -100,6 +106,41 @@ def test_a_table_rebuilt_from_any_image_has_the_same_sums(game: str) -> None:
 def test_a_live_return_is_32_bytes_a_bet() -> None:
     table, _ = folded(*GAMES["baccarat"]())
     live = table.live
-    assert len(live.bets) == 25 and len(live.sums) == 32 * len(live.bets)
+    assert len(live.bets) == 25 and len(live.round_sums) == 32 * len(live.bets)
     assert live.dealing is None  # between rounds: no round's offers held
     assert LiveReturn() == NO_RETURN and list(NO_RETURN.totals()) == []
+
+
+@pytest.mark.slow
+def test_seven_seats_make_one_stake_a_round_and_an_honest_z() -> None:
+    """Honest 7-seat tables offering Bust It (settled on the dealer's hand alone: every seat
+    the same) and Perfect Pairs (on each seat's own cards): each bet counts one stake a round,
+    not one a seat, and z spreads across the tables as a standard normal for Bust It (counted
+    a stake a seat it spread √7 as wide: sd 2.9 over 30 such tables, 5 of them past 4) and
+    less for Pairs (its seats nearly independent, their mean's variance under one seat's);
+    the gauges' floats are the exact report's."""
+    request = pb.OpenTableRequest(table_id="t", decks=6)
+    request.blackjack.seats = 7
+    for bet in ("BUST_IT", "PAIRS"):
+        request.blackjack.side_bets[bet].preset = ""
+    config = config_from_proto(pb.GAME_BLACKJACK, 6, request)
+    zs: dict[str, list[float]] = {"BUST_IT": [], "PAIRS": []}
+    for seed in range(effort(suite=20, exhaustive=100)):
+        dealt = blackjack_feed(2, seed=seed, seats=7, rounds=14, dealer_plays=True)
+        table = Table("t", config)
+        for seq, event in enumerate(dealt.events, start=1):
+            table.apply(seq, event)
+        totals = dict(table.live.totals())
+        assert set(totals) == set(zs)
+        for bet, z in zs.items():
+            assert totals[bet].stakes == len(dealt.rounds) == 28, bet  # rounds, not seats
+            got = totals[bet].z
+            assert got is not None
+            z.append(got)
+        if seed == 0:
+            exact = live_stats([journal_of("t", config, dealt.events)])
+            for bet in zs:
+                assert exact.bets[bet].stakes == 28
+                assert totals[bet].z == pytest.approx(exact.bets[bet].z, rel=1e-9), bet
+    assert statistics.pstdev(zs["BUST_IT"]) < 1.5, zs
+    assert statistics.pstdev(zs["PAIRS"]) < 1, zs

@@ -31,6 +31,7 @@ from pricing.errors import InvalidOption
 from pricing.games.baccarat.table import BaccaratRules
 from pricing.games.blackjack.rules import DealerRule
 from pricing.games.dragon_tiger.table import DragonTigerRules
+from pricing.games.fixed_odds import MAX_CLOSE_AT_RTP_BP
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import DEFAULT_DECKS, HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
@@ -302,7 +303,7 @@ def answer_analyze(request: pb.AnalyzeRequest) -> pb.AnalyzeResponse:
             f"rounds and cards_per_round are for a GAME_GOA_GAE analysis, not GAME_{game.name}",
             field="rounds" if request.rounds else "cards_per_round",
         )
-    if request.par or request.HasField("min_rtp_bp"):
+    if request.par or request.HasField("min_rtp_bp") or request.HasField("close_at_rtp_bp"):
         return _par(game, request, rules, chosen)
     if two_hands:
         return _two_hand_report(game, request, rules)
@@ -364,6 +365,19 @@ def _par(
 ) -> pb.AnalyzeResponse:
     """The PAR sheet: the report's options, checked as the report checks them."""
     min_rtp(request)
+    if request.HasField("close_at_rtp_bp"):
+        if game is not Game.BLACKJACK:
+            raise InvalidOption(
+                f"close_at_rtp_bp is for a GAME_BLACKJACK sheet; GAME_{game.name}'s comes with "
+                "its rules",
+                field="close_at_rtp_bp",
+            )
+        if request.close_at_rtp_bp > MAX_CLOSE_AT_RTP_BP:
+            raise InvalidOption(
+                f"close_at_rtp_bp must be at most {MAX_CLOSE_AT_RTP_BP}, got "
+                f"{request.close_at_rtp_bp}",
+                field="close_at_rtp_bp",
+            )
     if game is Game.BLACKJACK:
         if rules is not None:
             raise InvalidOption(

@@ -38,11 +38,13 @@ _NAMES: dict[Game, AnalyzedGame] = {
 
 
 def min_rtp(request: pb.AnalyzeRequest) -> Fraction | None:
-    """The request's floor (``min_rtp_bp``), checked: only with ``par``, at most 10000."""
+    """The request's floor (``min_rtp_bp``), checked: only with ``par``, at most 10000
+    (``close_at_rtp_bp``, the sheet's other own field, only with ``par`` too)."""
+    for field in ("min_rtp_bp", "close_at_rtp_bp"):
+        if request.HasField(field) and not request.par:
+            raise InvalidOption(f"{field} is for a PAR sheet: send par too", field=field)
     if not request.HasField("min_rtp_bp"):
         return None
-    if not request.par:
-        raise InvalidOption("min_rtp_bp is for a PAR sheet: send par too", field="min_rtp_bp")
     if request.min_rtp_bp > 10_000:
         raise InvalidOption(
             f"min_rtp_bp must be at most 10000 (100 %), got {request.min_rtp_bp}",
@@ -71,6 +73,7 @@ def _options(
         rounds=max(request.rounds, 1),
         cards_per_round=request.cards_per_round or 6,
         cut_card=request.cut_card if request.HasField("cut_card") else None,
+        close_at_rtp_bp=request.close_at_rtp_bp,
     )
     if isinstance(rules, HiLoPaytable | GoaGaePaytable):
         return replace(options, paytable=rules)

@@ -2585,6 +2585,7 @@ class AnalyzeRequest(_message.Message):
     CUT_CARD_FIELD_NUMBER: _builtins.int
     PAR_FIELD_NUMBER: _builtins.int
     MIN_RTP_BP_FIELD_NUMBER: _builtins.int
+    CLOSE_AT_RTP_BP_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """required, except with a table_id"""
     rounds: _builtins.int
@@ -2631,6 +2632,11 @@ class AnalyzeRequest(_message.Message):
     min_rtp_bp: _builtins.int
     """With par: a jurisdiction's minimum RTP in basis points (e.g. 8500); each moving bet's
     share of offered rounds below it is given. Not sent: none. At most 10000.
+    """
+    close_at_rtp_bp: _builtins.int
+    """With par, blackjack: game protection's bound for the side bets, in basis points (a side
+    bet is not offered in a round whose exact RTP is at or over it; 0: off), as a table's
+    BlackjackRules.close_at_rtp_bp. Baccarat and Dragon Tiger take theirs from their rules.
     """
     @_builtins.property
     def hilo(self) -> Global___HiLoRules:
@@ -2688,17 +2694,22 @@ class AnalyzeRequest(_message.Message):
         cut_card: _builtins.int | None = ...,
         par: _builtins.bool = ...,
         min_rtp_bp: _builtins.int | None = ...,
+        close_at_rtp_bp: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "_min_rtp_bp", b"_min_rtp_bp", "baccarat", b"baccarat", "cut_card", b"cut_card", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "min_rtp_bp", b"min_rtp_bp", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_close_at_rtp_bp", b"_close_at_rtp_bp", "_cut_card", b"_cut_card", "_min_rtp_bp", b"_min_rtp_bp", "baccarat", b"baccarat", "close_at_rtp_bp", b"close_at_rtp_bp", "cut_card", b"cut_card", "dragon_tiger", b"dragon_tiger", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "min_rtp_bp", b"min_rtp_bp", "rules", b"rules", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card", "_min_rtp_bp", b"_min_rtp_bp", "baccarat", b"baccarat", "cards_per_round", b"cards_per_round", "cut_card", b"cut_card", "dealer_rule", b"dealer_rule", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "min_rtp_bp", b"min_rtp_bp", "par", b"par", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_close_at_rtp_bp", b"_close_at_rtp_bp", "_cut_card", b"_cut_card", "_min_rtp_bp", b"_min_rtp_bp", "baccarat", b"baccarat", "cards_per_round", b"cards_per_round", "close_at_rtp_bp", b"close_at_rtp_bp", "cut_card", b"cut_card", "dealer_rule", b"dealer_rule", "decks", b"decks", "dragon_tiger", b"dragon_tiger", "game", b"game", "goa_gae", b"goa_gae", "higher_lower", b"higher_lower", "hilo", b"hilo", "min_rtp_bp", b"min_rtp_bp", "par", b"par", "preset", b"preset", "rounds", b"rounds", "rules", b"rules", "seed", b"seed", "shoes", b"shoes", "side_bet", b"side_bet", "since", b"since", "table_id", b"table_id", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__close_at_rtp_bp: _TypeAlias = _typing.Literal["close_at_rtp_bp"]  # noqa: Y015
+    _WhichOneofArgType__close_at_rtp_bp: _TypeAlias = _typing.Literal["_close_at_rtp_bp", b"_close_at_rtp_bp"]  # noqa: Y015
     _WhichOneofReturnType__cut_card: _TypeAlias = _typing.Literal["cut_card"]  # noqa: Y015
     _WhichOneofArgType__cut_card: _TypeAlias = _typing.Literal["_cut_card", b"_cut_card"]  # noqa: Y015
     _WhichOneofReturnType__min_rtp_bp: _TypeAlias = _typing.Literal["min_rtp_bp"]  # noqa: Y015
     _WhichOneofArgType__min_rtp_bp: _TypeAlias = _typing.Literal["_min_rtp_bp", b"_min_rtp_bp"]  # noqa: Y015
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["hilo", "goa_gae", "higher_lower", "baccarat", "dragon_tiger"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__close_at_rtp_bp) -> _WhichOneofReturnType__close_at_rtp_bp | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__cut_card) -> _WhichOneofReturnType__cut_card | None: ...
     @_typing.overload

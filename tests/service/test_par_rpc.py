@@ -82,12 +82,34 @@ def test_the_sheets_options_are_checked(server: ServerProcess) -> None:
 def test_a_moving_price_with_many_payouts_comes_banded(server: ServerProcess) -> None:
     rules = pb.HigherLowerRules(shuffle_mode=pb.SHUFFLE_MODE_DEPLETING)
     got = stub(server).Analyze(
-        pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, par=True, higher_lower=rules)
+        pb.AnalyzeRequest(game=pb.GAME_HIGHER_LOWER, par=True, decks=1, higher_lower=rules)
     )
-    assert got.ByteSize() < 1 << 20  # well within a gRPC client's default 4 MiB
+    assert got.ByteSize() < 1 << 18  # one deck: 181 payouts of HIGHER in a few rows
     higher = next(b for b in got.par.bets if b.bet == "HIGHER/depleting")
     assert higher.outcomes_banded and len(higher.outcomes) <= MAX_WIN_ROWS + 1
     assert sum(Fraction(o.probability.exact) for o in higher.outcomes) == 1
     assert sum(Fraction(o.rtp_share.exact) for o in higher.outcomes) == 1
     mean = sum(Fraction(o.probability.exact) * (1 + Fraction(o.net.exact)) for o in higher.outcomes)
     assert mean == Fraction(higher.rtp.exact)  # the bands keep the RTP exactly
+
+
+def test_blackjacks_sheet_with_game_protection(server: ServerProcess) -> None:
+    s = stub(server)
+    got = s.Analyze(
+        pb.AnalyzeRequest(
+            game=pb.GAME_BLACKJACK, par=True, shoes=3, seed=2, side_bet="PAIRS",
+            preset="any-pair", close_at_rtp_bp=10_000,
+        )
+    )  # fmt: skip
+    (pairs,) = [b for b in got.par.bets if b.bet == "PAIRS/any-pair"]
+    assert pairs.distribution.precision == pb.FIGURE_PRECISION_SIMULATED
+    assert Fraction(pairs.distribution.maximum.exact) < 1  # favourable rounds closed
+    assert any(r.name == "Game protection" and "100 %" in r.value for r in got.par.rules)
+    for request, fragment in (
+        (pb.AnalyzeRequest(game=pb.GAME_HILO, par=True, close_at_rtp_bp=10_000), "GAME_BLACKJACK"),
+        (pb.AnalyzeRequest(game=pb.GAME_BLACKJACK, close_at_rtp_bp=10_000), "send par too"),
+    ):
+        error = expect_error(
+            lambda r=request: s.Analyze(r), grpc.StatusCode.INVALID_ARGUMENT, fragment
+        )
+        assert "close_at_rtp_bp" in (error.details() or "")

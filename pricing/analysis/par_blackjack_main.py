@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -140,16 +140,13 @@ def main_simulation(played: Iterable[Iterable[PlayedRound]]) -> MainSimulation:
     return accumulator.result()
 
 
-def main_game_entry(
-    decks: int, rules: MainGameRules, played: Sequence[Sequence[PlayedRound]]
-) -> ParEntry:
+def main_game_entry(decks: int, rules: MainGameRules, sim: MainSimulation) -> ParEntry:
     """The main game's entry: the analyzer's full-shoe edges, the exact average total bet of
     the basic strategy on a full shoe, and the standard deviation per initial wager over the
-    ``played`` rounds (per shoe) with its volatility index."""
+    simulated rounds ``sim`` with its volatility index."""
     full = list(full_shoe(decks))
     composition = player_edge(full, rules, Strategy.COMPOSITION)
     basic = player_edge(full, rules, Strategy.BASIC)
-    sim = main_simulation(played)
     z90 = z_score(90)
     per_wager = "per initial wager, the player's cards and the up card dealt from a full shoe"
     figures = (

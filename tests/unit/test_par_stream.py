@@ -1,21 +1,24 @@
 """The PAR sheets' simulations streamed (``pricing.analysis.par_shoe.RtpAccumulator``,
 ``par_simulated.SimulatedRtpAccumulator``, ``par_blackjack_main.MainAccumulator``): the same
-figures as over lists of every round, exactly and bit for bit, in any order and shoe by
-shoe."""
+figures as over lists of every round, exactly and bit for bit, in any order and shoe by shoe;
+and a sheet's memory that does not grow with its shoes."""
 
 from __future__ import annotations
 
 import math
 import random
+import tracemalloc
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pricing.analysis.par_blackjack import simulate_shoes
+from pricing.analysis.par_blackjack import blackjack_par_sheet, simulate_shoes
 from pricing.analysis.par_blackjack_main import MainAccumulator, main_simulation
 from pricing.analysis.par_blackjack_play import PlayedRound
+from pricing.analysis.par_games import two_hand_par_sheet
 from pricing.analysis.par_shoe import RtpAccumulator, rtp_distribution
 from pricing.analysis.par_simulated import SimulatedRtpAccumulator, simulated_distribution
 from pricing.analysis.two_hands_sim import Cluster
@@ -114,3 +117,36 @@ def test_the_main_game_shoe_by_shoe_is_the_two_pass_figures_bit_for_bit() -> Non
     assert main_simulation(played) == sim
     with pytest.raises(InvalidOption, match="no round"):
         MainAccumulator().result()
+
+
+# --- Memory that does not grow with the shoes -----------------------------------------------
+
+
+def peak_bytes(build: Callable[[], object]) -> int:
+    """The most memory Python held while ``build`` ran (``tracemalloc``)."""
+    tracemalloc.start()
+    try:
+        build()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda shoes: two_hand_par_sheet("dragon-tiger", decks=1, shoes=shoes, seed=3),
+        lambda shoes: blackjack_par_sheet(shoes=shoes, bet="PAIRS", preset="any-pair", decks=1,
+                                          cut_card=13),
+        lambda shoes: blackjack_par_sheet(shoes=shoes, bet="MAIN", decks=1, cut_card=13),
+    ],
+    ids=["dragon-tiger", "blackjack side bet", "blackjack main game"],
+)  # fmt: skip
+def test_a_sheets_memory_does_not_grow_with_its_shoes(build: Callable[[int], object]) -> None:
+    # Four times the shoes: the rounds kept in lists took about four times the memory. What
+    # still grows is the exact sums' denominators (as many as the states a shoe can be priced
+    # in: they stop growing) and the main game's byte a round.
+    build(2)  # caches and imports warmed up
+    few, many = peak_bytes(lambda: build(20)), peak_bytes(lambda: build(80))
+    assert many < 1.2 * few + 32 * 1024, (few, many)

@@ -47,7 +47,7 @@ from pricing.analysis.par_sheet import (
     protection_rule,
 )
 from pricing.analysis.par_shoe import pay_text
-from pricing.analysis.par_simulated import SimulatedRtpAccumulator
+from pricing.analysis.par_simulated import SimulatedRtpAccumulator, check_shoes
 from pricing.analysis.side_bets import full_shoe, price, pricing_groups, side_bet_presets
 from pricing.cards import CARDS_PER_DECK, DECK, Rank
 from pricing.errors import InvalidOption
@@ -289,8 +289,7 @@ def blackjack_par_sheet(
         raise InvalidOption(
             f"the main game's dealer rule {rules.dealer_rule.value} is not the table's {rule.value}"
         )
-    if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < 2:
-        raise InvalidOption(f"shoes must be a whole number >= 2, got {shoes!r}")
+    check_shoes(shoes)
     check_close_at_rtp_bp(close_at_rtp_bp)
     cut = _check_cut_card(cut_card, decks)
     tables, with_insurance, with_main = _wanted(bet, preset)

@@ -29,7 +29,7 @@ from pricing.analysis.par_sheet import (
     protection_rule,
 )
 from pricing.analysis.par_shoe import mixture_odds, position_states, rtp_distribution
-from pricing.analysis.par_simulated import SimulatedRtpAccumulator
+from pricing.analysis.par_simulated import SimulatedRtpAccumulator, check_shoes
 from pricing.analysis.report import PositionTally
 from pricing.analysis.two_hands import (
     TwoHandName,
@@ -247,9 +247,10 @@ def two_hand_par_sheet(
 ) -> ParSheet:
     """Baccarat's or Dragon Tiger's bets of ``paytables`` (default: a table's main bets and
     every side bet at its default preset), entries ``BET/preset``: each full-shoe outcome table
-    exact, and the RTP over the rounds of ``shoes`` seeded shoes of
+    exact, and the RTP over the rounds of ``shoes`` seeded shoes (two or more) of
     ``decks`` decks dealt to ``cut_card`` cards from the end, side bets closed by protection at
     ``close_at_rtp_bp``."""
+    check_shoes(shoes)
     tables = table_keys(name, simulated_paytables(name) if paytables is None else paytables)
     mains = main_bet_names(name)
     full = price_shoe(name, [decks] * CARDS_PER_DECK, tables)

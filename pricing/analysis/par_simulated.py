@@ -11,13 +11,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import Final
 
 from pricing.analysis.par_sheet import DistributionError
 from pricing.analysis.par_shoe import RtpAccumulator, RtpDistribution
 from pricing.analysis.two_hands_sim import Cluster
+from pricing.errors import InvalidOption
 from pricing.games.fixed_odds import SideBetOdds
 
-__all__ = ["SimulatedRtpAccumulator", "simulated_distribution"]
+__all__ = ["MIN_SHOES", "SimulatedRtpAccumulator", "check_shoes", "simulated_distribution"]
+
+#: The fewest shoes a simulated distribution is given for: a standard error taking each shoe
+#: as a cluster needs two (with one it would read 0, as if the figure were certain).
+MIN_SHOES: Final = 2
+
+
+def check_shoes(shoes: int) -> int:
+    """A simulated sheet's ``shoes``, checked: a whole number, at least ``MIN_SHOES``
+    (``InvalidOption`` naming ``shoes`` otherwise).
+
+    >>> check_shoes(2)
+    2
+    >>> check_shoes(1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pricing.errors.InvalidOption: shoes must be a whole number, at least 2 for a PAR sheet ... got 1
+    """
+    if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < MIN_SHOES:
+        raise InvalidOption(
+            f"shoes must be a whole number, at least {MIN_SHOES} for a PAR sheet (its standard "
+            f"errors need two shoes), got {shoes!r}",
+            field="shoes",
+        )
+    return shoes
 
 
 class SimulatedRtpAccumulator:
@@ -53,7 +79,12 @@ class SimulatedRtpAccumulator:
 
     def result(self) -> tuple[RtpDistribution, DistributionError]:
         """The distribution over the shoes added so far and its standard errors; ``ValueError``
-        when no state is offered."""
+        with fewer than ``MIN_SHOES`` shoes or when no state is offered."""
+        if self.shoes < MIN_SHOES:
+            raise ValueError(
+                f"a simulated distribution's standard errors need {MIN_SHOES} shoes or more, "
+                f"got {self.shoes}"
+            )
         share = None if self._min_rtp is None else self._share.se
         return self._distribution.result(), DistributionError(self.shoes, self._mean.se, share)
 
@@ -67,7 +98,7 @@ def simulated_distribution(
     """The RTP's distribution over every ``(weight, odds)`` state of simulated ``shoes``
     (``pricing.analysis.par_shoe.rtp_distribution``, exact over the sample), and the standard
     errors of its mean and of its share below ``min_rtp``, each shoe a cluster
-    (``SimulatedRtpAccumulator`` over them)."""
+    (``SimulatedRtpAccumulator`` over them); ``ValueError`` with fewer than ``MIN_SHOES``."""
     accumulator = SimulatedRtpAccumulator(min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp)
     for shoe in shoes:
         accumulator.add_shoe(shoe)

@@ -14,6 +14,7 @@ from pricing.analysis.hilo import HiLoReport, hilo_rtp
 from pricing.analysis.live import LiveReport, live_stats
 from pricing.analysis.par_blackjack import DEFAULT_PAR_SHOES as BLACKJACK_PAR_SHOES
 from pricing.analysis.par_games import DEFAULT_PAR_SHOES
+from pricing.analysis.par_simulated import MIN_SHOES as MIN_PAR_SHOES
 from pricing.analysis.report import BetReport
 from pricing.analysis.side_bets import side_bet_presets
 from pricing.analysis.two_hands import (
@@ -366,6 +367,13 @@ def _par(
         shoes = _shoes(request, game, BLACKJACK_PAR_SHOES, MAX_PAR_BLACKJACK_SHOES)
     else:
         shoes = _shoes(request, game, DEFAULT_PAR_SHOES, MAX_TWO_HAND_SHOES)
+    simulated = game in (Game.BLACKJACK, Game.BACCARAT, Game.DRAGON_TIGER)
+    if simulated and request.shoes and request.shoes < MIN_PAR_SHOES:
+        raise InvalidOption(
+            f"shoes must be at least {MIN_PAR_SHOES} for a PAR sheet (its standard errors need "
+            f"two shoes), got {request.shoes} (0: the sheet's default)",
+            field="shoes",
+        )
     return par_response(game, request, rules, shoes, _dealer_rule(request.dealer_rule))
 
 

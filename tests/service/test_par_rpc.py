@@ -7,8 +7,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import grpc
+import pytest
 
 from pricing.analysis.par_games import hilo_par_sheet, two_hand_par_sheet
+from pricing.client import error_details
 from pricing.games.baccarat import bets as baccarat
 from pricing.server.par_proto import sheet_to_proto
 from pricing.v1 import pricing_pb2 as pb
@@ -76,3 +78,13 @@ def test_the_sheets_options_are_checked(server: ServerProcess) -> None:
         grpc.StatusCode.INVALID_ARGUMENT,
         "decks is for",
     )
+
+
+@pytest.mark.parametrize("game", [pb.GAME_BACCARAT, pb.GAME_DRAGON_TIGER, pb.GAME_BLACKJACK])
+def test_a_simulated_sheet_needs_two_shoes(server: ServerProcess, game: int) -> None:
+    error = expect_error(
+        lambda: stub(server).Analyze(pb.AnalyzeRequest(game=game, par=True, shoes=1)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "shoes must be at least 2 for a PAR sheet (its standard errors need two shoes), got 1",
+    )
+    assert [v.field for v in error_details(error).field_violations] == ["shoes"]

@@ -1,10 +1,13 @@
 """The PAR sheets' simulations streamed (``pricing.analysis.par_shoe.RtpAccumulator``,
 ``par_simulated.SimulatedRtpAccumulator``, ``par_blackjack_main.MainAccumulator``): the same
 figures as over lists of every round, exactly and bit for bit, in any order and shoe by shoe;
-and a sheet's memory that does not grow with its shoes."""
+a sheet's memory that does not grow with its shoes; and at least two shoes for every simulated
+sheet (a standard error needs two), in the builders, on the command line and over the RPC
+(``tests/service/test_par_rpc.py``)."""
 
 from __future__ import annotations
 
+import io
 import math
 import random
 import tracemalloc
@@ -22,6 +25,7 @@ from pricing.analysis.par_games import two_hand_par_sheet
 from pricing.analysis.par_shoe import RtpAccumulator, rtp_distribution
 from pricing.analysis.par_simulated import SimulatedRtpAccumulator, simulated_distribution
 from pricing.analysis.two_hands_sim import Cluster
+from pricing.cli import main
 from pricing.errors import InvalidOption
 from pricing.games.blackjack.decisions import MainGameRules
 from pricing.games.fixed_odds import SideBetOdds
@@ -89,6 +93,16 @@ def test_shoe_by_shoe_is_the_distribution_over_every_round(
     assert error.shoes == accumulator.shoes == len(shoes)
 
 
+def test_one_shoe_gives_no_standard_error() -> None:
+    win = SideBetOdds.from_ways("B", {"WIN": 1}, 2, {"WIN": 80})
+    accumulator = SimulatedRtpAccumulator()
+    accumulator.add_shoe([(1, win), (1, win)])
+    with pytest.raises(ValueError, match="need 2 shoes"):
+        accumulator.result()
+    with pytest.raises(ValueError, match="need 2 shoes"):
+        simulated_distribution([[(1, win)]])
+
+
 def two_pass(played: list[list[PlayedRound]]) -> tuple[float, ...]:
     """The main game's figures as computed over lists of every round: the mean first, then
     each shoe's squared deviations from it."""
@@ -150,3 +164,29 @@ def test_a_sheets_memory_does_not_grow_with_its_shoes(build: Callable[[int], obj
     build(2)  # caches and imports warmed up
     few, many = peak_bytes(lambda: build(20)), peak_bytes(lambda: build(80))
     assert many < 1.2 * few + 32 * 1024, (few, many)
+
+
+# --- At least two shoes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shoes", [0, 1])
+def test_every_simulated_sheet_needs_two_shoes(shoes: int) -> None:
+    for build in (
+        lambda: two_hand_par_sheet("baccarat", decks=1, shoes=shoes),
+        lambda: two_hand_par_sheet("dragon-tiger", decks=1, shoes=shoes),
+        lambda: blackjack_par_sheet(shoes=shoes, bet="PAIRS", preset="any-pair"),
+    ):
+        with pytest.raises(InvalidOption, match="at least 2 for a PAR sheet") as info:
+            build()
+        assert info.value.field == "shoes"
+
+
+@pytest.mark.parametrize("game", ["baccarat", "dragon-tiger", "blackjack"])
+def test_the_command_line_refuses_one_shoe(capsys: pytest.CaptureFixture[str], game: str) -> None:
+    out = io.StringIO()
+    assert main(["analyze", game, "--par", "--shoes", "1"], out) == 2
+    assert not out.getvalue()
+    assert (
+        "--shoes must be at least 2 for a PAR sheet (its standard errors need two shoes)"
+        in capsys.readouterr().err
+    )

@@ -36,6 +36,7 @@ from pricing.analysis.two_hands import (
     game_of,
     main_bet_names,
     price_shoe,
+    shoe_pricer,
     simulated_paytables,
     table_keys,
 )
@@ -217,6 +218,7 @@ def _simulated_states(
 ) -> Iterable[list[dict[str, SideBetOdds]]]:
     """Each seeded shoe's rounds, as every bet's odds when each round starts."""
     game = game_of(name)
+    price = shoe_pricer(name, tables)
     rng = random.Random(f"{seed}/{decks}")
     cards = [card for card in DECK for _ in range(decks)]
     for _ in range(shoes):
@@ -229,7 +231,7 @@ def _simulated_states(
             for card in cards[seen:first]:
                 left[card.index] -= 1
             seen = first
-            shoe.append(price_shoe(name, left, tables))
+            shoe.append(price(left))
         yield shoe
 
 

@@ -30,13 +30,13 @@ main game, on one shoe size and dealer rule.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Final
 
 from pricing import _blackjack
 from pricing.analysis.par import ParBet, par_bet
-from pricing.analysis.par_blackjack_main import MAIN, MAIN_NOTE, main_game_entry
+from pricing.analysis.par_blackjack_main import MAIN, MAIN_NOTE, MainAccumulator, main_game_entry
 from pricing.analysis.par_blackjack_play import DealtRound, deal_shoe
 from pricing.analysis.par_sheet import (
     Basis,
@@ -47,7 +47,7 @@ from pricing.analysis.par_sheet import (
     protection_rule,
 )
 from pricing.analysis.par_shoe import pay_text
-from pricing.analysis.par_simulated import simulated_distribution
+from pricing.analysis.par_simulated import SimulatedRtpAccumulator, check_shoes
 from pricing.analysis.side_bets import full_shoe, price, pricing_groups, side_bet_presets
 from pricing.cards import CARDS_PER_DECK, DECK, Rank
 from pricing.errors import InvalidOption
@@ -64,6 +64,7 @@ __all__ = [
     "MAIN_SHOES_PER_SHOE",
     "MIN_CUT_CARD",
     "blackjack_par_sheet",
+    "deal_shoes",
     "default_cut_card",
     "insurance_given_ace",
     "insurance_state",
@@ -145,49 +146,63 @@ def insurance_given_ace(counts: Sequence[int]) -> SideBetOdds | None:
     return _insurance_odds(InsuranceOdds(*_blackjack.insurance_ways_counts(shoe)))
 
 
+def deal_shoes(
+    decks: int, rules: MainGameRules, shoes: int, seed: int, cut_card: int
+) -> Iterator[list[DealtRound]]:
+    """``shoes`` seeded shuffles of a ``decks``-deck shoe, each dealt to ``cut_card`` cards
+    from the end (``pricing.analysis.par_blackjack_play.deal_shoe``), one at a time: the same
+    arguments give the same rounds."""
+    rng = random.Random(f"{seed}/{decks}")
+    cards = [card.index for card in DECK for _ in range(decks)]
+    for _ in range(shoes):
+        rng.shuffle(cards)
+        yield deal_shoe(cards, decks, cut_card, rules)
+
+
 def simulate_shoes(
     decks: int, rules: MainGameRules, shoes: int, seed: int, cut_card: int
 ) -> list[list[DealtRound]]:
-    """``shoes`` seeded shuffles of a ``decks``-deck shoe, each dealt to ``cut_card`` cards
-    from the end (``pricing.analysis.par_blackjack_play.deal_shoe``): the same arguments give
-    the same rounds."""
-    rng = random.Random(f"{seed}/{decks}")
-    cards = [card.index for card in DECK for _ in range(decks)]
-    out = []
-    for _ in range(shoes):
-        rng.shuffle(cards)
-        out.append(deal_shoe(cards, decks, cut_card, rules))
-    return out
+    """``deal_shoes``' shoes, in a list."""
+    return list(deal_shoes(decks, rules, shoes, seed, cut_card))
 
 
-def _side_bet_entries(
-    dealt: Sequence[Sequence[DealtRound]],
-    decks: int,
-    rule: DealerRule,
-    tables: Mapping[str, Paytable],
-    *,
-    min_rtp: Fraction | None,
-    close_at_rtp_bp: int,
-) -> list[ParEntry]:
-    """Each side bet's entry: its full-shoe figures and its RTP over the ``dealt`` rounds, every
-    round priced once for every bet (``pricing.analysis.side_bets.price``'s groups)."""
-    groups = pricing_groups(tables)
-    full = price(full_shoe(decks), rule, groups)
-    by_key: dict[str, list[list[tuple[int, SideBetOdds]]]] = {key: [] for key in tables}
-    for shoe in dealt:
-        priced = [price(r.counts, rule, groups) for r in shoe]
-        for key, shoes in by_key.items():
-            shoes.append([(1, odds[key]) for odds in priced])
-    entries = []
-    for key, shoes in by_key.items():
-        distribution, error = simulated_distribution(
-            shoes, min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp
-        )
-        entries.append(
-            ParEntry(key, Basis.FULL_SHOE, Precision.EXACT, par_bet(full[key]), distribution,
-                     Precision.SIMULATED, error)
-        )  # fmt: skip
-    return entries
+class _SideBets:
+    """The side bets' distributions over the simulated shoes, shoe by shoe: every round priced
+    once for every bet (``pricing.analysis.side_bets.price``'s groups)."""
+
+    __slots__ = ("accumulators", "groups", "rule")
+
+    def __init__(
+        self,
+        rule: DealerRule,
+        tables: Mapping[str, Paytable],
+        *,
+        min_rtp: Fraction | None,
+        close_at_rtp_bp: int,
+    ) -> None:
+        self.rule = rule
+        self.groups = pricing_groups(tables)
+        self.accumulators = {
+            key: SimulatedRtpAccumulator(min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp)
+            for key in tables
+        }
+
+    def add_shoe(self, shoe: Sequence[DealtRound]) -> None:
+        priced = [price(r.counts, self.rule, self.groups) for r in shoe]
+        for key, accumulator in self.accumulators.items():
+            accumulator.add_shoe((1, odds[key]) for odds in priced)
+
+    def entries(self, decks: int) -> list[ParEntry]:
+        """Each side bet's entry: its full-shoe figures and its RTP over the rounds added."""
+        full = price(full_shoe(decks), self.rule, self.groups)
+        entries = []
+        for key, accumulator in self.accumulators.items():
+            distribution, error = accumulator.result()
+            entries.append(
+                ParEntry(key, Basis.FULL_SHOE, Precision.EXACT, par_bet(full[key]), distribution,
+                         Precision.SIMULATED, error)
+            )  # fmt: skip
+        return entries
 
 
 def insurance_state(counts: Sequence[int]) -> tuple[Fraction, SideBetOdds]:
@@ -198,15 +213,13 @@ def insurance_state(counts: Sequence[int]) -> tuple[Fraction, SideBetOdds]:
     return Fraction(aces, sum(counts)), given or SideBetOdds(INSURANCE, {}, 0, 0)
 
 
-def _insurance_entry(
-    dealt: Sequence[Sequence[DealtRound]], decks: int, min_rtp: Fraction | None
-) -> ParEntry:
+def _insurance_entry(accumulator: SimulatedRtpAccumulator, decks: int) -> ParEntry:
     """Insurance's entry: its full-shoe figures given the dealer's Ace (``bets.insurance`` with
-    an Ace seen) and its RTP over the ``dealt`` rounds, each weighted by its chance of an Ace."""
+    an Ace seen) and its RTP over the rounds ``accumulator`` counted (``insurance_state``: each
+    weighted by its chance of an Ace)."""
     ace = next(card for card in DECK if card.rank is Rank.ACE)
     full = _insurance_odds(insurance([ace], decks))
-    states = [[insurance_state(r.counts) for r in shoe] for shoe in dealt]
-    distribution, error = simulated_distribution(states, min_rtp=min_rtp)
+    distribution, error = accumulator.result()
     return ParEntry(
         INSURANCE, Basis.FULL_SHOE, Precision.EXACT, par_bet(full), distribution,
         Precision.SIMULATED, error, note="given the dealer's Ace up",
@@ -276,26 +289,32 @@ def blackjack_par_sheet(
         raise InvalidOption(
             f"the main game's dealer rule {rules.dealer_rule.value} is not the table's {rule.value}"
         )
-    if isinstance(shoes, bool) or not isinstance(shoes, int) or shoes < 2:
-        raise InvalidOption(f"shoes must be a whole number >= 2, got {shoes!r}")
+    check_shoes(shoes)
     check_close_at_rtp_bp(close_at_rtp_bp)
     cut = _check_cut_card(cut_card, decks)
     tables, with_insurance, with_main = _wanted(bet, preset)
-    # The main game's shoes: the side bets' and more of the same seeded sequence.
-    every = simulate_shoes(decks, rules, shoes * (MAIN_SHOES_PER_SHOE if with_main else 1),
-                           seed, cut)  # fmt: skip
-    dealt = every[:shoes]
-    entries: list[ParEntry] = []
-    if tables:
-        entries += _side_bet_entries(
-            dealt, decks, rule, tables, min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp
-        )
+    # Each shoe is counted into every figure and dropped (the sheet's memory does not grow
+    # with the shoes): the side bets and insurance over the first ``shoes``, the main game
+    # over those and more of the same seeded sequence.
+    side_bets = _SideBets(rule, tables, min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp)
+    insured = SimulatedRtpAccumulator(min_rtp=min_rtp)
+    main = MainAccumulator()
+    dealt = shoes * (MAIN_SHOES_PER_SHOE if with_main else 1)
+    ran_out = 0
+    for index, shoe in enumerate(deal_shoes(decks, rules, dealt, seed, cut)):
+        if index < shoes:
+            if tables:
+                side_bets.add_shoe(shoe)
+            if with_insurance:
+                insured.add_shoe(insurance_state(r.counts) for r in shoe)
+        if with_main:
+            main.add_shoe(r.played for r in shoe if r.played is not None)
+        ran_out += sum(1 for r in shoe if r.played is None)
+    entries: list[ParEntry] = side_bets.entries(decks) if tables else []
     if with_insurance:
-        entries.append(_insurance_entry(dealt, decks, min_rtp))
+        entries.append(_insurance_entry(insured, decks))
     if with_main:
-        played = [[r.played for r in shoe if r.played is not None] for shoe in every]
-        entries.append(main_game_entry(decks, rules, played))
-    ran_out = sum(1 for shoe in every for r in shoe if r.played is None)
+        entries.append(main_game_entry(decks, rules, main.result()))
     notes = [
         note
         for note, wanted in (
@@ -308,7 +327,7 @@ def blackjack_par_sheet(
     notes.append(
         f"Simulation: shoes shuffled by Python's random.Random seeded with '{seed}/{decks}' "
         f"(the same arguments give the same sheet), the first {shoes} for the side bets and "
-        f"insurance, {len(every)} for the main game; one seat; a round dealt player, dealer's "
+        f"insurance, {dealt} for the main game; one seat; a round dealt player, dealer's "
         "up card, player, the player's play, the dealer's second card and draws."
         + (f" {ran_out} round(s) ran the shoe out and are left out of the main game." if ran_out
            else "")
@@ -318,7 +337,7 @@ def blackjack_par_sheet(
         ("Dealer", "stands on all 17s (S17)" if rule is DealerRule.S17 else "hits soft 17 (H17)"),
         ("Main game", _main_rules_text(rules)),
         ("Cut card", f"{cut} cards from the end; the round it comes out in is played out"),
-        ("Simulation", f"{shoes} shoes (main game {len(every)}), seed {seed}, one seat, "
+        ("Simulation", f"{shoes} shoes (main game {dealt}), seed {seed}, one seat, "
                        "the player by basic strategy"),
         protection_rule(close_at_rtp_bp),
         *paytable_rules(tables),

@@ -17,7 +17,8 @@ its figures under a stated strategy.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -36,6 +37,7 @@ __all__ = [
     "MAIN_NOTE",
     "STANDARD_DEVIATION",
     "TOTAL_BET",
+    "MainAccumulator",
     "MainSimulation",
     "main_game_entry",
     "main_simulation",
@@ -77,42 +79,74 @@ class MainSimulation:
     staked_se: float
 
 
-def main_simulation(played: Sequence[Sequence[PlayedRound]]) -> MainSimulation:
-    """The main game's figures over ``played`` rounds, shoe by shoe."""
-    n = sum(len(shoe) for shoe in played)
-    if not n:
-        raise InvalidOption("no round was played: deal more shoes or cut the shoe later")
-    # Per shoe (a cluster): its rounds against the sums of the net, of its squared deviation
-    # from the mean and of the stake.
-    net, square, stake = Cluster(), Cluster(), Cluster()
-    mean = math.fsum(r.net_halves for shoe in played for r in shoe) / 2 / n
+class MainAccumulator:
+    """``main_simulation``'s figures built up shoe by shoe: ``add_shoe`` each shoe's played
+    rounds, then ``result``. The net result's and the stake's cluster sums are kept as they
+    come; the standard deviation's take each shoe's squared deviations from the mean of every
+    round, known only at the end, so each round's net result is kept, as one byte (a few
+    hundred KiB for the largest sheet's rounds, not the rounds): the figures are the same,
+    bit for bit, as over lists of the rounds."""
+
+    __slots__ = ("_lengths", "_net", "_nets", "_stake")
+
+    def __init__(self) -> None:
+        self._nets = array("b")  # every round's net result in halves, shoe after shoe
+        self._lengths = array("I")  # the rounds of each shoe
+        self._net, self._stake = Cluster(), Cluster()
+
+    def add_shoe(self, played: Iterable[PlayedRound]) -> None:
+        """Count one shoe's played rounds (read once: a generator will do)."""
+        start = len(self._nets)
+        staked = 0
+        for r in played:
+            self._nets.append(r.net_halves)
+            staked += r.staked
+        nets = self._nets[start:]
+        rounds = float(len(nets))
+        self._lengths.append(len(nets))
+        self._net.add(rounds, math.fsum(nets) / 2)
+        self._stake.add(rounds, float(staked))
+
+    def result(self) -> MainSimulation:
+        """The figures over the shoes added so far; ``InvalidOption`` if no round was played."""
+        n = len(self._nets)
+        if not n:
+            raise InvalidOption("no round was played: deal more shoes or cut the shoe later")
+        mean = math.fsum(self._nets) / 2 / n
+        # Per shoe (a cluster): its rounds against the sum of its squared deviations.
+        square = Cluster()
+        start = 0
+        for length in self._lengths:
+            nets = self._nets[start : start + length]
+            start += length
+            square.add(float(length), math.fsum((v / 2 - mean) ** 2 for v in nets))
+        sd = math.sqrt(square.ratio)
+        return MainSimulation(
+            rounds=n,
+            mean=mean,
+            mean_se=self._net.se,
+            standard_deviation=sd,
+            standard_deviation_se=square.se / (2 * sd) if sd else 0.0,
+            staked=self._stake.ratio,
+            staked_se=self._stake.se,
+        )
+
+
+def main_simulation(played: Iterable[Iterable[PlayedRound]]) -> MainSimulation:
+    """The main game's figures over ``played`` rounds, shoe by shoe (``MainAccumulator``)."""
+    accumulator = MainAccumulator()
     for shoe in played:
-        rounds = float(len(shoe))
-        net.add(rounds, math.fsum(r.net_halves for r in shoe) / 2)
-        square.add(rounds, math.fsum((r.net_halves / 2 - mean) ** 2 for r in shoe))
-        stake.add(rounds, float(sum(r.staked for r in shoe)))
-    sd = math.sqrt(square.ratio)
-    return MainSimulation(
-        rounds=n,
-        mean=mean,
-        mean_se=net.se,
-        standard_deviation=sd,
-        standard_deviation_se=square.se / (2 * sd) if sd else 0.0,
-        staked=stake.ratio,
-        staked_se=stake.se,
-    )
+        accumulator.add_shoe(shoe)
+    return accumulator.result()
 
 
-def main_game_entry(
-    decks: int, rules: MainGameRules, played: Sequence[Sequence[PlayedRound]]
-) -> ParEntry:
+def main_game_entry(decks: int, rules: MainGameRules, sim: MainSimulation) -> ParEntry:
     """The main game's entry: the analyzer's full-shoe edges, the exact average total bet of
     the basic strategy on a full shoe, and the standard deviation per initial wager over the
-    ``played`` rounds (per shoe) with its volatility index."""
+    simulated rounds ``sim`` with its volatility index."""
     full = list(full_shoe(decks))
     composition = player_edge(full, rules, Strategy.COMPOSITION)
     basic = player_edge(full, rules, Strategy.BASIC)
-    sim = main_simulation(played)
     z90 = z_score(90)
     per_wager = "per initial wager, the player's cards and the up card dealt from a full shoe"
     figures = (

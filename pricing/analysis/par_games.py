@@ -29,13 +29,14 @@ from pricing.analysis.par_sheet import (
     protection_rule,
 )
 from pricing.analysis.par_shoe import mixture_odds, position_states, rtp_distribution
-from pricing.analysis.par_simulated import simulated_distribution
+from pricing.analysis.par_simulated import SimulatedRtpAccumulator, check_shoes
 from pricing.analysis.report import PositionTally
 from pricing.analysis.two_hands import (
     TwoHandName,
     game_of,
     main_bet_names,
     price_shoe,
+    shoe_pricer,
     simulated_paytables,
     table_keys,
 )
@@ -217,6 +218,7 @@ def _simulated_states(
 ) -> Iterable[list[dict[str, SideBetOdds]]]:
     """Each seeded shoe's rounds, as every bet's odds when each round starts."""
     game = game_of(name)
+    price = shoe_pricer(name, tables)
     rng = random.Random(f"{seed}/{decks}")
     cards = [card for card in DECK for _ in range(decks)]
     for _ in range(shoes):
@@ -229,7 +231,7 @@ def _simulated_states(
             for card in cards[seen:first]:
                 left[card.index] -= 1
             seen = first
-            shoe.append(price_shoe(name, left, tables))
+            shoe.append(price(left))
         yield shoe
 
 
@@ -247,23 +249,29 @@ def two_hand_par_sheet(
 ) -> ParSheet:
     """Baccarat's or Dragon Tiger's bets of ``paytables`` (default: a table's main bets and
     every side bet at its default preset), entries ``BET/preset``: each full-shoe outcome table
-    exact, and the RTP over the rounds of ``shoes`` seeded shoes of ``decks`` decks dealt to
-    ``cut_card`` cards from the end, side bets closed by protection at ``close_at_rtp_bp``."""
+    exact, and the RTP over the rounds of ``shoes`` seeded shoes (two or more) of
+    ``decks`` decks dealt to ``cut_card`` cards from the end, side bets closed by protection at
+    ``close_at_rtp_bp``."""
+    check_shoes(shoes)
     tables = table_keys(name, simulated_paytables(name) if paytables is None else paytables)
     mains = main_bet_names(name)
     full = price_shoe(name, [decks] * CARDS_PER_DECK, tables)
-    dealt = list(
-        _simulated_states(
-            name, tables, decks=decks, shoes=shoes, seed=seed, cut_card=cut_card, burn=burn
+    # Each shoe is counted into every bet's figures and dropped: the sheet's memory does not
+    # grow with the shoes.
+    accumulators = {
+        key: SimulatedRtpAccumulator(
+            min_rtp=min_rtp, close_at_rtp_bp=0 if table.bet in mains else close_at_rtp_bp
         )
-    )
+        for key, table in tables.items()
+    }
+    for shoe in _simulated_states(
+        name, tables, decks=decks, shoes=shoes, seed=seed, cut_card=cut_card, burn=burn
+    ):
+        for key, accumulator in accumulators.items():
+            accumulator.add_shoe((1, round_odds[key]) for round_odds in shoe)
     entries = []
-    for key, table in tables.items():
-        distribution, error = simulated_distribution(
-            [[(1, round_odds[key]) for round_odds in shoe] for shoe in dealt],
-            min_rtp=min_rtp,
-            close_at_rtp_bp=0 if table.bet in mains else close_at_rtp_bp,
-        )
+    for key, accumulator in accumulators.items():
+        distribution, error = accumulator.result()
         entries.append(
             ParEntry(
                 key, Basis.FULL_SHOE, Precision.EXACT, par_bet(full[key]), distribution,

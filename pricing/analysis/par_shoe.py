@@ -48,6 +48,7 @@ from pricing.games.hilo import DEFAULT_PAYTABLE, OPENING_BURNS, RESULTS_PER_DECK
 from pricing.payout import BetPrice
 
 __all__ = [
+    "RtpAccumulator",
     "RtpDistribution",
     "hilo_states",
     "mixture_odds",
@@ -134,6 +135,129 @@ def _moments(odds: SideBetOdds) -> tuple[int, int, int]:
     return first, second, total
 
 
+class RtpAccumulator:
+    """``rtp_distribution``'s figures built up state by state: ``add`` each ``(weight, odds or
+    RTP)`` state, then ``result``. It keeps only exact integer sums, the extremes and the
+    counts, never a state: a simulation of any length takes the same memory, and the figures
+    are the same whatever order the states come in.
+
+    >>> acc = RtpAccumulator(min_rtp=Fraction(1))
+    >>> acc.add(3, SideBetOdds.from_ways("B", {"WIN": 1}, 2, {"WIN": 80}))
+    True
+    >>> acc.add(1, Fraction(11, 10)), acc.add(0, Fraction(1))  # a weight 0 is never offered
+    (True, False)
+    >>> d = acc.result()
+    >>> d.states, d.mean, d.below_min, d.offered, d.variance  # no variance without every odds
+    (2, Fraction(19, 20), Fraction(3, 4), Fraction(1, 1), None)
+    """
+
+    __slots__ = (
+        "_below",
+        "_close_at_rtp_bp",
+        "_count",
+        "_high",
+        "_low",
+        "_min_rtp",
+        "_sums",
+        "_total",
+        "_with_odds",
+    )
+
+    def __init__(self, *, min_rtp: Fraction | None = None, close_at_rtp_bp: int = 0) -> None:
+        self._min_rtp = min_rtp
+        self._close_at_rtp_bp = close_at_rtp_bp
+        self._total = _ExactSum()  # Σ w over every state
+        self._below = _ExactSum()  # Σ w over the offered states under the floor
+        # By the offered states' (weight's denominator, RTP's denominator): the numerators of
+        # Σ w, Σ w · RTP, Σ w · RTP² and Σ w · E[net² | state] over the weight's denominator
+        # times the RTP's to the power 0, 1, 2 and 2 (a simulation's states share a few
+        # hundred pairs: one dictionary look-up a state).
+        self._sums: dict[tuple[int, int], list[int]] = {}
+        self._with_odds = True  # every offered state came with its odds
+        self._count = 0
+        self._low: tuple[int, int] | None = None  # the extremes, as (numerator, denominator)
+        self._high: tuple[int, int] | None = None
+
+    def add(self, weight: int | Fraction, state: SideBetOdds | Fraction) -> bool:
+        """Count one state; whether it is offered. ``ValueError`` for a negative weight."""
+        if type(weight) is int:  # a simulated round's 1: no Fraction to build
+            wn, wd = weight, 1
+        else:
+            w = Fraction(weight)
+            wn, wd = w.numerator, w.denominator
+        if wn < 0:
+            raise ValueError(f"a state's weight cannot be negative: {weight}")
+        self._total.add(wn, wd)
+        if not wn:
+            return False
+        if isinstance(state, SideBetOdds):
+            if not state.open or protection_closes(state, self._close_at_rtp_bp):
+                return False
+            first, sq, n = _moments(state)
+            # RTP = 1 + first / (100 n) = (100 n + first) / (100 n), and E[net²] = sq / (10⁴ n),
+            # which is sq · n over the RTP's denominator squared.
+            rn, rd, second = 100 * n + first, 100 * n, sq * n
+        else:
+            rtp_in = Fraction(state)
+            if _rtp_closes(rtp_in, self._close_at_rtp_bp):
+                return False
+            rn, rd, second = rtp_in.numerator, rtp_in.denominator, 0
+            self._with_odds = False
+        self._count += 1
+        sums = self._sums.get((wd, rd))
+        if sums is None:
+            sums = self._sums[wd, rd] = [0, 0, 0, 0]
+        sums[0] += wn
+        sums[1] += wn * rn
+        sums[2] += wn * rn * rn
+        sums[3] += wn * second
+        # Compared as integers (every denominator is positive): no Fraction per state.
+        low, high = self._low, self._high
+        if low is None or rn * low[1] < low[0] * rd:
+            self._low = (rn, rd)
+        if high is None or rn * high[1] > high[0] * rd:
+            self._high = (rn, rd)
+        floor = self._min_rtp
+        if floor is not None and rn * floor.denominator < floor.numerator * rd:
+            self._below.add(wn, wd)
+        return True
+
+    def _sum(self, slot: int, power: int) -> Fraction:
+        """One of the sums over the offered states: ``slot``'s numerators over the weight's
+        denominator times the RTP's to the ``power``."""
+        total = _ExactSum()
+        for (wd, rd), sums in self._sums.items():
+            total.add(sums[slot], wd * rd**power)
+        return total.total()
+
+    def result(self) -> RtpDistribution:
+        """The distribution of the states added so far; ``ValueError`` when none is offered."""
+        low, high, min_rtp = self._low, self._high, self._min_rtp
+        if not self._count or low is None or high is None:
+            raise ValueError("no state is offered: nothing to describe")
+        offered = self._sum(0, 0)
+        mean = self._sum(1, 1) / offered
+        variance = spread = None
+        if self._with_odds:
+            # The law of total variance: E[Var | state] + Var[E | state]. E[net | state] is the
+            # state's RTP − 1, so the second term is the RTP's variance, and the whole is
+            # E[net²] − E[net]² over the offered states.
+            spread = self._sum(2, 2) / offered - mean * mean
+            variance = self._sum(3, 2) / offered - (mean - 1) ** 2
+        return RtpDistribution(
+            states=self._count,
+            offered=offered / self._total.total(),
+            minimum=Fraction(*low),
+            maximum=Fraction(*high),
+            mean=mean,
+            min_rtp=min_rtp,
+            below_min=None if min_rtp is None else self._below.total() / offered,
+            variance=variance,
+            price_variance=spread,
+            standard_deviation=None if variance is None else math.sqrt(variance),
+        )
+
+
 def rtp_distribution(
     states: Iterable[tuple[int | Fraction, SideBetOdds | Fraction]],
     *,
@@ -141,72 +265,12 @@ def rtp_distribution(
     close_at_rtp_bp: int = 0,
 ) -> RtpDistribution:
     """The distribution of the RTP over ``(weight, odds or RTP)`` states (see the module's
-    docstring). ``ValueError`` for a negative weight or when no state is offered."""
-    total = _ExactSum()
-    weight = _ExactSum()
-    returned = _ExactSum()  # Σ w · RTP
-    squared = _ExactSum()  # Σ w · RTP²
-    second = _ExactSum()  # Σ w · E[net² | state], while every state comes with odds
-    with_odds = True
-    count = 0
-    below = _ExactSum()
-    low: Fraction | None = None
-    high: Fraction | None = None
-    for w_in, state in states:
-        w = Fraction(w_in)
-        if w < 0:
-            raise ValueError(f"a state's weight cannot be negative: {w_in}")
-        wn, wd = w.numerator, w.denominator
-        total.add(wn, wd)
-        if not wn:
-            continue
-        if isinstance(state, SideBetOdds):
-            if not state.open or protection_closes(state, close_at_rtp_bp):
-                continue
-            first, sq, n = _moments(state)
-            # RTP = 1 + first / (100 n) = (100 n + first) / (100 n)
-            rn, rd = 100 * n + first, 100 * n
-            second.add(wn * sq, wd * 10_000 * n)
-        else:
-            rtp_in = Fraction(state)
-            if _rtp_closes(rtp_in, close_at_rtp_bp):
-                continue
-            rn, rd = rtp_in.numerator, rtp_in.denominator
-            with_odds = False
-        count += 1
-        weight.add(wn, wd)
-        returned.add(wn * rn, wd * rd)
-        squared.add(wn * rn * rn, wd * rd * rd)
-        rtp = Fraction(rn, rd)
-        if low is None or rtp < low:
-            low = rtp
-        if high is None or rtp > high:
-            high = rtp
-        if min_rtp is not None and rtp < min_rtp:
-            below.add(wn, wd)
-    if not count or low is None or high is None:
-        raise ValueError("no state is offered: nothing to describe")
-    offered = weight.total()
-    mean = returned.total() / offered
-    variance = spread = None
-    if with_odds:
-        # The law of total variance: E[Var | state] + Var[E | state]. E[net | state] is the
-        # state's RTP − 1, so the second term is the RTP's variance, and the whole is
-        # E[net²] − E[net]² over the offered states.
-        spread = squared.total() / offered - mean * mean
-        variance = second.total() / offered - (mean - 1) ** 2
-    return RtpDistribution(
-        states=count,
-        offered=offered / total.total(),
-        minimum=low,
-        maximum=high,
-        mean=mean,
-        min_rtp=min_rtp,
-        below_min=None if min_rtp is None else below.total() / offered,
-        variance=variance,
-        price_variance=spread,
-        standard_deviation=None if variance is None else math.sqrt(variance),
-    )
+    docstring; ``RtpAccumulator`` over them). ``ValueError`` for a negative weight or when no
+    state is offered."""
+    accumulator = RtpAccumulator(min_rtp=min_rtp, close_at_rtp_bp=close_at_rtp_bp)
+    for weight, state in states:
+        accumulator.add(weight, state)
+    return accumulator.result()
 
 
 #: The odds of a state in which the bet is not offered.

@@ -22,7 +22,7 @@ full shoe the 13 ranks' changes sum to exactly 0.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, Literal
@@ -56,6 +56,7 @@ __all__ = [
     "game_of",
     "main_bet_names",
     "price_shoe",
+    "shoe_pricer",
     "simulated_paytables",
     "table_keys",
     "two_hand_report",
@@ -145,13 +146,22 @@ def price_shoe(
     >>> float(price_shoe("baccarat", [8] * 52)["BANKER/ez"].rtp_fraction)
     0.9898169924287863
     """
+    return shoe_pricer(name, tables)(counts)
+
+
+def shoe_pricer(
+    name: TwoHandName, tables: Mapping[str, Paytable] | None = None
+) -> Callable[[Sequence[int]], dict[str, SideBetOdds]]:
+    """``price_shoe`` of ``tables`` as a function of the counts, the paytables grouped once
+    (``pricing.analysis.side_bets.pricing_groups``): a simulation prices the same bets before
+    every round."""
     game = game_of(name)
     groups = pricing_groups(every_paytable(name) if tables is None else tables)
 
     def odds(shoe: Sequence[int], group: Sequence[Paytable]) -> Mapping[str, SideBetOdds]:
         return game.odds(shoe, ((), ()), group)
 
-    return price_groups(odds, counts, groups)
+    return lambda counts: price_groups(odds, counts, groups)
 
 
 @dataclass(frozen=True, slots=True)

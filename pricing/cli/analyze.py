@@ -150,7 +150,7 @@ def add_analyze(sub: Commands) -> None:
         type=integer(1),
         default=None,
         help="blackjack: simulated shoes of each size (default 1,000); baccarat, dragon-tiger "
-        "(default 200)",
+        "(default 200); with --par at least 2",
     )
     a.add_argument(
         "--seed",

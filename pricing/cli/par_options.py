@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from pricing.analysis.build import ReportOptions
+from pricing.analysis.par_simulated import MIN_SHOES
 from pricing.analysis.two_hands import check_shown
 from pricing.cards import CARDS_PER_DECK
 from pricing.cli.analyze_options import report_options
@@ -29,7 +30,8 @@ __all__ = ["check_outputs", "par_options", "parse_percent"]
 
 #: The games dealt from one 52-card deck: no shoe size to choose.
 _ONE_DECK = ("hilo", "goagae")
-#: The games whose sheet simulates shoes a table's game protection may close bets in.
+#: The games whose sheet simulates shoes (``--shoes``), in which a table's game protection may
+#: close bets.
 _PROTECTED = ("blackjack", "baccarat", "dragon-tiger")
 
 
@@ -128,6 +130,11 @@ def par_options(args: argparse.Namespace) -> ReportOptions:
         )
     if len(decks) > 1:
         raise InvalidOption(f"--par takes one --decks, got {len(decks)}")
+    if args.game in _PROTECTED and args.shoes is not None and args.shoes < MIN_SHOES:
+        raise InvalidOption(
+            f"--shoes must be at least {MIN_SHOES} for a PAR sheet (its standard errors need two "
+            f"shoes), got {args.shoes}"
+        )
     if args.close_at_rtp_bp is not None and args.game not in _PROTECTED:
         raise InvalidOption(f"--close-at-rtp-bp is for {', '.join(_PROTECTED)}, not {args.game}")
     for flag, value, games in (

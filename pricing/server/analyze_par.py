@@ -23,8 +23,9 @@ from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["MAX_PAR_BLACKJACK_SHOES", "min_rtp", "par_response"]
 
-#: The most simulated shoes one blackjack sheet may ask for: some 60 s of one core (every
-#: side bet priced before each round of each shoe, and ten times as many main-game shoes).
+#: The most simulated shoes one blackjack sheet may ask for: some 40 s of one core (every
+#: side bet priced before each round of each shoe, and ten times as many main-game shoes),
+#: in about 60 MiB whatever the shoes (each shoe is counted and dropped).
 MAX_PAR_BLACKJACK_SHOES = 2_000
 
 _NAMES: dict[Game, AnalyzedGame] = {

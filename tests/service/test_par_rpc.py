@@ -7,9 +7,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import grpc
+import pytest
 
 from pricing.analysis.par import MAX_WIN_ROWS
 from pricing.analysis.par_games import hilo_par_sheet, two_hand_par_sheet
+from pricing.client import error_details
 from pricing.games.baccarat import bets as baccarat
 from pricing.server.par_proto import sheet_to_proto
 from pricing.v1 import pricing_pb2 as pb
@@ -113,3 +115,13 @@ def test_blackjacks_sheet_with_game_protection(server: ServerProcess) -> None:
             lambda r=request: s.Analyze(r), grpc.StatusCode.INVALID_ARGUMENT, fragment
         )
         assert "close_at_rtp_bp" in (error.details() or "")
+
+
+@pytest.mark.parametrize("game", [pb.GAME_BACCARAT, pb.GAME_DRAGON_TIGER, pb.GAME_BLACKJACK])
+def test_a_simulated_sheet_needs_two_shoes(server: ServerProcess, game: int) -> None:
+    error = expect_error(
+        lambda: stub(server).Analyze(pb.AnalyzeRequest(game=game, par=True, shoes=1)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "shoes must be at least 2 for a PAR sheet (its standard errors need two shoes), got 1",
+    )
+    assert [v.field for v in error_details(error).field_violations] == ["shoes"]

@@ -43,7 +43,7 @@ from pricing.analysis.two_hands_sim import (
     DEFAULT_CUT_CARD,
     shoe_rounds,
 )
-from pricing.cards import CARDS_PER_DECK, DECK
+from pricing.cards import CARDS_PER_DECK, DECK, Card, parse_cards
 from pricing.games import higher_lower as hl
 from pricing.games.fixed_odds import SideBetOdds
 from pricing.games.goagae import GoaGaePaytable
@@ -133,18 +133,29 @@ def hilo_par_sheet(
     return ParSheet("hilo", "Hi-Lo", lines, entries, min_rtp=min_rtp, notes=(_MOVING_PRICE,))
 
 
+def _cards_text(cards: Iterable[Card | str]) -> str:
+    held = sorted(set(parse_cards(cards)))
+    return f"{len(held)} cards: {' '.join(str(c) for c in held)}"
+
+
 def goagae_par_sheet(
     paytable: GoaGaePaytable | None = None,
     *,
     rounds: int = 1,
     cards_per_round: int = DEFAULT_CARDS_PER_ROUND,
+    deck: Iterable[Card | str] | None = None,
     min_rtp: Fraction | None = None,
 ) -> ParSheet:
     """Goa Gae's category bets: a fresh deck every round, or ``rounds`` rounds of
-    ``cards_per_round`` cards from one deck (bets with no exact count are left out, named)."""
+    ``cards_per_round`` cards from one deck (bets with no exact count are left out, named).
+    ``deck`` (default: the 52 cards): ``goagae_positions``' reduced deck, for what-if
+    questions and the tests' brute force."""
     table = paytable or GoaGaePaytable()
     rules = table.rules()
-    positions, left_out = goagae_positions(table, rounds=rounds, cards_per_round=cards_per_round)
+    cards = None if deck is None else tuple(deck)
+    positions, left_out = goagae_positions(
+        table, rounds=rounds, cards_per_round=cards_per_round, deck=cards
+    )
     entries = tuple(
         _moving_entry(bet, tallies, _rule_price(bet, rules[bet]), min_rtp)
         for bet, tallies in positions.items()
@@ -158,7 +169,7 @@ def goagae_par_sheet(
     if left_out:
         notes.append(f"Left out (no exact count for this deal): {', '.join(left_out)}.")
     lines = (
-        ("Deck", "52 cards"),
+        ("Deck", "52 cards" if cards is None else _cards_text(cards)),
         ("Deal", deal),
         *((bet, _rule_text(rule)) for bet, rule in rules.items()),
     )

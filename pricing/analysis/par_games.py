@@ -11,13 +11,19 @@ Blackjack's is ``pricing.analysis.par_blackjack``'s.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Final
 
 from pricing.analysis.goagae import DEFAULT_CARDS_PER_ROUND, goagae_positions
-from pricing.analysis.higher_lower import BOTH_MODES, mode_positions, mode_tallies
+from pricing.analysis.higher_lower import (
+    BOTH_MODES,
+    mode_positions,
+    mode_tallies,
+    round_cards_out,
+)
 from pricing.analysis.hilo import FULL_DECK_CLASSES, hilo_positions
 from pricing.analysis.par import par_bet
 from pricing.analysis.par_sheet import (
@@ -44,19 +50,23 @@ from pricing.analysis.two_hands_sim import (
     DEFAULT_CUT_CARD,
     shoe_rounds,
 )
-from pricing.cards import CARDS_PER_DECK, DECK
+from pricing.cards import CARDS_PER_DECK, DECK, Card, parse_cards
+from pricing.errors import InvalidOption
 from pricing.games import higher_lower as hl
 from pricing.games.fixed_odds import SideBetOdds
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.hilo import OPENING_BURNS, RESULTS_PER_DECK, HiLoPaytable
+from pricing.games.next_card import NextCardGame
 from pricing.games.two_hands import Paytable
 from pricing.payout import BetPrice, PayRule
+from pricing.payout import Paytable as RulesPaytable
 
 __all__ = [
     "DEFAULT_PAR_SHOES",
     "goagae_par_sheet",
     "higher_lower_par_sheet",
     "hilo_par_sheet",
+    "next_card_par_sheet",
     "two_hand_par_sheet",
 ]
 
@@ -134,18 +144,29 @@ def hilo_par_sheet(
     return ParSheet("hilo", "Hi-Lo", lines, entries, min_rtp=min_rtp, notes=(_MOVING_PRICE,))
 
 
+def _cards_text(cards: Iterable[Card | str]) -> str:
+    held = sorted(set(parse_cards(cards)))
+    return f"{len(held)} cards: {' '.join(str(c) for c in held)}"
+
+
 def goagae_par_sheet(
     paytable: GoaGaePaytable | None = None,
     *,
     rounds: int = 1,
     cards_per_round: int = DEFAULT_CARDS_PER_ROUND,
+    deck: Iterable[Card | str] | None = None,
     min_rtp: Fraction | None = None,
 ) -> ParSheet:
     """Goa Gae's category bets: a fresh deck every round, or ``rounds`` rounds of
-    ``cards_per_round`` cards from one deck (bets with no exact count are left out, named)."""
+    ``cards_per_round`` cards from one deck (bets with no exact count are left out, named).
+    ``deck`` (default: the 52 cards): ``goagae_positions``' reduced deck, for what-if
+    questions and the tests' brute force."""
     table = paytable or GoaGaePaytable()
     rules = table.rules()
-    positions, left_out = goagae_positions(table, rounds=rounds, cards_per_round=cards_per_round)
+    cards = None if deck is None else tuple(deck)
+    positions, left_out = goagae_positions(
+        table, rounds=rounds, cards_per_round=cards_per_round, deck=cards
+    )
     entries = tuple(
         _moving_entry(bet, tallies, _rule_price(bet, rules[bet]), min_rtp)
         for bet, tallies in positions.items()
@@ -159,7 +180,7 @@ def goagae_par_sheet(
     if left_out:
         notes.append(f"Left out (no exact count for this deal): {', '.join(left_out)}.")
     lines = (
-        ("Deck", "52 cards"),
+        ("Deck", "52 cards" if cards is None else _cards_text(cards)),
         ("Deal", deal),
         *((bet, _rule_text(rule)) for bet, rule in rules.items()),
     )
@@ -178,27 +199,36 @@ def higher_lower_par_sheet(
     ``BET/depleting``), exactly, as ``pricing.analysis.higher_lower`` counts them."""
     table = paytable or hl.HigherLowerPaytable()
     hl.HigherLowerRules(paytable=table, burns=burns)  # checked as a table's rules are
-    nc = hl.game(decks)
+    return next_card_par_sheet(hl.game(decks), table, burns=burns, modes=modes, min_rtp=min_rtp)
+
+
+def next_card_par_sheet(
+    nc: NextCardGame,
+    paytable: RulesPaytable,
+    *,
+    burns: int = hl.DEFAULT_BURNS,
+    modes: Sequence[hl.ShuffleMode] = BOTH_MODES,
+    min_rtp: Fraction | None = None,
+) -> ParSheet:
+    """The sheet of every bet of the next-card game ``nc`` under ``paytable`` (Higher/Lower's
+    on ``higher_lower_par_sheet``'s shoe; any deck, such as the tests' reduced ones).
+    ``InvalidOption`` for a shoe too small to deal a round, as ``next_card_report``."""
+    if not round_cards_out(nc.deck.size, burns):
+        raise InvalidOption(f"a shoe of {nc.deck.size} cards deals no round with {burns} burns")
     entries = []
     for mode in modes:
         tallies = mode_tallies(nc.deck.size, mode, burns)
         for bet in nc.names:
-            positions, price = mode_positions(nc, bet, table, tallies)
+            positions, price = mode_positions(nc, bet, paytable, tallies)
             entry = _moving_entry(bet, positions, price, min_rtp)
-            entries.append(
-                ParEntry(
-                    f"{bet}/{mode.value.lower()}",
-                    entry.basis,
-                    entry.precision,
-                    entry.par,
-                    entry.distribution,
-                )
-            )
+            # every figure the entry has, a never-offered bet's note too, under the mode's name
+            entries.append(dataclasses.replace(entry, bet=f"{bet}/{mode.value.lower()}"))
+    decks = nc.deck.decks
     lines = (
         ("Shoe", f"{decks} decks of {nc.deck.size // decks} cards"),
         ("Burns", f"{burns} before each result (depleting shoe)"),
         ("Modes", ", ".join(m.value.lower() for m in modes)),
-        *((bet, _rule_text(rule)) for bet, rule in table.rules().items()),
+        *((bet, _rule_text(rule)) for bet, rule in paytable.rules().items()),
     )
     return ParSheet(
         "higher-lower", "Higher/Lower", lines, tuple(entries), min_rtp=min_rtp,

@@ -1,9 +1,10 @@
-"""The PAR sheets of the games (``pricing.analysis.par_games``): Hi-Lo's figures against the
-raw net results of every deal of tiny decks (``tests/support/reference/par_ref.py``), every
-moving-price sheet against the game's own exact report (the mixture's RTP is the report's
-per-offered-round return, its variance the distribution's whole-shoe variance), baccarat's and
-Dragon Tiger's simulated spread against their exact full-shoe figures, the JSON keys a lab's
-tools read, and the command line's checks."""
+"""The PAR sheets of the games (``pricing.analysis.par_games``): Hi-Lo's, Goa Gae's and
+Higher/Lower's figures against the raw net results of every deal of tiny decks and shoes
+(``tests/support/reference/par_ref.py``), every moving-price sheet against the game's own
+exact report (the mixture's RTP is the report's per-offered-round return, its variance the
+distribution's whole-shoe variance), baccarat's and Dragon Tiger's simulated spread against
+their exact full-shoe figures, the JSON keys a lab's tools read, and the command line's
+checks."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pricing.analysis.goagae import goagae_rtp
@@ -25,17 +26,51 @@ from pricing.analysis.par_games import (
     goagae_par_sheet,
     higher_lower_par_sheet,
     hilo_par_sheet,
+    next_card_par_sheet,
     two_hand_par_sheet,
 )
-from pricing.analysis.par_sheet import Basis, ParSheet, Precision
+from pricing.analysis.par_sheet import Basis, ParEntry, ParSheet, Precision
 from pricing.analysis.two_hands import price_shoe
+from pricing.cards import Rank
 from pricing.cli import main
-from pricing.games.higher_lower import ShuffleMode
+from pricing.errors import InvalidOption
+from pricing.games import goagae, higher_lower
+from pricing.games.higher_lower import HIGHER_LOWER_RANKS, ShuffleMode
 from pricing.games.hilo import HiLoPaytable
-from tests.support.effort import effort
+from pricing.games.next_card import NextCardDeck, NextCardGame
+from pricing.payout import PayRule
+from tests.support.effort import EXHAUSTIVE, effort
 from tests.support.reference import par_ref as ref
 
 RULES = {bet: rule.as_tuple() for bet, rule in HiLoPaytable().rules().items()}
+
+# Goa Gae cards rich in every category: the J/Q/K of every suit (triples, JQK hands, suited
+# J-Q-K straight flushes), 9-10-J and Q-K-A of spades, A-2-3 of diamonds, nines (NINE hands:
+# a 9 and two faces) and 8-9 of hearts beside the J.
+GOAGAE_POOL = sorted(
+    {f"{r}{s}" for r in ("J", "Q", "K") for s in "CDHS"}
+    | {"9S", "10S", "AS", "AD", "2D", "3D", "8H", "9H", "10H"}
+)
+
+pay_rules = st.tuples(st.integers(8_000, 10_000), st.integers(0, 100), st.integers(0, 5_000)).map(
+    lambda t: PayRule(t[0], t[1], t[1] + t[2])
+)
+
+
+def check_against_every_deal(entry: ParEntry, results: list[tuple[int, Fraction]]) -> None:
+    """A sheet's figures are those of the net results of every offered round of every deal,
+    ``(weight, net)``: never offered when there are none."""
+    if not results:
+        assert entry.par is None and entry.note.startswith("never offered"), entry.bet
+        return
+    par = entry.par
+    assert par is not None, entry.bet
+    variance = ref.weighted_variance(results)
+    assert par.rtp == 1 + ref.weighted_mean(results), entry.bet
+    assert par.variance == variance, entry.bet
+    assert par.hit_frequency == ref.weighted_hit_frequency(results), entry.bet
+    assert math.isclose(par.standard_deviation, math.sqrt(variance), abs_tol=1e-12), entry.bet
+    assert par.max_win == max(x for _, x in results), entry.bet
 
 
 def check_mixture(sheet: ParSheet) -> None:
@@ -66,17 +101,80 @@ def test_hilo_sheet_against_every_deal_of_a_tiny_deck(
     sheet = hilo_par_sheet(sizes=sizes, burns=burns, results=results)
     nets = ref.hilo_nets(sizes, burns, results, RULES)
     for entry in sheet.entries:
-        raw = nets[entry.bet]
-        if not raw:
-            assert entry.par is None and entry.note.startswith("never offered")
-            continue
-        par = entry.par
-        assert par is not None
-        assert par.rtp == 1 + ref.mean(raw), entry.bet
-        assert par.variance == ref.variance(raw), entry.bet
-        assert par.hit_frequency == ref.hit_frequency(raw), entry.bet
-        assert math.isclose(par.standard_deviation, math.sqrt(ref.variance(raw)), abs_tol=1e-12)
-        assert par.max_win == max(raw)
+        check_against_every_deal(entry, [(1, x) for x in nets[entry.bet]])
+
+
+GOAGAE_RULES = goagae.DEFAULT_PAYTABLE.rules()
+
+
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
+@settings(max_examples=effort(suite=4, exhaustive=40), deadline=None)
+@given(
+    deck=st.lists(st.sampled_from(GOAGAE_POOL), min_size=11, max_size=15, unique=True),
+    rounds=st.integers(1, 3),
+    cards_per_round=st.integers(3, 4),
+    rules=st.fixed_dictionaries({bet: pay_rules for bet in goagae.BETS}),
+)
+@example(deck=GOAGAE_POOL[:15], rounds=1, cards_per_round=3, rules=GOAGAE_RULES)
+@example(deck=GOAGAE_POOL[3:], rounds=3, cards_per_round=3, rules=GOAGAE_RULES)
+def test_goagae_sheet_against_every_deal_of_a_reduced_deck(
+    deck: list[str], rounds: int, cards_per_round: int, rules: dict[str, PayRule]
+) -> None:
+    """A fresh deck every round (up to 15 cards), or two or three rounds from one deck of 11
+    cards: every set of cards gone before each round and every hand after it, priced by the
+    reference's own pay rule."""
+    if rounds > 1:
+        deck = deck[:11]  # what three rounds of four cards need: more would cost seconds
+    paytable = goagae.GoaGaePaytable(**{bet.lower(): rule for bet, rule in rules.items()})
+    sheet = goagae_par_sheet(paytable, rounds=rounds, cards_per_round=cards_per_round, deck=deck)
+    ref_rules = {bet: rule.as_tuple() for bet, rule in rules.items()}
+    nets = ref.goagae_nets(deck, rounds, cards_per_round, ref_rules)
+    assert [e.bet for e in sheet.entries] == list(goagae.BETS)  # none left out on a small deck
+    assert dict(sheet.rules)["Deck"].startswith(f"{len(deck)} cards: ")
+    for entry in sheet.entries:
+        check_against_every_deal(entry, nets[entry.bet])
+
+
+HIGHER_LOWER_RULES = higher_lower.DEFAULT_PAYTABLE.rules()
+TWO, THREE, SEVEN, ACE = (Rank.TWO, Rank.THREE, Rank.SEVEN, Rank.ACE)
+
+
+@pytest.mark.slow  # reduced in make test: make test-exhaustive runs it at full count
+@settings(max_examples=effort(suite=4, exhaustive=40), deadline=None)
+@given(
+    ranks=st.sets(st.sampled_from(HIGHER_LOWER_RANKS), min_size=1, max_size=3),
+    decks=st.integers(1, 3),
+    burns=st.integers(0, 3),
+    rules=st.fixed_dictionaries({bet: pay_rules for bet in higher_lower.BETS}),
+)
+@example(ranks={TWO, ACE}, decks=1, burns=1, rules=HIGHER_LOWER_RULES)
+@example(ranks={SEVEN}, decks=2, burns=0, rules=HIGHER_LOWER_RULES)
+@example(ranks={TWO, THREE, ACE}, decks=1, burns=3, rules=HIGHER_LOWER_RULES)
+def test_higher_lower_sheet_against_every_deal_of_a_reduced_shoe(
+    ranks: set[Rank], decks: int, burns: int, rules: dict[str, PayRule]
+) -> None:
+    """Every draw order of a shoe of up to 12 cards, copies of a card told apart: a continuous
+    shuffler's rounds, and a depleting shoe's on 8 cards (and on 12 with 2 or 3 burns in make
+    test-exhaustive: more rounds take the brute force seconds)."""
+    decks = min(decks, 3 // len(ranks))  # 12 cards at most
+    order = tuple(r for r in HIGHER_LOWER_RANKS if r in ranks)  # the game's order of ranks
+    nc = NextCardGame(NextCardDeck(decks=decks, ranks=order), higher_lower.game(1).bets,
+                      close_over_par=True)  # fmt: skip
+    paytable = higher_lower.HigherLowerPaytable(**{b.lower(): r for b, r in rules.items()})
+    if nc.deck.size < burns + 2:  # no card left for a result after the base and the burns
+        with pytest.raises(InvalidOption, match="deals no round"):
+            next_card_par_sheet(nc, paytable, burns=burns)
+        return
+    modes = [ShuffleMode.CONTINUOUS]
+    if nc.deck.size <= 8 or (EXHAUSTIVE and burns >= 2):  # 12 cards: 3 or 4 rounds a shoe
+        modes.append(ShuffleMode.DEPLETING)
+    sheet = next_card_par_sheet(nc, paytable, burns=burns, modes=modes)
+    shoe = [f"{r.symbol}{s}" for _ in range(decks) for r in order for s in "CDHS"]
+    ref_rules = {bet: rule.as_tuple() for bet, rule in rules.items()}
+    for mode in modes:
+        nets = ref.higher_lower_nets(shoe, burns, mode is ShuffleMode.CONTINUOUS, ref_rules)
+        for bet in higher_lower.BETS:
+            check_against_every_deal(sheet.entry(f"{bet}/{mode.value.lower()}"), nets[bet])
 
 
 def test_hilo_sheet_is_the_reports_per_offered_round() -> None:

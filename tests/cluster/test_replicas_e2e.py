@@ -23,6 +23,7 @@ from pricing.games import hilo
 from pricing.v1 import pricing_pb2 as pb
 from tests.service.test_durability_e2e import CARDS, HiLoFeed
 from tests.support import ROOT
+from tests.support.effort import exhaustive_only
 from tests.support.natsserver import NatsServer, cluster, kill_all
 from tests.support.proxy import CuttableProxy
 from tests.support.server import ServerProcess, Watcher, start_server
@@ -337,6 +338,7 @@ def _stream_leader(nodes: list[NatsServer], timeout: float = 15.0) -> NatsServer
 
 
 @pytest.mark.slow
+@exhaustive_only  # a chaos run (a node killed, an election waited out): make test-exhaustive
 def test_a_three_node_cluster_loses_a_node_during_a_feed_and_loses_nothing() -> None:
     nodes = cluster(3)
     urls = [n.url for n in nodes]

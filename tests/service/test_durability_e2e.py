@@ -23,7 +23,7 @@ from tests.support.server import ServerProcess, Watcher, start_server
 from tests.support.wire import engine_prices, expect_error, metric, wire_prices
 
 CARDS = [str(card) for card in DECK]
-KILLS = effort(suite=5, exhaustive=20)  # kill -9s of the random-moments test
+KILLS = effort(suite=3, exhaustive=20)  # kill -9s of the random-moments test
 
 
 def free_port() -> int:

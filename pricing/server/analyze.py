@@ -32,7 +32,6 @@ from pricing.errors import InvalidOption
 from pricing.games.baccarat.table import BaccaratRules
 from pricing.games.blackjack.rules import DealerRule
 from pricing.games.dragon_tiger.table import DragonTigerRules
-from pricing.games.fixed_odds import MAX_CLOSE_AT_RTP_BP
 from pricing.games.goagae import GoaGaePaytable
 from pricing.games.higher_lower import DEFAULT_DECKS, HigherLowerRules
 from pricing.games.hilo import HiLoPaytable
@@ -369,19 +368,13 @@ def _par(
 ) -> pb.AnalyzeResponse:
     """The PAR sheet: the report's options, checked as the report checks them."""
     min_rtp(request)
-    if request.HasField("close_at_rtp_bp"):
-        if game is not Game.BLACKJACK:
-            raise InvalidOption(
-                f"close_at_rtp_bp is for a GAME_BLACKJACK sheet; GAME_{game.name}'s comes with "
-                "its rules",
-                field="close_at_rtp_bp",
-            )
-        if request.close_at_rtp_bp > MAX_CLOSE_AT_RTP_BP:
-            raise InvalidOption(
-                f"close_at_rtp_bp must be at most {MAX_CLOSE_AT_RTP_BP}, got "
-                f"{request.close_at_rtp_bp}",
-                field="close_at_rtp_bp",
-            )
+    # Its bound is the sheet's to check (blackjack_par_sheet: check_close_at_rtp_bp).
+    if request.HasField("close_at_rtp_bp") and game is not Game.BLACKJACK:
+        raise InvalidOption(
+            f"close_at_rtp_bp is for a GAME_BLACKJACK sheet; GAME_{game.name}'s comes with its "
+            "rules",
+            field="close_at_rtp_bp",
+        )
     if game is Game.BLACKJACK:
         if rules is not None:
             raise InvalidOption(

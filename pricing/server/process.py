@@ -41,6 +41,7 @@ from pricing.server import eventloop
 from pricing.server import security as sec
 from pricing.server.auth import TokenStore
 from pricing.server.auth_interceptor import AuthInterceptor
+from pricing.server.console import Console, start_console
 from pricing.server.concurrency import ConcurrencyInterceptor
 from pricing.server.flags import is_loopback, parser
 from pricing.server.limits import grpc_options
@@ -256,12 +257,15 @@ async def serve(
     stop: asyncio.Event | None = None,
     table_metrics: bool = True,
     main_game_analysis: bool = True,
+    console_host: str = "127.0.0.1",
+    console_port: int | None = None,
 ) -> None:
     """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
     ``JournalError`` if the journal (JetStream on ``journal_servers``, or in ``data_dir``)
     cannot be used. ``security``: tokens, TLS and limits (default: none but ``dealer_token``,
     if given). ``table_metrics`` False: no per-table metric series. ``main_game_analysis``
-    False: no blackjack decisions or player edge on the tables' states."""
+    False: no blackjack decisions or player edge on the tables' states. ``console_port``: the
+    web console's (``pricing.server.console``) on ``console_host``; None: no console."""
     if security is None:
         security = Security(tokens=TokenStore(dealer_token=dealer_token))
     metrics = Metrics(table_series=table_metrics)
@@ -305,6 +309,18 @@ async def serve(
         httpd.shutdown()
         await journal.close()
         raise
+    console: Console | None = None
+    if console_port is not None:
+        try:
+            console = await start_console(
+                service, security, console_host, console_port, grace=grace
+            )
+        except BaseException:
+            await server.stop(0)
+            httpd.shutdown()
+            await journal.close()
+            raise
+        log.info("console on %s", console.url)
     refresh = asyncio.create_task(_refresh_images(service.store))
     sweeper = asyncio.create_task(_sweep(service.store, closed_retention))
 
@@ -323,6 +339,8 @@ async def serve(
         "grpc_port": grpc_port,
         "metrics_port": bound_metrics_port,
     }
+    if console is not None:
+        ready["console_port"] = console.port
     print(json.dumps(ready), flush=True)
 
     await stop.wait()
@@ -333,6 +351,8 @@ async def serve(
     sweeper.cancel()
     refresh.cancel()
     await _stop_calls(service, server, grace)
+    if console is not None:
+        await console.stop()
     await asyncio.to_thread(service.offload.close)  # joins the workers: off the loop
     service.publisher.analyst.close()
     await service.store.close()
@@ -460,6 +480,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
         stream=sys.stderr,
     )
     security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
+    console_gaps = security.missing(dealer=False)
+    if args.console_port is not None and not is_loopback(args.console_host):
+        if console_gaps and not args.insecure:
+            p.error(sec.beyond_loopback_refusal("--console-host", args.console_host, console_gaps))
     # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
     # (UNAVAILABLE, retried), not kill the process.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -485,6 +509,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                     security=security,
                     table_metrics=args.table_metrics,
                     main_game_analysis=args.main_game_analysis,
+                    console_host=args.console_host,
+                    console_port=args.console_port,
                 )
             )
     except JournalError as exc:

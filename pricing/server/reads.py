@@ -88,7 +88,7 @@ class PricingServicer:
             for name, (method, request) in methods.items()
         }
 
-    def _hub(self, table_id: str) -> Hub:
+    def table_hub(self, table_id: str) -> Hub:
         try:
             return self.publisher.hub(check_table_id(table_id))
         except TableNotFound:
@@ -97,7 +97,7 @@ class PricingServicer:
 
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> bytes:
         self.gate.check_ready()
-        return self._hub(request.table_id).latest.payload
+        return self.table_hub(request.table_id).latest.payload
 
     async def watch_table(
         self, request: pb.WatchTableRequest | Undecodable, context: Context
@@ -112,8 +112,8 @@ class PricingServicer:
         try:
             if isinstance(request, Undecodable):
                 raise request.error
-            hub = self._hub(request.table_id)
-            self._check_watchers(hub, request.table_id)
+            hub = self.table_hub(request.table_id)
+            self.check_watchers(hub, request.table_id)
         except (InvalidInput, LimitExceeded, TableNotFound, TableHeldAside) as exc:
             await self.refusals.refuse("WatchTable", exc, context, logging.DEBUG)
         if 0 < request.from_version < hub.horizon:
@@ -173,7 +173,7 @@ class PricingServicer:
         endings, since = table.round_endings()
         hub.backfill([published_state(s) for s in endings if s.version < hub.horizon], since)
 
-    def _check_watchers(self, hub: Hub, table_id: str) -> None:
+    def check_watchers(self, hub: Hub, table_id: str) -> None:
         limits = self.limits
         if len(hub.slots) >= limits.max_watchers_per_table:
             raise LimitExceeded(

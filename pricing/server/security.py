@@ -21,7 +21,7 @@ from pricing.server.auth import TokenError, TokenStore
 from pricing.server.limits import KIB, Limits
 from pricing.tls import ServerCertificates, TlsError
 
-__all__ = ["TOKEN_ENV", "Security", "add_arguments", "from_arguments"]
+__all__ = ["TOKEN_ENV", "Security", "add_arguments", "beyond_loopback_refusal", "from_arguments"]
 
 log = logging.getLogger("pricing.server")
 
@@ -40,12 +40,13 @@ class Security:
     metrics_host: str | None = None  # None: the gRPC host
     insecure: bool = False
 
-    def missing(self) -> list[str]:
-        """What serving beyond loopback needs and is not configured."""
+    def missing(self, *, dealer: bool = True) -> list[str]:
+        """What serving beyond loopback needs and is not configured; ``dealer`` False: a
+        read-only port (the console), which needs no dealer tokens."""
         gaps = []
         if self.certificates is None:
             gaps.append("TLS (--tls-cert and --tls-key)")
-        if not self.tokens.dealer_required:
+        if dealer and not self.tokens.dealer_required:
             gaps.append(f"dealer tokens (--dealer-tokens-file or {TOKEN_ENV})")
         if not self.tokens.reader_required:
             gaps.append("reader tokens (--reader-tokens-file)")
@@ -282,8 +283,17 @@ def from_arguments(
     )
     missing = security.missing()
     if beyond_loopback and missing and not args.insecure:
-        error(
-            f"--host {args.host} serves beyond this machine without {', '.join(missing)}: "
-            "configure them, or pass --insecure to accept the risk"
-        )
+        error(beyond_loopback_refusal("--host", args.host, missing))
     return security
+
+
+def beyond_loopback_refusal(flag: str, host: str, missing: list[str]) -> str:
+    """Why a port bound beyond loopback is refused: the gRPC port's and the console's words.
+
+    >>> beyond_loopback_refusal("--console-host", "0.0.0.0", ["TLS"]).split(":")[0]
+    '--console-host 0.0.0.0 serves beyond this machine without TLS'
+    """
+    return (
+        f"{flag} {host} serves beyond this machine without {', '.join(missing)}: "
+        "configure them, or pass --insecure to accept the risk"
+    )

@@ -1,0 +1,88 @@
+"""A table's states as server-sent events: a ``Slot`` of the table's hub, subscribed as
+WatchTable subscribes one and counted against the same watcher limits, so a slow page skips
+prices (the slot keeps only the newest state) and never holds the dealer's feed up.
+
+Each event is ``event: state``, ``id:`` the version, ``data:`` the state's JSON. The stream
+ends when the table closes (after its final state), when the server shuts down (the browser's
+EventSource reconnects by itself), or with ``event: behind`` when the page fell further behind
+than the round results a table holds (it reconnects and starts from the state as it is).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Final
+
+from aiohttp import web
+
+from pricing.errors import InvalidInput, LimitExceeded
+from pricing.server.fanout import FellBehind
+from pricing.server.service import PricingService
+from pricing.server.console.views import StateViews, state_json
+from pricing.tables import TableHeldAside, TableNotFound
+
+__all__ = ["HEADERS", "stream_table"]
+
+HEADERS: Final = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",  # a reverse proxy (nginx) must not buffer the stream
+}
+
+
+def refusal(exc: Exception) -> web.HTTPException:
+    """The HTTP answer of a read the service refuses."""
+    if isinstance(exc, LimitExceeded):
+        return web.HTTPTooManyRequests(text=str(exc))
+    if isinstance(exc, TableNotFound):
+        return web.HTTPNotFound(text=str(exc))
+    if isinstance(exc, TableHeldAside):
+        return web.HTTPConflict(text=str(exc))
+    return web.HTTPBadRequest(text=str(exc))
+
+
+async def stream_table(
+    request: web.Request, service: PricingService, views: StateViews
+) -> web.StreamResponse:
+    table_id = request.match_info["table_id"]
+    gate = service.gate
+    if gate.stopping or not gate.ready:
+        raise web.HTTPServiceUnavailable(
+            text="the server is shutting down" if gate.stopping else "the server is starting"
+        )
+    try:
+        hub = service.reads.table_hub(table_id)
+        service.reads.check_watchers(hub, table_id)
+    except LimitExceeded as exc:
+        service.metrics.limit_rejections.labels(exc.limit).inc()
+        raise refusal(exc) from None
+    except (InvalidInput, TableNotFound, TableHeldAside) as exc:
+        raise refusal(exc) from None
+    slot = hub.subscribe(0)
+    watchers = service.publisher.watchers
+    watchers.add(slot)
+    service.metrics.watchers.inc()
+    try:
+        response = web.StreamResponse(headers=HEADERS)
+        await response.prepare(request)
+        while True:
+            try:
+                published = await slot.take()
+            except FellBehind:
+                await response.write(b"event: behind\ndata: {}\n\n")
+                break
+            if published is None:
+                break
+            text = views.of(table_id, published).text if published is hub.latest else None
+            if text is None:  # a held round result, older than the latest
+                text = state_json(published).text
+            await response.write(b"event: state\nid: %d\ndata: %s\n\n" % (published.version, text))
+            if published.final:
+                break
+        with contextlib.suppress(ConnectionError):
+            await response.write_eof()
+        return response
+    finally:
+        hub.slots.discard(slot)
+        watchers.discard(slot)
+        service.metrics.watchers.dec()

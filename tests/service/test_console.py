@@ -1,0 +1,165 @@
+"""The web console over HTTP against a real server on loopback: the lobby and a table's state
+as JSON, a table's states as server-sent events, the watcher limits, and the refusal to serve
+beyond loopback unprotected."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pricing.v1 import pricing_pb2 as pb
+from tests.support import ROOT
+from tests.support.server import ServerProcess, start_server
+from tests.support.wire import Feed
+
+
+@pytest.fixture(scope="module")
+def console() -> Iterator[ServerProcess]:
+    process = start_server("--console-port=0", "--max-watchers-per-table=2")
+    yield process
+    code = process.stop()
+    assert code == 0, process.log()
+
+
+def get_json(server: ServerProcess, path: str) -> Any:
+    with urllib.request.urlopen(server.console_url(path), timeout=10) as response:
+        assert response.headers["Content-Type"].startswith("application/json")
+        return json.loads(response.read())
+
+
+class EventStream:
+    """Reads a console event stream in a thread: each ``event: state`` as its JSON."""
+
+    def __init__(self, server: ServerProcess, table_id: str) -> None:
+        assert server.console_port is not None
+        self.connection = http.client.HTTPConnection("127.0.0.1", server.console_port, timeout=10)
+        self.connection.request("GET", f"/api/tables/{table_id}/events")
+        self.response = self.connection.getresponse()
+        self.states: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        if self.response.status == 200:
+            threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        event = ""
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line.removeprefix("event: ")
+                elif line.startswith("data: ") and event == "state":
+                    self.states.put(json.loads(line.removeprefix("data: ")))
+        except OSError:
+            pass
+        self.states.put(None)
+
+    def until(self, version: int) -> dict[str, Any]:
+        while True:
+            state = self.states.get(timeout=10)
+            assert state is not None, "the stream ended"
+            if int(state["version"]) >= version:
+                return state
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def test_the_lobby_lists_an_opened_table(console: ServerProcess) -> None:
+    feed = Feed(console, "console-lobby")
+    feed.open(game=pb.GAME_HILO)
+    rows = get_json(console, "/api/tables")["tables"]
+    row = next(r for r in rows if r["table_id"] == "console-lobby")
+    assert row["game"] == "GAME_HILO"
+    assert row["cards_remaining"] == 52
+    assert row["watchers"] == 0
+    assert "best_side_bet" in row and "player_edge" in row
+    only = get_json(console, "/api/tables?game=blackjack")["tables"]
+    assert all(r["game"] == "GAME_BLACKJACK" for r in only)
+
+
+def test_a_card_changes_the_state_endpoints_version(console: ServerProcess) -> None:
+    feed = Feed(console, "console-state")
+    opened = feed.open(game=pb.GAME_HILO)
+    before = get_json(console, "/api/tables/console-state")
+    assert int(before["version"]) == opened.version
+    exposed = feed.expose("2S")
+    after = get_json(console, "/api/tables/console-state")
+    assert int(after["version"]) == exposed.version > opened.version
+    assert after["exposed"] == ["2S"]
+
+
+def test_an_unknown_table_is_not_found(console: ServerProcess) -> None:
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        get_json(console, "/api/tables/no-such-table")
+    assert caught.value.code == 404
+
+
+def test_an_event_stream_receives_the_state_after_a_card(console: ServerProcess) -> None:
+    feed = Feed(console, "console-sse")
+    opened = feed.open(game=pb.GAME_HILO)
+    stream = EventStream(console, "console-sse")
+    try:
+        assert stream.response.status == 200
+        assert stream.response.headers["Content-Type"] == "text/event-stream"
+        assert int(stream.until(opened.version)["version"]) == opened.version
+        exposed = feed.expose("7H")
+        state = stream.until(exposed.version)
+        assert state["exposed"] == ["7H"]
+    finally:
+        stream.close()
+
+
+def test_the_watcher_limit_is_answered_429_naming_it(console: ServerProcess) -> None:
+    feed = Feed(console, "console-limit")
+    opened = feed.open(game=pb.GAME_HILO)
+    streams = [EventStream(console, "console-limit") for _ in range(2)]
+    try:
+        for stream in streams:
+            stream.until(opened.version)  # subscribed
+        third = EventStream(console, "console-limit")
+        assert third.response.status == 429
+        assert "max-watchers-per-table" in third.response.read().decode()
+        third.close()
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def test_beyond_loopback_unprotected_it_refuses_to_start_as_grpc_does() -> None:
+    command = [sys.executable, str(ROOT / "server.py"), "--data-dir=:memory:", "--port=0"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}
+    console = subprocess.run(
+        [*command, "--metrics-port=0", "--console-port=0", "--console-host=0.0.0.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
+    grpc = subprocess.run(
+        [*command, "--metrics-port=0", "--host=0.0.0.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
+    assert console.returncode == grpc.returncode == 2
+    said = console.stderr.strip().splitlines()[-1]
+    assert said.endswith(
+        "--console-host 0.0.0.0 serves beyond this machine without TLS (--tls-cert and "
+        "--tls-key), reader tokens (--reader-tokens-file): configure them, or pass --insecure "
+        "to accept the risk"
+    ), said
+    tail = ": configure them, or pass --insecure to accept the risk"
+    assert grpc.stderr.strip().endswith(tail)

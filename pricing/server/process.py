@@ -41,8 +41,8 @@ from pricing.server import eventloop
 from pricing.server import security as sec
 from pricing.server.auth import TokenStore
 from pricing.server.auth_interceptor import AuthInterceptor
-from pricing.server.console import Console, start_console
 from pricing.server.concurrency import ConcurrencyInterceptor
+from pricing.server.console import Console, start_console
 from pricing.server.flags import is_loopback, parser
 from pricing.server.limits import grpc_options
 from pricing.server.metrics import Metrics, serve_metrics
@@ -303,24 +303,14 @@ async def serve(
         log.warning("--insecure: serving beyond loopback without %s", ", ".join(security.missing()))
 
     try:
-        await _recover(service, metrics)
+        console = await _recover_then_console(
+            service, metrics, security, host=console_host, port=console_port, grace=grace
+        )
     except BaseException:
         await server.stop(0)
         httpd.shutdown()
         await journal.close()
         raise
-    console: Console | None = None
-    if console_port is not None:
-        try:
-            console = await start_console(
-                service, security, console_host, console_port, grace=grace
-            )
-        except BaseException:
-            await server.stop(0)
-            httpd.shutdown()
-            await journal.close()
-            raise
-        log.info("console on %s", console.url)
     refresh = asyncio.create_task(_refresh_images(service.store))
     sweeper = asyncio.create_task(_sweep(service.store, closed_retention))
 
@@ -338,9 +328,8 @@ async def serve(
         "host": host,
         "grpc_port": grpc_port,
         "metrics_port": bound_metrics_port,
+        **({} if console is None else {"console_port": console.port}),
     }
-    if console is not None:
-        ready["console_port"] = console.port
     print(json.dumps(ready), flush=True)
 
     await stop.wait()
@@ -350,9 +339,7 @@ async def serve(
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
     sweeper.cancel()
     refresh.cancel()
-    await _stop_calls(service, server, grace)
-    if console is not None:
-        await console.stop()
+    await _stop_calls(service, server, grace, console)
     await asyncio.to_thread(service.offload.close)  # joins the workers: off the loop
     service.publisher.analyst.close()
     await service.store.close()
@@ -360,7 +347,28 @@ async def serve(
     log.info("stopped")
 
 
-async def _stop_calls(service: PricingService, server: grpc.aio.Server, grace: float) -> None:
+async def _recover_then_console(
+    service: PricingService,
+    metrics: Metrics,
+    security: Security,
+    *,
+    host: str,
+    port: int | None,
+    grace: float,
+) -> Console | None:
+    """Rebuild the tables (``_recover``), then serve the web console on ``host``:``port``, if
+    asked for (its address logged)."""
+    await _recover(service, metrics)
+    if port is None:
+        return None
+    console = await start_console(service, security, host, port, grace=grace)
+    log.info("console on %s (%s)", console.url, security.describe())
+    return console
+
+
+async def _stop_calls(
+    service: PricingService, server: grpc.aio.Server, grace: float, console: Console | None
+) -> None:
     """Refuse every new dealer write (UNAVAILABLE, nothing applied), let those begun finish
     and reach the watchers, end every stream, then stop gRPC: all within ``grace``.
 
@@ -375,6 +383,8 @@ async def _stop_calls(service: PricingService, server: grpc.aio.Server, grace: f
         log.warning("dealer writes still being applied after %.1f s: they are cut off", grace)
     await service.writes_quiet(QUIET_GAP, max(0.0, min(deadline - time.monotonic(), QUIET_WAIT)))
     service.end_streams()
+    if console is not None:  # its event streams ended with the others: it closes at once
+        await console.stop()
     await server.stop(max(0.0, deadline - time.monotonic()))
 
 
@@ -480,10 +490,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
         stream=sys.stderr,
     )
     security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
-    console_gaps = security.missing(dealer=False)
-    if args.console_port is not None and not is_loopback(args.console_host):
-        if console_gaps and not args.insecure:
-            p.error(sec.beyond_loopback_refusal("--console-host", args.console_host, console_gaps))
+    gaps = security.missing(dealer=False)  # the console is read-only: no dealer tokens needed
+    console_beyond = args.console_port is not None and not is_loopback(args.console_host)
+    if console_beyond and gaps and not args.insecure:
+        p.error(sec.beyond_loopback_refusal("--console-host", args.console_host, gaps))
     # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
     # (UNAVAILABLE, retried), not kill the process.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

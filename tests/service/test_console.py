@@ -140,6 +140,7 @@ def test_beyond_loopback_unprotected_it_refuses_to_start_as_grpc_does() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}
     console = subprocess.run(
         [*command, "--metrics-port=0", "--console-port=0", "--console-host=0.0.0.0"],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,
@@ -148,6 +149,7 @@ def test_beyond_loopback_unprotected_it_refuses_to_start_as_grpc_does() -> None:
     )
     grpc = subprocess.run(
         [*command, "--metrics-port=0", "--host=0.0.0.0"],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,

@@ -16,9 +16,9 @@ from typing import Final
 from aiohttp import web
 
 from pricing.errors import InvalidInput, LimitExceeded
+from pricing.server.console.views import StateViews, state_json
 from pricing.server.fanout import FellBehind
 from pricing.server.service import PricingService
-from pricing.server.console.views import StateViews, state_json
 from pricing.tables import TableHeldAside, TableNotFound
 
 __all__ = ["HEADERS", "stream_table"]

@@ -8,10 +8,10 @@ cookie (Secure under TLS), so the token leaves the address bar and the history a
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Final
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from pricing.server.auth import TokenStore
 
@@ -20,8 +20,6 @@ __all__ = ["COOKIE", "access_middleware"]
 COOKIE: Final = "console_token"
 _BEARER: Final = "bearer "
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
 
 def _bearer(header: str | None) -> str | None:
     if header is None or header[: len(_BEARER)].lower() != _BEARER:
@@ -29,7 +27,7 @@ def _bearer(header: str | None) -> str | None:
     return header[len(_BEARER) :].strip()
 
 
-def access_middleware(tokens: TokenStore, *, tls: bool) -> Callable[..., Awaitable[object]]:
+def access_middleware(tokens: TokenStore, *, tls: bool) -> Middleware:
     """The middleware refusing a request without a reader's token (401), when tokens are
     required (re-read on SIGHUP with the gRPC port's)."""
 

@@ -6,6 +6,9 @@ it runs inside an event loop it did not create, and it needs no ASGI server besi
 
 Routes (all GET, read-only):
 
+- ``/``: the lobby's page; ``/tables/{table_id}``: a table's page (``pages``);
+- ``/static/...``: their script and style;
+- ``/api/lobby/events``: the lobby's rows as server-sent events (``lobby``);
 - ``/api/health``: ``{"status": "SERVING"}`` once the tables are recovered;
 - ``/api/tables``: the lobby, what ListTables answers with what each latest state tells;
 - ``/api/tables/{table_id}``: the table's latest state as JSON;
@@ -16,18 +19,19 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from aiohttp import web
 
 from pricing.errors import InvalidInput
 from pricing.server.console.access import access_middleware
+from pricing.server.console.lobby import LobbyFeed, lobby_rows, stream_lobby
+from pricing.server.console.pages import STATIC, Pages
 from pricing.server.console.sse import refusal, stream_table
-from pricing.server.console.views import StateViews, lobby_row
+from pricing.server.console.views import StateViews
 from pricing.server.security import Security
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
-from pricing.wire import summary_to_proto
 
 __all__ = ["Console", "start_console"]
 
@@ -36,6 +40,8 @@ MAX_REQUEST_BYTES: Final = 16 * 1024
 
 SERVICE: Final = web.AppKey("service", PricingService)
 VIEWS: Final = web.AppKey("views", StateViews)
+LOBBY: Final = web.AppKey("lobby", LobbyFeed)
+PAGES: Final = web.AppKey("pages", Pages)
 
 
 def _json(body: bytes) -> web.Response:
@@ -56,20 +62,8 @@ def _check_ready(service: PricingService) -> None:
 
 
 async def tables(request: web.Request) -> web.Response:
-    service, views = request.app[SERVICE], request.app[VIEWS]
-    _check_ready(service)
-    game = request.query.get("game", "").upper()
-    publisher = service.publisher
-    rows: list[dict[str, Any]] = []
-    for table in sorted(service.store.tables, key=lambda t: t.table_id):
-        hub = publisher.hubs.get(table.table_id)
-        if hub is None:
-            continue
-        summary = summary_to_proto(table.snapshot, table.seats, publisher.watching(table.table_id))
-        row = lobby_row(summary, views.of(table.table_id, hub.latest))
-        if not game or row["game"] in (game, f"GAME_{game}"):
-            rows.append(row)
-    views.keep_only(set(publisher.hubs))
+    _check_ready(request.app[SERVICE])
+    rows = lobby_rows(request.app[SERVICE], request.app[VIEWS], request.query.get("game", ""))
     return web.json_response({"tables": rows})
 
 
@@ -88,6 +82,31 @@ async def events(request: web.Request) -> web.StreamResponse:
     return await stream_table(request, request.app[SERVICE], request.app[VIEWS])
 
 
+async def lobby_events(request: web.Request) -> web.StreamResponse:
+    return await stream_lobby(request, request.app[LOBBY])
+
+
+async def lobby_page(request: web.Request) -> web.Response:
+    pages = request.app[PAGES]
+    if not request.app[SERVICE].gate.ready:
+        return pages.error(503, "the server is rebuilding its tables: reload shortly")
+    rows = lobby_rows(request.app[SERVICE], request.app[VIEWS])
+    return pages.render("lobby.html", title="lobby", rows=rows)
+
+
+async def table_page(request: web.Request) -> web.Response:
+    service, pages = request.app[SERVICE], request.app[PAGES]
+    if not service.gate.ready:
+        return pages.error(503, "the server is rebuilding its tables: reload shortly")
+    table_id = request.match_info["table_id"]
+    try:
+        hub = service.reads.table_hub(table_id)
+    except (InvalidInput, TableNotFound, TableHeldAside) as exc:
+        return pages.error(refusal(exc).status, str(exc))
+    state = request.app[VIEWS].of(table_id, hub.latest).fields
+    return pages.render("table.html", title=table_id, table_id=table_id, state=state)
+
+
 def build_app(service: PricingService, security: Security) -> web.Application:
     app = web.Application(
         middlewares=[access_middleware(security.tokens, tls=security.certificates is not None)],
@@ -95,6 +114,12 @@ def build_app(service: PricingService, security: Security) -> web.Application:
     )
     app[SERVICE] = service
     app[VIEWS] = StateViews()
+    app[LOBBY] = LobbyFeed(service, app[VIEWS])
+    app[PAGES] = Pages()
+    app.router.add_get("/", lobby_page)
+    app.router.add_get("/tables/{table_id}", table_page)
+    app.router.add_static("/static", STATIC, append_version=False)
+    app.router.add_get("/api/lobby/events", lobby_events)
     app.router.add_get("/api/health", health)
     app.router.add_get("/api/tables", tables)
     app.router.add_get("/api/tables/{table_id}", table)

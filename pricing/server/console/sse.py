@@ -21,7 +21,10 @@ from pricing.server.fanout import FellBehind
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
 
-__all__ = ["HEADERS", "stream_table"]
+__all__ = ["HEADERS", "RETRY_MS", "stream_table"]
+
+#: What an EventSource waits before reconnecting (ms), sent first on every stream.
+RETRY_MS: Final = 2000
 
 HEADERS: Final = {
     "Content-Type": "text/event-stream",
@@ -65,6 +68,7 @@ async def stream_table(
     try:
         response = web.StreamResponse(headers=HEADERS)
         await response.prepare(request)
+        await response.write(b"retry: %d\n\n" % RETRY_MS)
         while True:
             try:
                 published = await slot.take()

@@ -4,6 +4,7 @@ published version, however many pages read it, and the lobby's rows."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from google.protobuf import json_format
 from pricing.server.fanout import Published
 from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["StateJson", "StateViews", "lobby_row"]
+__all__ = ["StateJson", "StateViews", "alerts", "lobby_row"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,8 @@ class StateViews:
 
     def __init__(self) -> None:
         self._made: dict[str, StateJson] = {}
+        # each table's version the console last saw, and when it first saw it (wall clock)
+        self._changed: dict[str, tuple[int, float]] = {}
 
     def __len__(self) -> int:
         return len(self._made)
@@ -48,12 +51,22 @@ class StateViews:
         made = self._made.get(table_id)
         if made is None or made.published is not published:
             made = self._made[table_id] = state_json(published)
+            seen = self._changed.get(table_id)
+            if seen is None or seen[0] != published.version:
+                self._changed[table_id] = (published.version, time.time())
         return made
+
+    def changed_at(self, table_id: str) -> float | None:
+        """When the console first saw the table's latest version (seconds since the epoch):
+        the lobby reads every table at least once a second while one is open."""
+        seen = self._changed.get(table_id)
+        return None if seen is None else seen[1]
 
     def keep_only(self, table_ids: set[str]) -> None:
         """Forget the tables no longer served (moved out after their retention)."""
         for gone in self._made.keys() - table_ids:
             del self._made[gone]
+            self._changed.pop(gone, None)
 
 
 def _best_side_bet(fields: dict[str, Any]) -> dict[str, Any] | None:
@@ -81,4 +94,29 @@ def lobby_row(summary: pb.TableSummary, state: StateJson) -> dict[str, Any]:
     row["last_seq"] = fields.get("last_seq", 0)
     row["player_edge"] = fields.get("player_edge")
     row["best_side_bet"] = _best_side_bet(fields)
+    row["alerts"] = alerts(fields)
     return row
+
+
+def alerts(fields: dict[str, Any]) -> list[str]:
+    """What an operator should look at: each player-favourable bet or insurance, a positive
+    blackjack player edge, each bet game protection closed.
+
+    >>> alerts({"side_bets": [{"bet": "PAIRS", "player_favourable": True},
+    ...     {"bet": "HOT_3", "closed_by_protection": True}], "player_edge": 0.01})
+    ['player edge +1.00%', 'PAIRS favourable', 'HOT_3 closed']
+    """
+    said: list[str] = []
+    edge = fields.get("player_edge")
+    if edge is not None and float(edge) > 0:
+        said.append(f"player edge {float(edge):+.2%}")
+    for bet in fields.get("side_bets", ()):
+        if bet.get("player_favourable"):
+            said.append(f"{bet.get('bet', '')} favourable")
+    insurance = fields.get("insurance") or {}
+    if insurance.get("offered") and insurance.get("player_favourable"):
+        said.append("insurance favourable")
+    for bet in fields.get("side_bets", ()):
+        if bet.get("closed_by_protection"):
+            said.append(f"{bet.get('bet', '')} closed")
+    return said

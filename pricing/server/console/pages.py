@@ -1,0 +1,71 @@
+"""The console's pages, rendered from Jinja2 templates (``templates/``, autoescaped) with
+their script and style served by the server itself (``static/``: no CDN, so a console works
+in a closed studio network).
+
+The lobby is rendered with its rows as they are, then kept live by ``lobby.js`` from the
+lobby's event stream; a table's page is rendered with its latest state's headline and kept
+live by ``table.js`` from the table's event stream. Both reconnect by themselves after a
+restart (EventSource, with the ``retry:`` the streams send).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import jinja2
+from aiohttp import web
+
+__all__ = ["STATIC", "Pages"]
+
+HERE: Final = Path(__file__).resolve().parent
+STATIC: Final = HERE / "static"
+
+#: The games as the lobby's filter names them, in the proto's order.
+GAMES: Final = (
+    ("GAME_HILO", "Hi-Lo"),
+    ("GAME_BLACKJACK", "Blackjack"),
+    ("GAME_GOA_GAE", "Goa Gae"),
+    ("GAME_HIGHER_LOWER", "Higher/Lower"),
+    ("GAME_BACCARAT", "Baccarat"),
+    ("GAME_DRAGON_TIGER", "Dragon Tiger"),
+)
+
+
+def _game_name(game: str) -> str:
+    return dict(GAMES).get(game, game.removeprefix("GAME_").replace("_", " ").title())
+
+
+def _phase_name(phase: str) -> str:
+    return phase.removeprefix("PHASE_").replace("_", " ").lower()
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%H:%M:%S")
+
+
+class Pages:
+    """The templates, loaded once."""
+
+    def __init__(self) -> None:
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters["game_name"] = _game_name
+        self.env.filters["phase_name"] = _phase_name
+        self.env.filters["clock"] = _clock
+
+    def render(self, name: str, *, status: int = 200, **values: Any) -> web.Response:
+        text = self.env.get_template(name).render(games=GAMES, **values)
+        return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+
+    def error(self, status: int, message: str) -> web.Response:
+        """An error as a page (the message escaped like every value)."""
+        return self.render("error.html", status=status, title=f"{status}", message=message)

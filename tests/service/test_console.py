@@ -8,10 +8,12 @@ import http.client
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -165,3 +167,98 @@ def test_beyond_loopback_unprotected_it_refuses_to_start_as_grpc_does() -> None:
     ), said
     tail = ": configure them, or pass --insecure to accept the risk"
     assert grpc.stderr.strip().endswith(tail)
+
+
+def get_text(server: ServerProcess, path: str) -> tuple[str, str]:
+    """The body of ``path`` and its content type."""
+    with urllib.request.urlopen(server.console_url(path), timeout=10) as response:
+        return response.read().decode(), response.headers["Content-Type"]
+
+
+#: An address the page would load or link from outside the server: a src or href (or a CSS
+#: url() or @import) that names a scheme or starts with //.
+EXTERNAL = re.compile(
+    r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z]+:)?//|url\(\s*["']?\s*(?:[a-z]+:)?//|@import""", re.I
+)
+ASSETS = ("/static/console.js", "/static/lobby.js", "/static/table.js", "/static/console.css")
+GAMES = (
+    pb.GAME_HILO,
+    pb.GAME_BLACKJACK,
+    pb.GAME_GOA_GAE,
+    pb.GAME_HIGHER_LOWER,
+    pb.GAME_BACCARAT,
+    pb.GAME_DRAGON_TIGER,
+)
+
+
+def test_the_lobby_and_each_games_table_page_show_their_tables(console: ServerProcess) -> None:
+    ids = [f"console-page-{pb.Game.Name(game).lower()}" for game in GAMES]
+    for table_id, game in zip(ids, GAMES, strict=True):
+        Feed(console, table_id).open(game=game)
+    lobby, kind = get_text(console, "/")
+    assert kind.startswith("text/html")
+    for table_id in ids:
+        assert f'href="/tables/{table_id}"' in lobby
+        page, kind = get_text(console, f"/tables/{table_id}")
+        assert kind.startswith("text/html")
+        assert f'data-table-id="{table_id}"' in page
+        assert f'data-events="/api/tables/{table_id}/events"' in page
+
+
+def test_the_assets_are_served_with_their_types(console: ServerProcess) -> None:
+    for path in ASSETS:
+        body, kind = get_text(console, path)
+        assert body
+        wanted = "text/css" if path.endswith(".css") else "javascript"
+        assert wanted in kind, (path, kind)
+
+
+def test_no_page_or_asset_loads_anything_from_outside(console: ServerProcess) -> None:
+    Feed(console, "console-closed-network").open(game=pb.GAME_BACCARAT)
+    for path in ("/", "/tables/console-closed-network", *ASSETS):
+        body, _ = get_text(console, path)
+        assert EXTERNAL.search(body) is None, (path, EXTERNAL.search(body))
+
+
+def test_a_table_id_with_markup_is_escaped_on_the_error_page(console: ServerProcess) -> None:
+    markup = urllib.parse.quote("<img src=x onerror=alert(1)>", safe="")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        get_text(console, f"/tables/{markup}")
+    assert caught.value.code == 400
+    body = caught.value.read().decode()
+    assert "<img" not in body
+    assert "&lt;img src=x" in body
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        get_text(console, "/tables/no-such-table")
+    assert missing.value.code == 404
+
+
+def first_lines(server: ServerProcess, path: str, count: int) -> list[str]:
+    """The first ``count`` non-blank lines of an event stream."""
+    assert server.console_port is not None
+    connection = http.client.HTTPConnection("127.0.0.1", server.console_port, timeout=10)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        assert response.status == 200
+        lines: list[str] = []
+        while len(lines) < count:
+            line = response.readline().decode().rstrip("\n")
+            if line:
+                lines.append(line)
+        return lines
+    finally:
+        connection.close()
+
+
+def test_the_streams_tell_the_page_when_to_reconnect_and_the_lobby_streams_rows(
+    console: ServerProcess,
+) -> None:
+    Feed(console, "console-lobby-stream").open(game=pb.GAME_DRAGON_TIGER)
+    retry, event, data = first_lines(console, "/api/lobby/events", 3)
+    assert retry == "retry: 2000"
+    assert event == "event: lobby"
+    rows = json.loads(data.removeprefix("data: "))["tables"]
+    assert "console-lobby-stream" in {r["table_id"] for r in rows}
+    assert all("alerts" in r and "changed_at" in r for r in rows)
+    assert first_lines(console, "/api/tables/console-lobby-stream/events", 1) == ["retry: 2000"]

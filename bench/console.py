@@ -1,0 +1,137 @@
+"""What open console pages cost the dealer feed: ExposeCard's acknowledgement on busy Hi-Lo
+tables of a server with ``PAGES`` table pages open (each a server-sent event stream read by a
+client in another process) against a server with none, in the same run.
+
+Two servers, each with ``TABLES`` Hi-Lo tables; the cards go to both in turn, so the machine's
+load falls on both alike, and every card's answer time is measured. The pages' reader is a
+separate process (aiohttp's client, reading every event), as browsers are. The goal: the
+acknowledgement's 99th percentile with the pages open within 1.2 times the one without.
+
+Run from the repository root: ``.venv/bin/python bench/console.py [--cards N] [--pages N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+import _harness  # noqa: F401  (the repository root on sys.path)
+
+from pricing.cards import DECK
+from pricing.v1 import pricing_pb2 as pb
+from tests.support.server import ServerProcess, start_server
+
+GOAL = 1.2
+TABLES = 5
+#: A Hi-Lo deck: 5 opening burns, then 10 results (docs/rules.md §1).
+BURNS = 5
+DEALT = 15
+SEED = 20261207
+
+#: The pages' reader: one process, every stream read to its end (run with the URLs).
+READER = r"""
+import asyncio, signal, sys
+import aiohttp
+
+async def page(session, url, counts, i):
+    async with session.get(url, timeout=aiohttp.ClientTimeout(total=None)) as response:
+        async for line in response.content:
+            counts[i] += line.startswith(b"data:")
+
+async def main(urls):
+    counts = [0] * len(urls)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    async with aiohttp.ClientSession() as session:
+        tasks = [asyncio.create_task(page(session, u, counts, i)) for i, u in enumerate(urls)]
+        print("open", flush=True)
+        await stop.wait()
+        for task in tasks:
+            task.cancel()
+    print(sum(counts), min(counts), flush=True)
+
+asyncio.run(main(sys.argv[1:]))
+"""
+
+
+class Server:
+    """A server with ``TABLES`` Hi-Lo tables, and its cards' acknowledgement times."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.process: ServerProcess = start_server("--console-port=0")
+        self.stub = self.process.dealer()
+        self.seq = {f"t{k}": 0 for k in range(TABLES)}
+        for table in self.seq:
+            self.stub.OpenTable(pb.OpenTableRequest(table_id=table, game=pb.GAME_HILO))
+        self.acks: list[float] = []
+
+    def card(self, table: str, card: str, role: pb.CardRole.ValueType) -> None:
+        self.seq[table] += 1
+        request = pb.ExposeCardRequest(table_id=table, seq=self.seq[table], card=card, role=role)
+        start = time.perf_counter()
+        self.stub.ExposeCard(request)
+        self.acks.append(time.perf_counter() - start)
+
+    def new_shoe(self, table: str) -> None:
+        self.seq[table] += 1
+        self.stub.NewShoe(pb.NewShoeRequest(table_id=table, seq=self.seq[table]))
+
+
+def quantile(xs: list[float], q: float) -> float:
+    return statistics.quantiles(xs, n=100)[int(q * 100) - 1] if q < 1 else max(xs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cards", type=int, default=2000, help="cards fed to each server")
+    parser.add_argument("--pages", type=int, default=50, help="pages open on the busy server")
+    args = parser.parse_args()
+    quiet, busy = Server("no pages"), Server(f"{args.pages} pages")
+    urls = [
+        busy.process.console_url(f"/api/tables/t{k % TABLES}/events") for k in range(args.pages)
+    ]
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, *urls], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
+        rng = random.Random(SEED)
+        decks: dict[str, list[str]] = {}
+        for n in range(args.cards):
+            table = f"t{n % TABLES}"
+            deck = decks.get(table)
+            if not deck or len(deck) == len(DECK) - DEALT:  # a deck's 5 burns and 10 results
+                if deck is not None:
+                    for server in (quiet, busy):
+                        server.new_shoe(table)
+                deck = decks[table] = [str(c) for c in DECK]
+                rng.shuffle(deck)
+            role = pb.CARD_ROLE_BURN if len(deck) > len(DECK) - BURNS else pb.CARD_ROLE_RESULT
+            card = deck.pop()
+            for server in (quiet, busy) if n % 2 else (busy, quiet):
+                server.card(table, card, role)
+    finally:
+        reader.terminate()
+        events, fewest = reader.communicate()[0].split()
+        for server in (quiet, busy):
+            server.process.stop()
+    print(f"ExposeCard acknowledgement, {args.cards} cards on {TABLES} Hi-Lo tables each")
+    print(f"  the pages read {int(events):,} states (the fewest on one page: {int(fewest):,})")
+    ratios = []
+    for q in (0.5, 0.99):
+        a, b = quantile(quiet.acks, q), quantile(busy.acks, q)
+        ratios.append(b / a)
+        print(
+            f"  p{int(q * 100)}: no pages {a * 1e3:.3f} ms, {args.pages} pages "
+            f"{b * 1e3:.3f} ms: {b / a:.2f}x (goal <= {GOAL}x)"
+        )
+    return 0 if ratios[-1] <= GOAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

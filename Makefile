@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check
+.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check console-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -174,8 +174,14 @@ par-html-check: $(STAMP)  ## each game's PAR sheet page (pricing analyze GAME --
 	for game in $(PAR_HTML_GAMES); do \
 		$(VENV)/bin/pricing analyze $$game --par --html "$$out/$$game.html" > /dev/null; \
 		PAR_HTML="$$out/$$game.html" PAR_HTML_GAME=$$game \
-			$(PY) -m pytest -m browser tests/browser -p no:cacheprovider -q -rP; \
+			$(PY) -m pytest -m browser tests/browser/test_par_html.py -p no:cacheprovider -q -rP; \
 	done
+
+# The web console in a real browser (tests/browser/, not in `make test`): Selenium drives Debian's
+# headless Chromium through chromium-driver against the real server fed through the dealer API:
+# the lobby, a table's page changing card by card, and a page reconnecting after a restart.
+console-check: $(STAMP)  ## the console's lobby and table pages in headless Chromium (Selenium), live and across a restart
+	$(PY) -m pytest -m browser tests/browser/test_console.py -p no:cacheprovider -q -rP
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

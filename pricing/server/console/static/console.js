@@ -45,6 +45,10 @@ function live(url, handlers) {
       show("reconnecting");
       if (source.readyState === EventSource.CLOSED) setTimeout(open, 2000);
     };
+    // "behind": the server ends a stream the page fell behind on (a busy table); that is no
+    // outage, so the page reopens at once from the state as it is and the badge stays live
+    // (left to onerror, it said "reconnecting" for the retry pause while states still came).
+    source.addEventListener("behind", () => { source.close(); open(); });
     for (const [name, handle] of Object.entries(handlers)) {
       source.addEventListener(name, (event) => handle(JSON.parse(event.data)));
     }

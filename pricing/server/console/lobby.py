@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from pricing.server.console.sse import HEADERS, RETRY_MS
+from pricing.server.console.sse import HEADERS, KEEPALIVE, RETRY_MS
 from pricing.server.console.views import StateViews, lobby_row
 from pricing.server.service import PricingService
 from pricing.wire import summary_to_proto
@@ -26,8 +26,6 @@ __all__ = ["LobbyFeed", "lobby_rows", "stream_lobby"]
 
 #: The shortest time between two lobby events, and between two makings of the rows.
 PERIOD: Final = 1.0
-#: A comment line this often keeps an idle stream's proxies open and finds closed pages.
-KEEPALIVE: Final = 15.0
 #: Lobby streams open at once; more are answered 429.
 MAX_LOBBY_STREAMS: Final = 64
 

@@ -10,6 +10,7 @@ than the round results a table holds (it reconnects and starts from the state as
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Final
 
@@ -21,10 +22,13 @@ from pricing.server.fanout import FellBehind
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
 
-__all__ = ["HEADERS", "RETRY_MS", "stream_table"]
+__all__ = ["HEADERS", "KEEPALIVE", "RETRY_MS", "stream_table"]
 
 #: What an EventSource waits before reconnecting (ms), sent first on every stream.
 RETRY_MS: Final = 2000
+#: Seconds a stream may stay silent before it sends a comment line (a proxy's read timeout
+#: would otherwise cut a quiet table's page).
+KEEPALIVE: Final = 15.0
 
 HEADERS: Final = {
     "Content-Type": "text/event-stream",
@@ -71,7 +75,14 @@ async def stream_table(
         await response.write(b"retry: %d\n\n" % RETRY_MS)
         while True:
             try:
-                published = await slot.take()
+                # A quiet table's stream says so now and then, so that a reverse proxy's read
+                # timeout does not cut it (``asyncio.timeout``: no task per wait; ``take`` may
+                # be cancelled while it waits).
+                async with asyncio.timeout(KEEPALIVE):
+                    published = await slot.take()
+            except TimeoutError:
+                await response.write(b": keepalive\n\n")
+                continue
             except FellBehind:
                 await response.write(b"event: behind\ndata: {}\n\n")
                 break

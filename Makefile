@@ -183,5 +183,8 @@ par-html-check: $(STAMP)  ## each game's PAR sheet page (pricing analyze GAME --
 console-check: $(STAMP)  ## the console's lobby and table pages in headless Chromium (Selenium), live and across a restart
 	$(PY) -m pytest -m browser tests/browser/test_console.py -p no:cacheprovider -q -rP
 
+console-screenshots: $(STAMP)  ## the docs' screenshots of the web console, taken in headless Chromium (docs/console-*.png)
+	$(PY) -m tests.browser.screenshots docs
+
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
+from tests.support.browser import chromium
 from tests.support.server import ServerProcess, start_server
 from tests.support.wire import Feed
 
@@ -35,37 +33,13 @@ WAIT = 20.0  # seconds for the page to show a change (the lobby's stream: one ev
 D, T, BURN = pb.CARD_ROLE_DRAGON, pb.CARD_ROLE_TIGER, pb.CARD_ROLE_BURN
 
 
-def tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(f"{name} is not installed: apt-get install chromium chromium-driver")
-    return found
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    profile = tempfile.mkdtemp(prefix="console-chromium-")
-    options = Options()
-    options.binary_location = tool("chromium")
-    for flag in (
-        "--headless",
-        "--no-sandbox",  # as root, in a container: Chromium's sandbox needs what neither gives
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1200,900",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    # Debian's chromedriver named outright: Selenium Manager would otherwise look for one online.
-    driver = webdriver.Chrome(options=options, service=Service(tool("chromedriver")))
-    try:
+    for name in ("chromium", "chromedriver"):
+        if shutil.which(name) is None:
+            pytest.fail(f"{name} is not installed: apt-get install chromium chromium-driver")
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

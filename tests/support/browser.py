@@ -1,0 +1,51 @@
+"""Debian's headless Chromium under Selenium, as the browser tests and the docs' screenshots
+drive it: the flags a root user in a closed network needs, a fresh profile, Debian's
+chromedriver named outright (Selenium Manager would otherwise look for one online)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["FLAGS", "chromium"]
+
+#: As root, in a container, with no network beyond loopback.
+FLAGS = (
+    "--headless",
+    "--no-sandbox",  # as root, in a container: Chromium's sandbox needs what neither gives
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"{name} is not installed: apt-get install chromium chromium-driver")
+    return found
+
+
+@contextmanager
+def chromium(width: int = 1200, height: int = 900) -> Iterator[Any]:
+    """A Selenium driver of a new headless Chromium, quit and its profile removed after."""
+    from selenium import webdriver  # noqa: PLC0415 - the test extra's, only when a browser runs
+    from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+
+    profile = tempfile.mkdtemp(prefix="console-chromium-")
+    options = Options()
+    options.binary_location = _tool("chromium")
+    for flag in (*FLAGS, f"--window-size={width},{height}", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(_tool("chromedriver")))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check console-check
+.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check console-check console-screenshots
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'

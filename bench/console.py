@@ -20,6 +20,7 @@ import sys
 import time
 
 import _harness  # noqa: F401  (the repository root on sys.path)
+from _live import cpu_seconds, rss_bytes
 
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
@@ -100,6 +101,8 @@ def main() -> int:
     )
     try:
         assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
+        pids = {server.name: server.process.proc.pid for server in (quiet, busy)}
+        cpu0 = {name: cpu_seconds(pid) for name, pid in pids.items()}
         rng = random.Random(SEED)
         decks: dict[str, list[str]] = {}
         for n in range(args.cards):
@@ -115,6 +118,8 @@ def main() -> int:
             card = deck.pop()
             for server in (quiet, busy) if n % 2 else (busy, quiet):
                 server.card(table, card, role)
+        cpu = {name: cpu_seconds(pid) - cpu0[name] for name, pid in pids.items()}
+        rss = {name: rss_bytes(pid) for name, pid in pids.items()}
     finally:
         reader.terminate()
         events, fewest = reader.communicate()[0].split()
@@ -122,6 +127,13 @@ def main() -> int:
             server.process.stop()
     print(f"ExposeCard acknowledgement, {args.cards} cards on {TABLES} Hi-Lo tables each")
     print(f"  the pages read {int(events):,} states (the fewest on one page: {int(fewest):,})")
+    extra_cpu = cpu[busy.name] - cpu[quiet.name]
+    extra_rss = (rss[busy.name] - rss[quiet.name]) / args.pages
+    print(
+        f"  server CPU: no pages {cpu[quiet.name]:.2f} s, {args.pages} pages {cpu[busy.name]:.2f}"
+        f" s: {extra_cpu / int(events) * 1e6:.0f} us a state sent to a page; memory "
+        f"{extra_rss / 1024:.0f} KiB a page open (RSS difference)"
+    )
     ratios = []
     for q in (0.5, 0.99):
         a, b = quantile(quiet.acks, q), quantile(busy.acks, q)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from pricing.errors import InvalidInput
 from pricing.server.console.access import access_middleware
@@ -37,6 +38,11 @@ __all__ = ["Console", "start_console"]
 
 #: The largest request the console reads: it takes GETs only.
 MAX_REQUEST_BYTES: Final = 16 * 1024
+#: Requests (pages, JSON, assets) answered at once; more are refused with 429 naming the
+#: limit. The event streams are bounded by the watcher limits and the lobby's own cap.
+MAX_REQUESTS: Final = 256
+#: Seconds an idle kept-alive connection stays open.
+KEEPALIVE_SECONDS: Final = 15.0
 
 SERVICE: Final = web.AppKey("service", PricingService)
 VIEWS: Final = web.AppKey("views", StateViews)
@@ -107,9 +113,34 @@ async def table_page(request: web.Request) -> web.Response:
     return pages.render("table.html", title=table_id, table_id=table_id, state=state)
 
 
+def _request_cap(most: int) -> Middleware:
+    """At most ``most`` requests at once besides the event streams (bounded on their own)."""
+    busy = 0
+
+    @web.middleware
+    async def cap(request: web.Request, handler: Handler) -> web.StreamResponse:
+        nonlocal busy
+        if request.path.endswith("/events"):
+            return await handler(request)
+        if busy >= most:
+            raise web.HTTPTooManyRequests(
+                text=f"console-requests: {most} requests are being answered; retry shortly"
+            )
+        busy += 1
+        try:
+            return await handler(request)
+        finally:
+            busy -= 1
+
+    return cap
+
+
 def build_app(service: PricingService, security: Security) -> web.Application:
     app = web.Application(
-        middlewares=[access_middleware(security.tokens, tls=security.certificates is not None)],
+        middlewares=[
+            _request_cap(MAX_REQUESTS),
+            access_middleware(security.tokens, tls=security.certificates is not None),
+        ],
         client_max_size=MAX_REQUEST_BYTES,
     )
     app[SERVICE] = service
@@ -165,7 +196,11 @@ async def start_console(
     """Serve the console on ``host``:``port`` (0: any free port). A port that cannot be bound
     is an ``OSError`` naming it and the flag to change."""
     runner = web.AppRunner(
-        build_app(service, security), handle_signals=False, access_log=None, shutdown_timeout=grace
+        build_app(service, security),
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=grace,
+        keepalive_timeout=KEEPALIVE_SECONDS,
     )
     await runner.setup()
     context = _ssl_context(security)

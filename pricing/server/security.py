@@ -225,6 +225,21 @@ def add_arguments(
         "close a connection whose ping is not answered in this time",
     )  # fmt: skip
     limit("idle-seconds", rate, d.idle_seconds, "close a connection with no call this long")
+    limit(
+        "console-max-connections", count(1), d.console_max_connections,
+        "connections the web console holds open at once; more are answered 503 and closed",
+    )  # fmt: skip
+    limit(
+        "console-max-requests", count(1), d.console_max_requests,
+        "console pages, JSON and assets answered at once (event streams: the watcher limits)",
+    )  # fmt: skip
+    limit("console-max-lobbies", count(1), d.console_max_lobbies, "console lobby pages open")
+    limit(
+        "console-idle-seconds", bounded(float, "a number of seconds", 0.1, 3_600),
+        d.console_idle_seconds,
+        "seconds a console connection may take to send a request, or stay idle between two; "
+        "an event stream silent this long sends a comment line",
+    )  # fmt: skip
 
 
 def from_arguments(
@@ -276,6 +291,10 @@ def from_arguments(
             keepalive_seconds=args.keepalive_seconds,
             keepalive_timeout_seconds=args.keepalive_timeout_seconds,
             idle_seconds=args.idle_seconds,
+            console_max_connections=args.console_max_connections,
+            console_max_requests=args.console_max_requests,
+            console_max_lobbies=args.console_max_lobbies,
+            console_idle_seconds=args.console_idle_seconds,
         ),
         reflection=args.reflection,
         metrics_host=args.metrics_host or None,

@@ -4,6 +4,7 @@ beyond loopback unprotected."""
 
 from __future__ import annotations
 
+import html
 import http.client
 import json
 import os
@@ -23,7 +24,7 @@ import pytest
 from pricing.v1 import pricing_pb2 as pb
 from tests.support import ROOT
 from tests.support.server import ServerProcess, start_server
-from tests.support.wire import Feed
+from tests.support.wire import Feed, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +80,13 @@ class EventStream:
 def test_the_lobby_lists_an_opened_table(console: ServerProcess) -> None:
     feed = Feed(console, "console-lobby")
     feed.open(game=pb.GAME_HILO)
-    rows = get_json(console, "/api/tables")["tables"]
-    row = next(r for r in rows if r["table_id"] == "console-lobby")
+
+    def listed() -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = get_json(console, "/api/tables")["tables"]
+        return [r for r in rows if r["table_id"] == "console-lobby"]
+
+    wait_for(lambda: bool(listed()), what="the table in the lobby (its rows are a second old)")
+    (row,) = listed()
     assert row["game"] == "GAME_HILO"
     assert row["cards_remaining"] == 52
     assert row["watchers"] == 0
@@ -191,14 +197,21 @@ GAMES = (
 )
 
 
+def lobby_page_ids(server: ServerProcess) -> list[str]:
+    """The table ids of the lobby's page: its rows' JSON in the table's ``data-rows``."""
+    page, kind = get_text(server, "/")
+    assert kind.startswith("text/html")
+    found = re.search(r'<table id="lobby" class="grid" data-rows="([^"]*)"', page)
+    assert found is not None, page
+    return [row["table_id"] for row in json.loads(html.unescape(found[1]))["tables"]]
+
+
 def test_the_lobby_and_each_games_table_page_show_their_tables(console: ServerProcess) -> None:
     ids = [f"console-page-{pb.Game.Name(game).lower()}" for game in GAMES]
     for table_id, game in zip(ids, GAMES, strict=True):
         Feed(console, table_id).open(game=game)
-    lobby, kind = get_text(console, "/")
-    assert kind.startswith("text/html")
+    wait_for(lambda: set(ids) <= set(lobby_page_ids(console)))  # the rows are a second old
     for table_id in ids:
-        assert f'href="/tables/{table_id}"' in lobby
         page, kind = get_text(console, f"/tables/{table_id}")
         assert kind.startswith("text/html")
         assert f'data-table-id="{table_id}"' in page
@@ -233,32 +246,45 @@ def test_a_table_id_with_markup_is_escaped_on_the_error_page(console: ServerProc
     assert missing.value.code == 404
 
 
-def first_lines(server: ServerProcess, path: str, count: int) -> list[str]:
-    """The first ``count`` non-blank lines of an event stream."""
-    assert server.console_port is not None
-    connection = http.client.HTTPConnection("127.0.0.1", server.console_port, timeout=10)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        assert response.status == 200
-        lines: list[str] = []
-        while len(lines) < count:
-            line = response.readline().decode().rstrip("\n")
-            if line:
-                lines.append(line)
-        return lines
-    finally:
-        connection.close()
+class Lines:
+    """An event stream's non-blank lines, read as they come."""
+
+    def __init__(self, server: ServerProcess, path: str) -> None:
+        assert server.console_port is not None
+        self.connection = http.client.HTTPConnection("127.0.0.1", server.console_port, timeout=10)
+        self.connection.request("GET", path)
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200
+
+    def __iter__(self) -> Iterator[str]:
+        while line := self.response.readline():
+            if text := line.decode().rstrip("\n"):
+                yield text
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def test_the_streams_tell_the_page_when_to_reconnect_and_the_lobby_streams_rows(
     console: ServerProcess,
 ) -> None:
     Feed(console, "console-lobby-stream").open(game=pb.GAME_DRAGON_TIGER)
-    retry, event, data = first_lines(console, "/api/lobby/events", 3)
-    assert retry == "retry: 2000"
-    assert event == "event: lobby"
-    rows = json.loads(data.removeprefix("data: "))["tables"]
-    assert "console-lobby-stream" in {r["table_id"] for r in rows}
-    assert all("alerts" in r and "changed_at" in r for r in rows)
-    assert first_lines(console, "/api/tables/console-lobby-stream/events", 1) == ["retry: 2000"]
+    lobby = Lines(console, "/api/lobby/events")
+    try:
+        lines = iter(lobby)
+        assert next(lines) == "retry: 2000"
+        for _ in range(3):  # the rows are a second old: the table is in the first or second
+            assert next(lines) == "event: lobby"
+            rows = json.loads(next(lines).removeprefix("data: "))["tables"]
+            assert all("alerts" in r and "changed_at" in r for r in rows)
+            if "console-lobby-stream" in {r["table_id"] for r in rows}:
+                break
+        else:
+            raise AssertionError("the lobby's events never listed the table opened")
+    finally:
+        lobby.close()
+    table = Lines(console, "/api/tables/console-lobby-stream/events")
+    try:
+        assert next(iter(table)) == "retry: 2000"
+    finally:
+        table.close()

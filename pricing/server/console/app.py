@@ -1,5 +1,6 @@
-"""The console's aiohttp application, run in the server's own event loop (``web.AppRunner`` and
-``web.TCPSite``: no signal handlers of its own, the server's shutdown stops it).
+"""The console's aiohttp application, run in the server's own event loop (``web.AppRunner``
+behind an asyncio server socket: no signal handlers of its own, the server's shutdown stops
+it).
 
 aiohttp, not Starlette on uvicorn: one library is both the server and the streaming response,
 it runs inside an event loop it did not create, and it needs no ASGI server beside it.
@@ -17,32 +18,29 @@ Routes (all GET, read-only):
 
 from __future__ import annotations
 
-import ssl
+import asyncio
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
-from pricing.errors import InvalidInput
+from pricing.errors import InvalidInput, LimitExceeded
 from pricing.server.console.access import access_middleware
-from pricing.server.console.lobby import LobbyFeed, lobby_rows, stream_lobby
+from pricing.server.console.lobby import LobbyFeed, stream_lobby
 from pricing.server.console.pages import STATIC, Pages
 from pricing.server.console.sse import refusal, stream_table
 from pricing.server.console.views import StateViews
+from pricing.server.limits import Limits
 from pricing.server.security import Security
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
+from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["Console", "start_console"]
 
 #: The largest request the console reads: it takes GETs only.
 MAX_REQUEST_BYTES: Final = 16 * 1024
-#: Requests (pages, JSON, assets) answered at once; more are refused with 429 naming the
-#: limit. The event streams are bounded by the watcher limits and the lobby's own cap.
-MAX_REQUESTS: Final = 256
-#: Seconds an idle kept-alive connection stays open.
-KEEPALIVE_SECONDS: Final = 15.0
 
 SERVICE: Final = web.AppKey("service", PricingService)
 VIEWS: Final = web.AppKey("views", StateViews)
@@ -67,10 +65,23 @@ def _check_ready(service: PricingService) -> None:
         raise web.HTTPServiceUnavailable(text="the server is rebuilding its tables: retry shortly")
 
 
+def _game(request: web.Request) -> str:
+    """The ``game`` query's ``pb.Game`` name (``hilo`` or ``GAME_HILO``), "" for every game."""
+    asked = request.query.get("game", "").upper()
+    if not asked:
+        return ""
+    name = asked if asked.startswith("GAME_") else f"GAME_{asked}"
+    known = pb.Game.keys()[1:]  # not GAME_UNSPECIFIED
+    if name not in known:
+        games = ", ".join(g.removeprefix("GAME_").lower() for g in known)
+        raise web.HTTPBadRequest(text=f"game: {asked!r} is not a game; one of {games}")
+    return name
+
+
 async def tables(request: web.Request) -> web.Response:
     _check_ready(request.app[SERVICE])
-    rows = lobby_rows(request.app[SERVICE], request.app[VIEWS], request.query.get("game", ""))
-    return web.json_response({"tables": rows})
+    game = _game(request)
+    return _json((await request.app[LOBBY].rows()).document(game))
 
 
 async def table(request: web.Request) -> web.Response:
@@ -80,7 +91,7 @@ async def table(request: web.Request) -> web.Response:
     try:
         hub = service.reads.table_hub(table_id)
     except (InvalidInput, TableNotFound, TableHeldAside) as exc:
-        raise refusal(exc) from None
+        raise refusal(exc, service) from None
     return _json(request.app[VIEWS].of(table_id, hub.latest).text)
 
 
@@ -96,8 +107,9 @@ async def lobby_page(request: web.Request) -> web.Response:
     pages = request.app[PAGES]
     if not request.app[SERVICE].gate.ready:
         return pages.error(503, "the server is rebuilding its tables: reload shortly")
-    rows = lobby_rows(request.app[SERVICE], request.app[VIEWS])
-    return pages.render("lobby.html", title="lobby", rows=rows)
+    rows = await request.app[LOBBY].rows()
+    page = rows.once("page", lambda: pages.text("lobby.html", title="lobby", rows=rows.document().decode()))
+    return pages.html(page)
 
 
 async def table_page(request: web.Request) -> web.Response:
@@ -108,13 +120,15 @@ async def table_page(request: web.Request) -> web.Response:
     try:
         hub = service.reads.table_hub(table_id)
     except (InvalidInput, TableNotFound, TableHeldAside) as exc:
-        return pages.error(refusal(exc).status, str(exc))
+        return pages.error(refusal(exc, service).status, str(exc))
     state = request.app[VIEWS].of(table_id, hub.latest).fields
     return pages.render("table.html", title=table_id, table_id=table_id, state=state)
 
 
-def _request_cap(most: int) -> Middleware:
-    """At most ``most`` requests at once besides the event streams (bounded on their own)."""
+def _request_cap(service: PricingService) -> Middleware:
+    """At most ``--console-max-requests`` requests at once besides the event streams (which
+    the watcher limits and ``--console-max-lobbies`` bound)."""
+    most = service.limits.console_max_requests
     busy = 0
 
     @web.middleware
@@ -123,9 +137,8 @@ def _request_cap(most: int) -> Middleware:
         if request.path.endswith("/events"):
             return await handler(request)
         if busy >= most:
-            raise web.HTTPTooManyRequests(
-                text=f"console-requests: {most} requests are being answered; retry shortly"
-            )
+            exc = LimitExceeded("console-max-requests", most, "console requests being answered")
+            raise refusal(exc, service)
         busy += 1
         try:
             return await handler(request)
@@ -138,14 +151,14 @@ def _request_cap(most: int) -> Middleware:
 def build_app(service: PricingService, security: Security) -> web.Application:
     app = web.Application(
         middlewares=[
-            _request_cap(MAX_REQUESTS),
+            _request_cap(service),
             access_middleware(security.tokens, tls=security.certificates is not None),
         ],
         client_max_size=MAX_REQUEST_BYTES,
     )
     app[SERVICE] = service
-    app[VIEWS] = StateViews()
-    app[LOBBY] = LobbyFeed(service, app[VIEWS])
+    app[VIEWS] = StateViews(service.publisher.hubs)
+    app[LOBBY] = LobbyFeed(service)
     app[PAGES] = Pages()
     app.router.add_get("/", lobby_page)
     app.router.add_get("/tables/{table_id}", table_page)
@@ -158,16 +171,28 @@ def build_app(service: PricingService, security: Security) -> web.Application:
     return app
 
 
-def _ssl_context(security: Security) -> ssl.SSLContext | None:
-    certificates = security.certificates
-    if certificates is None:
-        return None
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(certificates.cert, certificates.key)
-    if certificates.client_ca is not None:
-        context.load_verify_locations(certificates.client_ca)
-        context.verify_mode = ssl.CERT_REQUIRED
-    return context
+class _Refused(asyncio.Protocol):
+    """A connection over ``--console-max-connections``: answered 503 naming the limit, and
+    closed, before anything of it is read."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        writer = cast(asyncio.Transport, transport)  # uvloop's are not asyncio's classes
+        writer.write(self.answer)
+        writer.close()
+
+
+def _refusal_answer(limits: Limits) -> bytes:
+    most = limits.console_max_connections
+    text = str(LimitExceeded("console-max-connections", most, "console connections open"))
+    body = text.encode() + b"\n"
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
 
 
 @dataclass
@@ -175,6 +200,7 @@ class Console:
     """The running console: its address, and how to stop it."""
 
     runner: web.AppRunner
+    listening: asyncio.Server
     host: str
     port: int
     tls: bool
@@ -187,6 +213,7 @@ class Console:
     async def stop(self) -> None:
         """Stop taking connections and close those open; the event streams have ended by then
         (``Publisher.end_streams``)."""
+        self.listening.close()
         await self.runner.cleanup()
 
 
@@ -194,28 +221,48 @@ async def start_console(
     service: PricingService, security: Security, host: str, port: int, *, grace: float
 ) -> Console:
     """Serve the console on ``host``:``port`` (0: any free port). A port that cannot be bound
-    is an ``OSError`` naming it and the flag to change."""
+    is an ``OSError`` naming it and the flag to change.
+
+    The socket is asyncio's own (``loop.create_server``) around aiohttp's protocol, so that a
+    connection over ``--console-max-connections`` is refused before aiohttp reads it. A
+    connection that takes over ``--console-idle-seconds`` to send a request's headers, or
+    stays that long idle between requests, is closed (aiohttp's keep-alive timer, which runs
+    from the connection's start), and a TLS handshake has as long."""
+    limits = service.limits
+    idle = limits.console_idle_seconds
     runner = web.AppRunner(
         build_app(service, security),
         handle_signals=False,
         access_log=None,
         shutdown_timeout=grace,
-        keepalive_timeout=KEEPALIVE_SECONDS,
+        keepalive_timeout=idle,
     )
     await runner.setup()
-    context = _ssl_context(security)
-    site = web.TCPSite(runner, host, port, ssl_context=context, reuse_address=True)
+    server = runner.server
+    assert server is not None
+    most, answer = limits.console_max_connections, _refusal_answer(limits)
+
+    def connection() -> asyncio.BaseProtocol:
+        if len(server.connections) >= most:
+            service.metrics.limit_rejections.labels("console-max-connections").inc()
+            return _Refused(answer)
+        return server()
+
+    context = None if security.certificates is None else security.certificates.ssl_context()
     try:
-        await site.start()
+        listening = await asyncio.get_running_loop().create_server(
+            connection,
+            host,
+            port,
+            ssl=context,
+            ssl_handshake_timeout=idle if context is not None else None,
+            reuse_address=True,
+        )
     except OSError as exc:
         await runner.cleanup()
         raise OSError(
             f"console port {host}:{port}: {exc.strerror or exc}: choose another --console-port "
             "(PRICING_CONSOLE_PORT) or change --console-host (PRICING_CONSOLE_HOST)"
         ) from exc
-    bound = port
-    for address in runner.addresses:
-        if isinstance(address, tuple):
-            bound = int(address[1])
-            break
-    return Console(runner, host, bound, context is not None)
+    bound = int(listening.sockets[0].getsockname()[1]) if listening.sockets else port
+    return Console(runner, listening, host, bound, context is not None)

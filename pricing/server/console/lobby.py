@@ -1,9 +1,12 @@
-"""The lobby: every table as a row (what ListTables answers, with what each latest state says
-of the player's chances), as JSON and as one server-sent event stream for every open lobby.
+"""The lobby: every table as a row (what ListTables answers, with what its latest state says of
+the player's chances), as one JSON document for every reader and as one server-sent event
+stream for every open lobby.
 
-The rows are made at most once a second however many lobbies are open (``LobbyFeed`` keeps
-the last made), and a lobby is sent them only when they changed: a busy floor costs a page one
-event a second at most, never one per card.
+However many lobbies or requests read it, the rows are made at most once a second, by one
+task (``LobbyFeed.rows``), and a table's row only when its state or its watchers changed; the
+making gives the event loop back every ``SLICE_SECONDS``, so a floor of thousands of busy
+tables never holds up a dealer's card for longer than a slice. A lobby is sent the rows only
+when they changed: one event a second at most, never one per card.
 """
 
 from __future__ import annotations
@@ -13,82 +16,177 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aiohttp import web
 
-from pricing.server.console.sse import HEADERS, KEEPALIVE, RETRY_MS
-from pricing.server.console.views import StateViews, lobby_row
+from pricing.errors import LimitExceeded
+from pricing.server.console.sse import HEADERS, RETRY_MS, check_streaming, refusal
+from pricing.server.fanout import Published
 from pricing.server.service import PricingService
-from pricing.wire import summary_to_proto
+from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["LobbyFeed", "lobby_rows", "stream_lobby"]
+__all__ = ["LobbyFeed", "LobbyRows", "alerts", "lobby_row", "stream_lobby"]
 
-#: The shortest time between two lobby events, and between two makings of the rows.
+#: The shortest time between two makings of the rows, and between two lobby events.
 PERIOD: Final = 1.0
-#: Lobby streams open at once; more are answered 429.
-MAX_LOBBY_STREAMS: Final = 64
+#: The longest the making holds the event loop before it lets others run.
+SLICE_SECONDS: Final = 0.0005
 
 
-def _game_matches(row: dict[str, Any], game: str) -> bool:
-    return not game or row["game"] in (game, f"GAME_{game}")
+def alerts(state: pb.TableState) -> list[str]:
+    """What an operator should look at: a positive blackjack player edge, each
+    player-favourable bet or insurance, each bet game protection closed.
+
+    >>> alerts(pb.TableState(player_edge=0.01, side_bets=[
+    ...     pb.SideBetOdds(bet="PAIRS", player_favourable=True),
+    ...     pb.SideBetOdds(bet="HOT_3", closed_by_protection=True)]))
+    ['player edge +1.00%', 'PAIRS favourable', 'HOT_3 closed']
+    """
+    said: list[str] = []
+    if state.HasField("player_edge") and state.player_edge > 0:
+        said.append(f"player edge {state.player_edge:+.2%}")
+    said.extend(f"{bet.bet} favourable" for bet in state.side_bets if bet.player_favourable)
+    if state.insurance.offered and state.insurance.player_favourable:
+        said.append("insurance favourable")
+    said.extend(f"{bet.bet} closed" for bet in state.side_bets if bet.closed_by_protection)
+    return said
 
 
-def lobby_rows(service: PricingService, views: StateViews, game: str = "") -> list[dict[str, Any]]:
-    """Every table served, by id; only ``game``'s (``HILO`` or ``GAME_HILO``) if given."""
-    game = game.upper()
-    publisher = service.publisher
-    rows: list[dict[str, Any]] = []
-    for table in sorted(service.store.tables, key=lambda t: t.table_id):
-        hub = publisher.hubs.get(table.table_id)
-        if hub is None:
-            continue
-        summary = summary_to_proto(table.snapshot, table.seats, publisher.watching(table.table_id))
-        row = lobby_row(summary, views.of(table.table_id, hub.latest))
-        row["changed_at"] = views.changed_at(table.table_id)
-        if _game_matches(row, game):
-            rows.append(row)
-    views.keep_only(set(publisher.hubs))
-    return rows
+def _best_side_bet(state: pb.TableState) -> dict[str, Any] | None:
+    """The open side bet of the highest return to player, if the state prices any."""
+    open_bets = [bet for bet in state.side_bets if bet.open]
+    if not open_bets:
+        return None
+    best = max(open_bets, key=lambda bet: bet.rtp)
+    return {"bet": best.bet, "rtp": best.rtp, "player_favourable": best.player_favourable}
+
+
+def lobby_row(state: pb.TableState, watchers: int, changed_at: float) -> dict[str, Any]:
+    """A table as the lobby lists it, from its latest state: the fields of ListTables'
+    summary, and the blackjack player edge, the best open side bet and the alerts."""
+    return {
+        "table_id": state.table_id,
+        "game": pb.Game.Name(state.game),
+        "decks": state.decks,
+        "phase": pb.Phase.Name(state.phase),
+        "version": state.version,
+        "cards_remaining": state.cards_remaining,
+        "closed": state.phase == pb.PHASE_CLOSED,
+        "watchers": watchers,
+        "shoe": state.shoe,
+        "round_id": state.round_id,
+        "last_seq": state.last_seq,
+        "player_edge": state.player_edge if state.HasField("player_edge") else None,
+        "best_side_bet": _best_side_bet(state),
+        "alerts": alerts(state),
+        "changed_at": changed_at,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    published: Published
+    watchers: int
+    changed_at: float  # when the console first saw this version (seconds since the epoch)
+    game: str
+    text: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyRows:
+    """The rows of one making: each table's row as JSON, by table id."""
+
+    rows: tuple[_Row, ...] = ()
+    made_at: float = -PERIOD
+    _made: dict[str, bytes] = field(default_factory=dict, compare=False)
+
+    def once(self, key: str, make: Callable[[], bytes]) -> bytes:
+        """What ``make`` makes of these rows, made once for every reader (the lobby's page,
+        each game's document)."""
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = make()
+        return made
+
+    def document(self, game: str = "") -> bytes:
+        """``{"tables": [...]}``: every row, or only ``game``'s (a ``pb.Game`` name)."""
+
+        def join() -> bytes:
+            texts = (row.text for row in self.rows if not game or row.game == game)
+            return b'{"tables":[' + b",".join(texts) + b"]}"
+
+        return self.once(f"document {game}", join)
 
 
 class LobbyFeed:
-    """The lobby's rows as one event's data, made at most once per ``PERIOD``."""
+    """The lobby's rows, made at most once per ``PERIOD`` by one task at a time."""
 
     def __init__(
         self,
         service: PricingService,
-        views: StateViews,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.service = service
-        self.views = views
         self.clock = clock
-        self.open = 0
-        self._made_at = -PERIOD
-        self._data = b""
+        self.open = 0  # lobby streams open
+        self._latest = LobbyRows()
+        self._rows: dict[str, _Row] = {}
+        self._making: asyncio.Task[LobbyRows] | None = None
 
-    def data(self) -> bytes:
-        now = self.clock()
-        if now - self._made_at >= PERIOD:
-            rows = lobby_rows(self.service, self.views)
-            self._data = json.dumps({"tables": rows}, separators=(",", ":")).encode()
-            self._made_at = now
-        return self._data
+    async def rows(self) -> LobbyRows:
+        """The rows as made within the last ``PERIOD``, or made now (once, however many
+        callers wait; a caller that leaves does not cancel it for the others)."""
+        if self.clock() - self._latest.made_at < PERIOD:
+            return self._latest
+        if self._making is None:
+            self._making = asyncio.create_task(self._make())
+        return await asyncio.shield(self._making)
+
+    async def _make(self) -> LobbyRows:
+        try:
+            publisher = self.service.publisher
+            started = self.clock()
+            made: dict[str, _Row] = {}
+            paused = time.perf_counter()
+            # in the order the tables were opened (sorting is the page's: it costs a
+            # millisecond a ten thousand tables)
+            for table_id in list(publisher.hubs):
+                hub = publisher.hubs.get(table_id)  # it may have gone while the loop ran
+                if hub is None:
+                    continue
+                made[table_id] = self._row(table_id, hub.latest, len(hub.slots))
+                if time.perf_counter() - paused > SLICE_SECONDS:
+                    await asyncio.sleep(0)
+                    paused = time.perf_counter()
+            self._rows = made
+            self._latest = LobbyRows(tuple(made.values()), started)
+            return self._latest
+        finally:
+            self._making = None
+
+    def _row(self, table_id: str, latest: Published, watchers: int) -> _Row:
+        row = self._rows.get(table_id)
+        if row is not None and row.published is latest and row.watchers == watchers:
+            return row
+        state = pb.TableState.FromString(latest.payload)
+        changed_at = row.changed_at if row and row.published.version == latest.version else None
+        if changed_at is None:
+            changed_at = time.time()
+        text = json.dumps(lobby_row(state, watchers, changed_at), separators=(",", ":"))
+        return _Row(latest, watchers, changed_at, pb.Game.Name(state.game), text.encode())
 
 
 async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamResponse:
     """The lobby's rows as ``event: lobby`` whenever they changed, at most once a second,
     until the page closes or the server shuts down (the page then reconnects by itself)."""
-    gate = feed.service.gate
-    if gate.stopping or not gate.ready:
-        raise web.HTTPServiceUnavailable(
-            text="the server is shutting down" if gate.stopping else "the server is starting"
-        )
-    if feed.open >= MAX_LOBBY_STREAMS:
-        raise web.HTTPTooManyRequests(
-            text=f"{MAX_LOBBY_STREAMS} lobby pages are open: close one and retry"
-        )
+    service = feed.service
+    gate = service.gate
+    check_streaming(service)
+    most = service.limits.console_max_lobbies
+    if feed.open >= most:
+        raise refusal(LimitExceeded("console-max-lobbies", most, "lobby pages open"), service)
     feed.open += 1
     try:
         response = web.StreamResponse(headers=HEADERS)
@@ -96,12 +194,13 @@ async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamRespo
         await response.write(b"retry: %d\n\n" % RETRY_MS)
         sent = b""
         quiet = 0.0
+        keepalive = service.limits.console_idle_seconds
         while not gate.stopping:
-            data = feed.data()
-            if data != sent:
+            data = (await feed.rows()).document()
+            if data is not sent and data != sent:
                 await response.write(b"event: lobby\ndata: %s\n\n" % data)
                 sent, quiet = data, 0.0
-            elif quiet >= KEEPALIVE:
+            elif quiet >= keepalive:
                 await response.write(b": keepalive\n\n")
                 quiet = 0.0
             await asyncio.sleep(PERIOD)

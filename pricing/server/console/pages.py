@@ -2,8 +2,9 @@
 their script and style served by the server itself (``static/``: no CDN, so a console works
 in a closed studio network).
 
-The lobby is rendered with its rows as they are, then kept live by ``lobby.js`` from the
-lobby's event stream; a table's page is rendered with its latest state's headline and kept
+The lobby is rendered with its rows as they are (their JSON in an attribute, once per making
+of the rows, however many open it), then kept live by ``lobby.js`` from the lobby's event
+stream; a table's page is rendered with its latest state's headline and kept
 live by ``table.js`` from the table's event stream. Both reconnect by themselves after a
 restart (EventSource, with the ``retry:`` the streams send).
 """
@@ -62,9 +63,15 @@ class Pages:
         self.env.filters["phase_name"] = _phase_name
         self.env.filters["clock"] = _clock
 
+    def text(self, name: str, **values: Any) -> bytes:
+        return self.env.get_template(name).render(games=GAMES, **values).encode()
+
     def render(self, name: str, *, status: int = 200, **values: Any) -> web.Response:
-        text = self.env.get_template(name).render(games=GAMES, **values)
-        return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
+        return self.html(self.text(name, **values), status=status)
+
+    @staticmethod
+    def html(body: bytes, *, status: int = 200) -> web.Response:
+        return web.Response(body=body, status=status, content_type="text/html", charset="utf-8")
 
     def error(self, status: int, message: str) -> web.Response:
         """An error as a page (the message escaped like every value)."""

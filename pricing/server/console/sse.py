@@ -22,13 +22,10 @@ from pricing.server.fanout import FellBehind
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
 
-__all__ = ["HEADERS", "KEEPALIVE", "RETRY_MS", "stream_table"]
+__all__ = ["HEADERS", "RETRY_MS", "check_streaming", "refusal", "stream_table"]
 
 #: What an EventSource waits before reconnecting (ms), sent first on every stream.
 RETRY_MS: Final = 2000
-#: Seconds a stream may stay silent before it sends a comment line (a proxy's read timeout
-#: would otherwise cut a quiet table's page).
-KEEPALIVE: Final = 15.0
 
 HEADERS: Final = {
     "Content-Type": "text/event-stream",
@@ -37,10 +34,14 @@ HEADERS: Final = {
 }
 
 
-def refusal(exc: Exception) -> web.HTTPException:
-    """The HTTP answer of a read the service refuses."""
+def refusal(exc: Exception, service: PricingService) -> web.HTTPException:
+    """The HTTP answer of a read the service refuses; a limit is counted in
+    ``pricing_limit_rejections_total`` as the gRPC port counts it, and answered 429 with the
+    message naming it."""
     if isinstance(exc, LimitExceeded):
-        return web.HTTPTooManyRequests(text=str(exc))
+        service.metrics.limit_rejections.labels(exc.limit).inc()
+        retry = {"Retry-After": str(max(1, round(exc.retry_after or 1)))}
+        return web.HTTPTooManyRequests(text=str(exc), headers=retry)
     if isinstance(exc, TableNotFound):
         return web.HTTPNotFound(text=str(exc))
     if isinstance(exc, TableHeldAside):
@@ -48,37 +49,41 @@ def refusal(exc: Exception) -> web.HTTPException:
     return web.HTTPBadRequest(text=str(exc))
 
 
-async def stream_table(
-    request: web.Request, service: PricingService, views: StateViews
-) -> web.StreamResponse:
-    table_id = request.match_info["table_id"]
+def check_streaming(service: PricingService) -> None:
+    """A stream opens only while the server serves: 503 while it starts or shuts down (the
+    page's EventSource retries)."""
     gate = service.gate
     if gate.stopping or not gate.ready:
         raise web.HTTPServiceUnavailable(
             text="the server is shutting down" if gate.stopping else "the server is starting"
         )
+
+
+async def stream_table(
+    request: web.Request, service: PricingService, views: StateViews
+) -> web.StreamResponse:
+    table_id = request.match_info["table_id"]
+    check_streaming(service)
     try:
         hub = service.reads.table_hub(table_id)
         service.reads.check_watchers(hub, table_id)
-    except LimitExceeded as exc:
-        service.metrics.limit_rejections.labels(exc.limit).inc()
-        raise refusal(exc) from None
-    except (InvalidInput, TableNotFound, TableHeldAside) as exc:
-        raise refusal(exc) from None
+    except (LimitExceeded, InvalidInput, TableNotFound, TableHeldAside) as exc:
+        raise refusal(exc, service) from None
     slot = hub.subscribe(0)
     watchers = service.publisher.watchers
     watchers.add(slot)
     service.metrics.watchers.inc()
+    # A quiet table's stream says so now and then (--console-idle-seconds), so that a reverse
+    # proxy's read timeout does not cut it.
+    keepalive = service.limits.console_idle_seconds
     try:
         response = web.StreamResponse(headers=HEADERS)
         await response.prepare(request)
         await response.write(b"retry: %d\n\n" % RETRY_MS)
         while True:
             try:
-                # A quiet table's stream says so now and then, so that a reverse proxy's read
-                # timeout does not cut it (``asyncio.timeout``: no task per wait; ``take`` may
-                # be cancelled while it waits).
-                async with asyncio.timeout(KEEPALIVE):
+                # ``asyncio.timeout``: no task per wait; ``take`` may be cancelled as it waits
+                async with asyncio.timeout(keepalive):
                     published = await slot.take()
             except TimeoutError:
                 await response.write(b": keepalive\n\n")

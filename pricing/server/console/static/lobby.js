@@ -1,5 +1,6 @@
-// The lobby, live: its rows from /api/lobby/events (at most one event a second), sorted by
-// the column header last clicked, filtered by the game chosen.
+// The lobby, live: its rows as the page came (data-rows), then from /api/lobby/events (at
+// most one event a second), sorted by the column header last clicked, filtered by the game
+// chosen.
 "use strict";
 
 (function () {
@@ -7,7 +8,7 @@
   const body = table.tBodies[0];
   const select = document.getElementById("game");
   const count = document.getElementById("count");
-  let rows = null;  // null until the first event: the rows rendered by the server stay
+  let rows = JSON.parse(table.dataset.rows).tables;
   let sortKey = "table_id", sortType = "text", descending = false;
 
   const chances = (r) => r.player_edge !== null && r.player_edge !== undefined
@@ -23,7 +24,6 @@
   }
 
   function render() {
-    if (rows === null) return filterRendered();
     const game = select.value;
     const shown = rows.filter((r) => !game || r.game === game);
     shown.sort((a, b) => {
@@ -46,15 +46,6 @@
     count.textContent = shown.length + " tables";
   }
 
-  function filterRendered() {
-    let shown = 0;
-    for (const tr of body.rows) {
-      tr.hidden = Boolean(select.value) && tr.dataset.game !== select.value;
-      if (!tr.hidden) shown += 1;
-    }
-    count.textContent = shown + " tables";
-  }
-
   for (const th of table.tHead.rows[0].cells) {
     th.addEventListener("click", () => {
       descending = sortKey === th.dataset.key ? !descending : false;
@@ -65,5 +56,6 @@
     });
   }
   select.addEventListener("change", render);
+  render();
   live("/api/lobby/events", { lobby: (data) => { rows = data.tables; render(); } });
 })();

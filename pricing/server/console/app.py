@@ -108,8 +108,10 @@ async def lobby_page(request: web.Request) -> web.Response:
     if not request.app[SERVICE].gate.ready:
         return pages.error(503, "the server is rebuilding its tables: reload shortly")
     rows = await request.app[LOBBY].rows()
-    page = rows.once("page", lambda: pages.text("lobby.html", title="lobby", rows=rows.document().decode()))
-    return pages.html(page)
+    document = rows.document().decode()
+    return pages.html(
+        rows.once("page", lambda: pages.text("lobby.html", title="lobby", rows=document))
+    )
 
 
 async def table_page(request: web.Request) -> web.Response:

@@ -1,7 +1,7 @@
 """The web console in a real browser (``make console-check``; marked ``browser``, so ``make test``
 leaves it out): Selenium drives Debian's headless Chromium (``chromium``, ``chromium-driver``)
 against the real server, fed through the dealer API as a card reader feeds it. The lobby shows
-an opened table's row; a table's page changes with each card (a price, an RTP, a bet closed by
+an opened table's row and sorts and filters its rows; a table's page changes with each card (a price, an RTP, a bet closed by
 game protection, a round's result); and a page left open across a server restart (same data
 folder, same port) reconnects by itself and shows the next card without being reloaded.
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from pricing.cards import DECK
 from pricing.v1 import pricing_pb2 as pb
@@ -88,6 +88,39 @@ def test_the_lobby_shows_a_table_opened_while_it_is_open(
     assert link.get_attribute("href") == server.console_url("/tables/browser-lobby")
     row = link.find_element(By.XPATH, "./ancestor::tr")
     assert "Baccarat" in row.text
+
+
+def lobby_ids(driver: Any, prefix: str) -> list[str]:
+    """The ids of the lobby's rows shown (not filtered out) that start with ``prefix``, in
+    the order shown."""
+    links = driver.find_elements(By.CSS_SELECTOR, "#lobby tbody tr td:first-child a")
+    return [str(a.text) for a in links if a.text.startswith(prefix)]
+
+
+def test_the_lobby_sorts_by_a_clicked_column_and_filters_by_game(
+    browser: Any, server: ServerProcess
+) -> None:
+    for table_id, game in (("sort-a", pb.GAME_HILO), ("sort-b", pb.GAME_BACCARAT)):
+        Feed(server, table_id).open(game=game)
+    feed = Feed(server, "sort-c")
+    feed.open(game=pb.GAME_HILO)
+    feed.expose("2S")  # one card fewer left than sort-a's
+    browser.get(server.console_url("/"))
+    until(browser, lambda d: lobby_ids(d, "sort-") == ["sort-a", "sort-b", "sort-c"], "by id")
+    header = browser.find_element(By.CSS_SELECTOR, '#lobby th[data-key="table_id"]')
+    header.click()  # sorted by id already: a click reverses it
+    until(browser, lambda d: lobby_ids(d, "sort-") == ["sort-c", "sort-b", "sort-a"], "reversed")
+    assert header.get_attribute("aria-sort") == "descending"
+    browser.find_element(By.CSS_SELECTOR, '#lobby th[data-key="cards_remaining"]').click()
+    until(  # fewest cards left first: Hi-Lo's 51, then 52, then baccarat's eight decks
+        browser, lambda d: lobby_ids(d, "sort-") == ["sort-c", "sort-a", "sort-b"], "by cards"
+    )
+    Select(browser.find_element(By.ID, "game")).select_by_visible_text("Hi-Lo")
+    until(browser, lambda d: lobby_ids(d, "sort-") == ["sort-c", "sort-a"], "Hi-Lo's only")
+    assert all(
+        cell.text == "Hi-Lo"
+        for cell in browser.find_elements(By.CSS_SELECTOR, "#lobby tbody tr td:nth-child(2)")
+    )
 
 
 def test_a_hilo_page_shows_each_cards_prices(browser: Any, server: ServerProcess) -> None:

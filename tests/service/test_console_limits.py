@@ -244,3 +244,28 @@ def test_the_json_of_tables_gone_is_dropped() -> None:
     served["kept"] = object()
     kept = views.of("kept", Published(1, state, False))
     assert views.of("kept", kept.published) is kept
+
+
+def test_a_page_further_behind_than_the_round_backlog_is_told_so_and_its_stream_ends() -> None:
+    """A page reading slower than rounds end (more round results than --max-round-backlog
+    between two of its reads) gets ``event: behind`` and its stream ends: its page reopens from
+    the state as it is; the dealer's feed never waited for it."""
+    service = PricingService(limits=Limits(max_round_backlog=1))
+    app = console_app.build_app(service, Security())
+
+    async def run() -> None:
+        await open_tables(service, 1)
+        async with TestServer(app) as server, aiohttp.ClientSession() as client:
+            stream = await client.get(server.make_url("/api/tables/t00000/events"))
+            assert stream.status == 200
+            while b"event: state" not in await stream.content.readline():
+                pass
+            hub = service.publisher.hubs["t00000"]
+            latest = hub.latest
+            for version in range(latest.version + 1, latest.version + 4):  # at once: no await
+                hub.publish(Published(version, latest.payload, False, ends_round=True))
+            rest = (await stream.content.read()).decode()
+            assert "event: behind" in rest, rest
+            assert rest.rstrip().endswith("data: {}"), "the stream went on after behind"
+
+    asyncio.run(run())

@@ -28,9 +28,9 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
   processes of each lane (``pricing.server.workers``);
 - keepalive and idle settings: gRPC channel options (``grpc_options``), so dead connections
   are reaped by the transport;
-- ``console_*``: the web console's socket (``pricing.server.console.app``): connections open
-  at once, requests answered at once besides the event streams, lobby streams, and the seconds
-  a connection may take to send a request's headers or stay idle between requests.
+- ``console_*``: the web console (``pricing.server.console``): connections open at once
+  (``app``), lobby streams (``lobby``), and the seconds a connection may take to send a
+  request's headers or stay idle between requests (``app``); its table streams are watchers.
 """
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ class Limits:
     keepalive_timeout_seconds: float = 20.0
     idle_seconds: float = 600.0
     console_max_connections: int = 1_024
-    console_max_requests: int = 256
     console_max_lobbies: int = 64
     console_idle_seconds: float = 15.0
 

@@ -303,7 +303,7 @@ async def serve(
         log.warning("--insecure: serving beyond loopback without %s", ", ".join(security.missing()))
 
     try:
-        console = await _recover_then_console(
+        console = await _console_then_recover(
             service, metrics, security, host=console_host, port=console_port, grace=grace
         )
     except BaseException:
@@ -347,7 +347,7 @@ async def serve(
     log.info("stopped")
 
 
-async def _recover_then_console(
+async def _console_then_recover(
     service: PricingService,
     metrics: Metrics,
     security: Security,
@@ -356,13 +356,31 @@ async def _recover_then_console(
     port: int | None,
     grace: float,
 ) -> Console | None:
-    """Rebuild the tables (``_recover``), then serve the web console on ``host``:``port``, if
-    asked for (its address logged)."""
-    await _recover(service, metrics)
-    if port is None:
-        return None
+    """Serve the web console on ``host``:``port``, if asked for (bound first, so a port taken
+    is told at once; its pages answer 503 until the tables are rebuilt), then rebuild the
+    tables (``_recover``)."""
+    console = None if port is None else await _console(service, security, host, port, grace)
+    try:
+        await _recover(service, metrics)
+    except BaseException:
+        if console is not None:
+            await console.stop(0)
+        raise
+    return console
+
+
+async def _console(
+    service: PricingService, security: Security, host: str, port: int, grace: float
+) -> Console:
+    """Serve the web console on ``host``:``port``, its address logged."""
     console = await start_console(service, security, host, port, grace=grace)
-    log.info("console on %s (%s)", console.url, security.describe())
+    log.info("console on %s (%s)", console.url, security.describe(console=True))
+    if security.insecure and not is_loopback(host):
+        gaps = security.missing(dealer=False)
+        if gaps:
+            log.warning(
+                "--insecure: the console serves beyond loopback without %s", ", ".join(gaps)
+            )
     return console
 
 
@@ -383,9 +401,11 @@ async def _stop_calls(
         log.warning("dealer writes still being applied after %.1f s: they are cut off", grace)
     await service.writes_quiet(QUIET_GAP, max(0.0, min(deadline - time.monotonic(), QUIET_WAIT)))
     service.end_streams()
-    if console is not None:  # its event streams ended with the others: it closes at once
-        await console.stop()
-    await server.stop(max(0.0, deadline - time.monotonic()))
+    left = max(0.0, deadline - time.monotonic())
+    if console is None:
+        await server.stop(left)
+    else:  # side by side: a page that does not read cannot take gRPC's grace
+        await asyncio.gather(console.stop(left), server.stop(left))
 
 
 async def _refresh_images(store: TableStore) -> None:

@@ -52,8 +52,9 @@ class Security:
             gaps.append("reader tokens (--reader-tokens-file)")
         return gaps
 
-    def describe(self) -> str:
-        """For the start-up log line: what protects the port (never a token)."""
+    def describe(self, *, console: bool = False) -> str:
+        """For the start-up log line: what protects the port (never a token); ``console``:
+        the read-only console's, which takes no dealer token."""
         if self.certificates is None:
             channel = "plaintext"
         elif self.certificates.client_ca is None:
@@ -62,6 +63,10 @@ class Security:
             channel = "mutual TLS"
         dealer = "token required" if self.tokens.dealer_required else "open"
         reader = "token required" if self.tokens.reader_required else "open"
+        if console:
+            return f"{channel}; " + (
+                "reader token required" if self.tokens.reader_required else "open to every reader"
+            )
         return f"{channel}; dealer feed {dealer}; reads {reader}"
 
     def reload(self) -> None:
@@ -229,10 +234,6 @@ def add_arguments(
         "console-max-connections", count(1), d.console_max_connections,
         "connections the web console holds open at once; more are answered 503 and closed",
     )  # fmt: skip
-    limit(
-        "console-max-requests", count(1), d.console_max_requests,
-        "console pages, JSON and assets answered at once (event streams: the watcher limits)",
-    )  # fmt: skip
     limit("console-max-lobbies", count(1), d.console_max_lobbies, "console lobby pages open")
     limit(
         "console-idle-seconds", bounded(float, "a number of seconds", 0.1, 3_600),
@@ -292,7 +293,6 @@ def from_arguments(
             keepalive_timeout_seconds=args.keepalive_timeout_seconds,
             idle_seconds=args.idle_seconds,
             console_max_connections=args.console_max_connections,
-            console_max_requests=args.console_max_requests,
             console_max_lobbies=args.console_max_lobbies,
             console_idle_seconds=args.console_idle_seconds,
         ),

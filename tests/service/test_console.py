@@ -143,6 +143,43 @@ def test_the_watcher_limit_is_answered_429_naming_it(console: ServerProcess) -> 
             stream.close()
 
 
+def test_a_closed_page_frees_its_watchers_place_at_once_and_quietly(
+    console: ServerProcess,
+) -> None:
+    """Two pages of a quiet table (its limit: 2) closed: two more open at once, long before
+    the table's next state or the streams' keep-alive line would have found the old ones
+    gone, and nothing is logged as an error."""
+    feed = Feed(console, "console-closed-pages")
+    opened = feed.open(game=pb.GAME_HILO)
+    for _ in range(3):
+        streams = [EventStream(console, "console-closed-pages") for _ in range(2)]
+        for stream in streams:
+            stream.until(opened.version)
+            stream.close()
+
+        def both_open() -> bool:
+            again = [EventStream(console, "console-closed-pages") for _ in range(2)]
+            for stream in again:
+                stream.close()
+            return all(stream.response.status == 200 for stream in again)
+
+        wait_for(both_open, timeout=5, what="the closed pages' places freed")
+    assert "Traceback" not in console.log(), console.log()
+
+
+def test_every_answer_says_where_a_page_may_load_from(console: ServerProcess) -> None:
+    for path in ("/", "/api/tables", "/static/console.js", "/api/tables/no-such-table"):
+        try:
+            with urllib.request.urlopen(console.console_url(path), timeout=10) as response:
+                headers = response.headers
+        except urllib.error.HTTPError as refused:
+            headers = refused.headers
+        assert headers["Content-Security-Policy"] == "default-src 'self'; frame-ancestors 'none'"
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Referrer-Policy"] == "no-referrer"
+        assert headers["Cache-Control"] == "no-cache"
+
+
 def test_beyond_loopback_unprotected_it_refuses_to_start_as_grpc_does() -> None:
     command = [sys.executable, str(ROOT / "server.py"), "--data-dir=:memory:", "--port=0"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}

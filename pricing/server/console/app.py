@@ -19,11 +19,11 @@ Routes (all GET, read-only):
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Final, cast
 
 from aiohttp import web
-from aiohttp.typedefs import Handler, Middleware
 
 from pricing.errors import InvalidInput, LimitExceeded
 from pricing.server.console.access import access_middleware
@@ -38,6 +38,8 @@ from pricing.tables import TableHeldAside, TableNotFound
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["Console", "start_console"]
+
+log = logging.getLogger("pricing.server")
 
 #: The largest request the console reads: it takes GETs only.
 MAX_REQUEST_BYTES: Final = 16 * 1024
@@ -127,41 +129,33 @@ async def table_page(request: web.Request) -> web.Response:
     return pages.render("table.html", title=table_id, table_id=table_id, state=state)
 
 
-def _request_cap(service: PricingService) -> Middleware:
-    """At most ``--console-max-requests`` requests at once besides the event streams (which
-    the watcher limits and ``--console-max-lobbies`` bound)."""
-    most = service.limits.console_max_requests
-    busy = 0
+#: Every answer's headers: the page's scripts, styles and streams come from the console
+#: alone (the browser enforces it: no CDN), nothing is sniffed into another type, no address
+#: of the console is sent on as a Referer, and no answer is used again without asking (an
+#: upgraded server's scripts are fetched anew).
+HEADERS: Final = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
 
-    @web.middleware
-    async def cap(request: web.Request, handler: Handler) -> web.StreamResponse:
-        nonlocal busy
-        if request.path.endswith("/events"):
-            return await handler(request)
-        if busy >= most:
-            exc = LimitExceeded("console-max-requests", most, "console requests being answered")
-            raise refusal(exc, service)
-        busy += 1
-        try:
-            return await handler(request)
-        finally:
-            busy -= 1
 
-    return cap
+async def _headers(_: web.Request, response: web.StreamResponse) -> None:
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
 
 
 def build_app(service: PricingService, security: Security) -> web.Application:
     app = web.Application(
-        middlewares=[
-            _request_cap(service),
-            access_middleware(security.tokens, tls=security.certificates is not None),
-        ],
+        middlewares=[access_middleware(security.tokens, tls=security.certificates is not None)],
         client_max_size=MAX_REQUEST_BYTES,
     )
     app[SERVICE] = service
     app[VIEWS] = StateViews(service.publisher.hubs)
     app[LOBBY] = LobbyFeed(service)
     app[PAGES] = Pages()
+    app.on_response_prepare.append(_headers)
     app.router.add_get("/", lobby_page)
     app.router.add_get("/tables/{table_id}", table_page)
     app.router.add_static("/static", STATIC, append_version=False)
@@ -203,6 +197,7 @@ class Console:
 
     runner: web.AppRunner
     listening: asyncio.Server
+    lobby: LobbyFeed
     host: str
     port: int
     tls: bool
@@ -212,11 +207,17 @@ class Console:
         host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
         return f"{'https' if self.tls else 'http'}://{host}:{self.port}/"
 
-    async def stop(self) -> None:
-        """Stop taking connections and close those open; the event streams have ended by then
-        (``Publisher.end_streams``)."""
+    async def stop(self, within: float) -> None:
+        """Stop taking connections, end the lobby streams and close the connections open,
+        within ``within`` seconds (the table streams have ended: ``Publisher.end_streams``);
+        a handler still running then is cancelled."""
         self.listening.close()
-        await self.runner.cleanup()
+        self.lobby.close()
+        try:
+            async with asyncio.timeout(within):
+                await self.runner.cleanup()
+        except TimeoutError:
+            log.warning("the console's connections were cut off after %.1f s", within)
 
 
 async def start_console(
@@ -232,12 +233,16 @@ async def start_console(
     from the connection's start), and a TLS handshake has as long."""
     limits = service.limits
     idle = limits.console_idle_seconds
+    app = build_app(service, security)
     runner = web.AppRunner(
-        build_app(service, security),
+        app,
         handle_signals=False,
         access_log=None,
         shutdown_timeout=grace,
         keepalive_timeout=idle,
+        # a page closed ends its stream at once (its watcher's place freed), not at the next
+        # state the stream would have written
+        handler_cancellation=True,
     )
     await runner.setup()
     server = runner.server
@@ -267,4 +272,4 @@ async def start_console(
             "(PRICING_CONSOLE_PORT) or change --console-host (PRICING_CONSOLE_HOST)"
         ) from exc
     bound = int(listening.sockets[0].getsockname()[1]) if listening.sockets else port
-    return Console(runner, listening, host, bound, context is not None)
+    return Console(runner, listening, app[LOBBY], host, bound, context is not None)

@@ -131,9 +131,14 @@ class LobbyFeed:
         self.service = service
         self.clock = clock
         self.open = 0  # lobby streams open
+        self.closing = asyncio.Event()  # the console is stopping: the streams end
         self._latest = LobbyRows()
         self._rows: dict[str, _Row] = {}
         self._making: asyncio.Task[LobbyRows] | None = None
+
+    def close(self) -> None:
+        """End every lobby stream now (the console is stopping)."""
+        self.closing.set()
 
     async def rows(self) -> LobbyRows:
         """The rows as made within the last ``PERIOD``, or made now (once, however many
@@ -195,7 +200,7 @@ async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamRespo
         sent = b""
         quiet = 0.0
         keepalive = service.limits.console_idle_seconds
-        while not gate.stopping:
+        while not (gate.stopping or feed.closing.is_set()):
             data = (await feed.rows()).document()
             if data is not sent and data != sent:
                 await response.write(b"event: lobby\ndata: %s\n\n" % data)
@@ -203,10 +208,13 @@ async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamRespo
             elif quiet >= keepalive:
                 await response.write(b": keepalive\n\n")
                 quiet = 0.0
-            await asyncio.sleep(PERIOD)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(PERIOD):
+                    await feed.closing.wait()
             quiet += PERIOD
-        with contextlib.suppress(ConnectionError):
-            await response.write_eof()
+        await response.write_eof()
         return response
+    except ConnectionError:  # the page went away as it was written to
+        return web.Response(status=499)
     finally:
         feed.open -= 1

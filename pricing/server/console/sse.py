@@ -11,13 +11,12 @@ than the round results a table holds (it reconnects and starts from the state as
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Final
 
 from aiohttp import web
 
 from pricing.errors import InvalidInput, LimitExceeded
-from pricing.server.console.views import StateViews, state_json
+from pricing.server.console.views import StateViews
 from pricing.server.fanout import FellBehind
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
@@ -69,40 +68,46 @@ async def stream_table(
         service.reads.check_watchers(hub, table_id)
     except (LimitExceeded, InvalidInput, TableNotFound, TableHeldAside) as exc:
         raise refusal(exc, service) from None
-    slot = hub.subscribe(0)
-    watchers = service.publisher.watchers
-    watchers.add(slot)
-    service.metrics.watchers.inc()
     # A quiet table's stream says so now and then (--console-idle-seconds), so that a reverse
     # proxy's read timeout does not cut it.
     keepalive = service.limits.console_idle_seconds
-    try:
-        response = web.StreamResponse(headers=HEADERS)
-        await response.prepare(request)
-        await response.write(b"retry: %d\n\n" % RETRY_MS)
-        while True:
-            try:
-                # ``asyncio.timeout``: no task per wait; ``take`` may be cancelled as it waits
-                async with asyncio.timeout(keepalive):
-                    published = await slot.take()
-            except TimeoutError:
-                await response.write(b": keepalive\n\n")
-                continue
-            except FellBehind:
-                await response.write(b"event: behind\ndata: {}\n\n")
-                break
-            if published is None:
-                break
-            text = views.of(table_id, published).text if published is hub.latest else None
-            if text is None:  # a held round result, older than the latest
-                text = state_json(published).text
-            await response.write(b"event: state\nid: %d\ndata: %s\n\n" % (published.version, text))
-            if published.final:
-                break
-        with contextlib.suppress(ConnectionError):
+    response = web.StreamResponse(headers=HEADERS)
+    with service.reads.watching(hub, _resume_from(request, hub.horizon)) as slot:
+        try:
+            await response.prepare(request)
+            await response.write(b"retry: %d\n\n" % RETRY_MS)
+            while True:
+                try:
+                    # ``asyncio.timeout``: no task per wait; ``take`` may be cancelled waiting
+                    async with asyncio.timeout(keepalive):
+                        published = await slot.take()
+                except TimeoutError:
+                    await response.write(b": keepalive\n\n")
+                    continue
+                except FellBehind:
+                    await response.write(b"event: behind\ndata: {}\n\n")
+                    break
+                if published is None:
+                    break
+                text = views.of(table_id, published).text
+                await response.write(
+                    b"event: state\nid: %d\ndata: %s\n\n" % (published.version, text)
+                )
+                if published.final:
+                    break
             await response.write_eof()
-        return response
-    finally:
-        hub.slots.discard(slot)
-        watchers.discard(slot)
-        service.metrics.watchers.dec()
+        except ConnectionError:  # the page went away as it was written to
+            pass
+    return response
+
+
+def _resume_from(request: web.Request, horizon: int) -> int:
+    """The version a reconnecting page resumes from: after the ``Last-Event-ID`` its
+    EventSource sends (the last state it was sent), so that the round results it missed are
+    sent first, if the hub holds them all (its ``horizon``: the console reads no journal);
+    else 0, the latest state only."""
+    try:
+        resume = int(request.headers.get("Last-Event-ID", "")) + 1
+    except ValueError:
+        return 0
+    return resume if resume >= max(horizon, 1) else 0

@@ -38,23 +38,35 @@ def state_json(published: Published) -> StateJson:
 
 
 class StateViews:
-    """Each table's latest state as JSON, made once per published state: keyed by table, kept
-    while the hub's latest is the very state it was made of (a state refreshed at the same
-    version, with the main game's figures, is another ``Published``). ``served``: the tables
-    served now (the publisher's hubs), so that the JSON of tables gone is dropped."""
+    """Each table's states as JSON, made once per published state however many pages send
+    it: the newest made (the hub's latest, until a newer one or the same version refreshed
+    with the main game's figures, another ``Published``), and the last older one made (a
+    round's result held for pages that had not sent it yet: they send it one after another).
+    ``served``: the tables served now (the publisher's hubs), so that the JSON of tables gone
+    is dropped."""
 
     def __init__(self, served: Mapping[str, object]) -> None:
         self._served = served
-        self._made: dict[str, StateJson] = {}
+        self._latest: dict[str, StateJson] = {}
+        self._held: dict[str, StateJson] = {}
 
     def __len__(self) -> int:
-        return len(self._made)
+        return len(self._latest)
 
     def of(self, table_id: str, published: Published) -> StateJson:
-        made = self._made.get(table_id)
-        if made is None or made.published is not published:
-            made = self._made[table_id] = state_json(published)
-            if len(self._made) > len(self._served) + SLACK:
-                for gone in self._made.keys() - self._served.keys():
-                    del self._made[gone]
+        latest = self._latest.get(table_id)
+        if latest is not None and latest.published is published:
+            return latest
+        held = self._held.get(table_id)
+        if held is not None and held.published is published:
+            return held
+        made = state_json(published)
+        if latest is None or published.version >= latest.published.version:
+            self._latest[table_id] = made
+            if len(self._latest) > len(self._served) + SLACK:
+                for gone in self._latest.keys() - self._served.keys():
+                    del self._latest[gone]
+                    self._held.pop(gone, None)
+        else:
+            self._held[table_id] = made
         return made

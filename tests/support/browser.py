@@ -1,6 +1,7 @@
 """Debian's headless Chromium under Selenium, as the browser tests and the docs' screenshots
 drive it: the flags a root user in a closed network needs, a fresh profile, Debian's
-chromedriver named outright (Selenium Manager would otherwise look for one online)."""
+chromedriver named outright (Selenium Manager would otherwise look for one online), and the
+page's console kept (``goog:loggingPrefs``) so that a test can read its errors (``severe``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["FLAGS", "chromium"]
+__all__ = ["FLAGS", "chromium", "severe"]
 
 #: As root, in a container, with no network beyond loopback.
 FLAGS = (
@@ -43,9 +44,17 @@ def chromium(width: int = 1200, height: int = 900) -> Iterator[Any]:
     options.binary_location = _tool("chromium")
     for flag in (*FLAGS, f"--window-size={width},{height}", f"--user-data-dir={profile}"):
         options.add_argument(flag)
+    # every level of the page's console: a script's uncaught error or a failed load is SEVERE
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(_tool("chromedriver")))
     try:
         yield driver
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def severe(driver: Any) -> list[str]:
+    """The page console's SEVERE entries (an uncaught error, a resource that failed to load)
+    since the last read: Chromium's log is drained by each read."""
+    return [str(e["message"]) for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -1,9 +1,10 @@
 """The web console in a real browser (``make console-check``; marked ``browser``, so ``make test``
 leaves it out): Selenium drives Debian's headless Chromium (``chromium``, ``chromium-driver``)
 against the real server, fed through the dealer API as a card reader feeds it. The lobby shows
-an opened table's row and sorts and filters its rows; a table's page changes with each card (a price, an RTP, a bet closed by
-game protection, a round's result); and a page left open across a server restart (same data
-folder, same port) reconnects by itself and shows the next card without being reloaded.
+an opened table's row and sorts and filters its rows; a table's page changes with each card (a
+price, an RTP, a bet closed by game protection, a round's result); and a page left open across
+a server restart (same data folder, same port) reconnects by itself and shows the next card
+without being reloaded.
 
 Every wait is on the page's DOM (``WebDriverWait``), never a sleep.
 """

@@ -163,3 +163,28 @@ def test_a_page_opened_with_a_token_goes_live_on_its_cookie(browser: Any) -> Non
         browser.delete_all_cookies()
         assert guarded.stop() == 0, guarded.log()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_refused_page_shows_why(browser: Any) -> None:
+    """EventSource cannot read a refusal: the page asks once and shows the server's answer
+    (a 429 naming the limit) instead of "reconnecting" for ever."""
+    full = start_server("--console-port=0", "--max-watchers-per-table=1")
+    try:
+        Feed(full, "full-table").open(game=pb.GAME_HILO)
+        holder = full.pricing().WatchTable(pb.WatchTableRequest(table_id="full-table"))
+        next(holder)  # the table's one watcher
+        browser.get(full.console_url("/tables/full-table"))
+        badge = until(
+            browser,
+            lambda d: (
+                d.find_element(By.ID, "link").get_attribute("data-state") == "refused"
+                and d.find_element(By.ID, "link")
+            ),
+            "the badge says refused",
+        )
+        assert badge.text.startswith("429: "), badge.text
+        assert "--max-watchers-per-table is 1" in badge.text
+        holder.cancel()
+        until(browser, lambda d: text(d, "link") == "live", "live once the watcher left")
+    finally:
+        assert full.stop() == 0, full.log()

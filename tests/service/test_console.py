@@ -4,12 +4,14 @@ beyond loopback unprotected."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import http.client
 import json
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -62,7 +64,7 @@ class EventStream:
                     event = line.removeprefix("event: ")
                 elif line.startswith("data: ") and event == "state":
                     self.states.put(json.loads(line.removeprefix("data: ")))
-        except OSError:
+        except (OSError, ValueError, AttributeError):  # closed under it (``close``)
             pass
         self.states.put(None)
 
@@ -74,6 +76,11 @@ class EventStream:
                 return state
 
     def close(self) -> None:
+        """Close the connection now: shut down first, so that the reading thread's ``recv``
+        returns (a plain close leaves the socket open, with no FIN sent, until it does)."""
+        if self.connection.sock is not None:
+            with contextlib.suppress(OSError):
+                self.connection.sock.shutdown(socket.SHUT_RDWR)
         self.connection.close()
 
 
@@ -90,7 +97,7 @@ def test_the_lobby_lists_an_opened_table(console: ServerProcess) -> None:
     assert row["game"] == "GAME_HILO"
     assert row["cards_remaining"] == 52
     assert row["watchers"] == 0
-    assert "best_side_bet" in row and "player_edge" in row
+    assert "best_bet" in row and "player_edge" in row
     only = get_json(console, "/api/tables?game=blackjack")["tables"]
     assert all(r["game"] == "GAME_BLACKJACK" for r in only)
 

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 
 import aiohttp
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from pricing.server.console import app as console_app

@@ -27,7 +27,15 @@ from pricing.server.fanout import Published
 from pricing.server.service import PricingService
 from pricing.v1 import pricing_pb2 as pb
 
-__all__ = ["LobbyFeed", "LobbyRows", "alerts", "lobby_row", "stream_lobby"]
+__all__ = [
+    "LobbyFeed",
+    "LobbyRows",
+    "alerts",
+    "best_bet",
+    "lobby_row",
+    "price_favourable",
+    "stream_lobby",
+]
 
 #: The shortest time between two makings of the rows, and between two lobby events.
 PERIOD: Final = 1.0
@@ -35,9 +43,21 @@ PERIOD: Final = 1.0
 SLICE_SECONDS: Final = 0.0005
 
 
+def price_favourable(price: pb.BetPrice) -> bool:
+    """Whether an open price returns more than it takes, decided on its integers: its RTP is
+    wins × (100 + payout in hundredths) / (100 × cards left).
+
+    >>> price_favourable(pb.BetPrice(wins=1, remaining=49, payout_hundredths=4800, open=True))
+    False
+    >>> price_favourable(pb.BetPrice(wins=1, remaining=49, payout_hundredths=4801, open=True))
+    True
+    """
+    return price.open and price.wins * (100 + price.payout_hundredths) > 100 * price.remaining
+
+
 def alerts(state: pb.TableState) -> list[str]:
     """What an operator should look at: a positive blackjack player edge, each
-    player-favourable bet or insurance, each bet game protection closed.
+    player-favourable price, bet or insurance, each bet game protection closed.
 
     >>> alerts(pb.TableState(player_edge=0.01, side_bets=[
     ...     pb.SideBetOdds(bet="PAIRS", player_favourable=True),
@@ -47,6 +67,7 @@ def alerts(state: pb.TableState) -> list[str]:
     said: list[str] = []
     if state.HasField("player_edge") and state.player_edge > 0:
         said.append(f"player edge {state.player_edge:+.2%}")
+    said.extend(f"{price.bet} favourable" for price in state.prices if price_favourable(price))
     said.extend(f"{bet.bet} favourable" for bet in state.side_bets if bet.player_favourable)
     if state.insurance.offered and state.insurance.player_favourable:
         said.append("insurance favourable")
@@ -54,18 +75,30 @@ def alerts(state: pb.TableState) -> list[str]:
     return said
 
 
-def _best_side_bet(state: pb.TableState) -> dict[str, Any] | None:
-    """The open side bet of the highest return to player, if the state prices any."""
-    open_bets = [bet for bet in state.side_bets if bet.open]
-    if not open_bets:
+def best_bet(state: pb.TableState) -> dict[str, Any] | None:
+    """The open bet of the highest return to player (a price's or a side bet's), if any;
+    whether it is favourable is decided exactly (``price_favourable``, the side bet's own).
+
+    >>> best_bet(pb.TableState(prices=[
+    ...     pb.BetPrice(bet="SEVEN", wins=4, remaining=48, payout_hundredths=1100, open=True),
+    ...     pb.BetPrice(bet="HIGH", wins=24, remaining=48, payout_hundredths=90, open=True)]))
+    {'bet': 'SEVEN', 'rtp': 1.0, 'player_favourable': False}
+    """
+    offered = [
+        (p.wins * (100 + p.payout_hundredths) / (100 * p.remaining), p.bet, price_favourable(p))
+        for p in state.prices
+        if p.open and p.remaining
+    ]
+    offered += [(b.rtp, b.bet, b.player_favourable) for b in state.side_bets if b.open]
+    if not offered:
         return None
-    best = max(open_bets, key=lambda bet: bet.rtp)
-    return {"bet": best.bet, "rtp": best.rtp, "player_favourable": best.player_favourable}
+    rtp, bet, favourable = max(offered)
+    return {"bet": bet, "rtp": rtp, "player_favourable": favourable}
 
 
 def lobby_row(state: pb.TableState, watchers: int, changed_at: float) -> dict[str, Any]:
     """A table as the lobby lists it, from its latest state: the fields of ListTables'
-    summary, and the blackjack player edge, the best open side bet and the alerts."""
+    summary, and the blackjack player edge, the best open bet and the alerts."""
     return {
         "table_id": state.table_id,
         "game": pb.Game.Name(state.game),
@@ -79,7 +112,7 @@ def lobby_row(state: pb.TableState, watchers: int, changed_at: float) -> dict[st
         "round_id": state.round_id,
         "last_seq": state.last_seq,
         "player_edge": state.player_edge if state.HasField("player_edge") else None,
-        "best_side_bet": _best_side_bet(state),
+        "best_bet": best_bet(state),
         "alerts": alerts(state),
         "changed_at": changed_at,
     }
@@ -89,7 +122,7 @@ def lobby_row(state: pb.TableState, watchers: int, changed_at: float) -> dict[st
 class _Row:
     published: Published
     watchers: int
-    changed_at: float  # when the console first saw this version (seconds since the epoch)
+    changed_at: float  # when this version was published (seconds since the epoch)
     game: str
     text: bytes
 
@@ -176,9 +209,8 @@ class LobbyFeed:
         if row is not None and row.published is latest and row.watchers == watchers:
             return row
         state = pb.TableState.FromString(latest.payload)
-        changed_at = row.changed_at if row and row.published.version == latest.version else None
-        if changed_at is None:
-            changed_at = time.time()
+        same = row is not None and row.published.version == latest.version  # refreshed
+        changed_at = row.changed_at if row is not None and same else latest.at
         text = json.dumps(lobby_row(state, watchers, changed_at), separators=(",", ":"))
         return _Row(latest, watchers, changed_at, pb.Game.Name(state.game), text.encode())
 

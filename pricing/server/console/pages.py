@@ -11,7 +11,7 @@ restart (EventSource, with the ``retry:`` the streams send).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import json
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,12 +42,6 @@ def _phase_name(phase: str) -> str:
     return phase.removeprefix("PHASE_").replace("_", " ").lower()
 
 
-def _clock(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%H:%M:%S")
-
-
 class Pages:
     """The templates, loaded once."""
 
@@ -61,7 +55,7 @@ class Pages:
         )
         self.env.filters["game_name"] = _game_name
         self.env.filters["phase_name"] = _phase_name
-        self.env.filters["clock"] = _clock
+        self.env.globals["games_json"] = json.dumps(dict(GAMES))
 
     def text(self, name: str, **values: Any) -> bytes:
         return self.env.get_template(name).render(games=GAMES, **values).encode()

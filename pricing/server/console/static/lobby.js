@@ -12,14 +12,14 @@
   let sortKey = "table_id", sortType = "text", descending = false;
 
   const chances = (r) => r.player_edge !== null && r.player_edge !== undefined
-    ? Number(r.player_edge) : r.best_side_bet ? Number(r.best_side_bet.rtp) - 1 : -Infinity;
+    ? Number(r.player_edge) : r.best_bet ? Number(r.best_bet.rtp) - 1 : -Infinity;
   const value = (r, key) => key === "chances" ? chances(r)
     : key === "alert_count" ? r.alerts.length
     : key === "changed_at" ? (r.changed_at || 0) : r[key];
 
   function chancesText(r) {
     if (r.player_edge !== null && r.player_edge !== undefined) return "edge " + percent(r.player_edge, true);
-    if (r.best_side_bet) return r.best_side_bet.bet + " " + percent(r.best_side_bet.rtp);
+    if (r.best_bet) return r.best_bet.bet + " " + percent(r.best_bet.rtp);
     return "";
   }
 
@@ -28,7 +28,9 @@
     const shown = rows.filter((r) => !game || r.game === game);
     shown.sort((a, b) => {
       const x = value(a, sortKey), y = value(b, sortKey);
-      const order = sortType === "number" ? Number(x) - Number(y) : String(x).localeCompare(String(y));
+      // numbers by comparison, not by difference: -Infinity - -Infinity is NaN (no bet open)
+      const order = sortType === "number" ? (Number(x) > Number(y)) - (Number(x) < Number(y))
+        : String(x).localeCompare(String(y));
       return descending ? -order : order;
     });
     body.replaceChildren(...shown.map((r) => {

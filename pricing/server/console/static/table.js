@@ -15,15 +15,17 @@
   const results = [];
 
   // Hi-Lo, Goa Gae and Higher/Lower price bets by payout; the RTP of a payout is
-  // probability × (1 + payout to 1), shown beside it.
+  // wins × (100 + payout in hundredths) / (100 × cards left), shown beside it, and a price is
+  // favourable when that is over 1, decided on the integers (as the server decides it).
   function priceRows(prices) {
     return prices.map((p) => {
       const payout = p.payout_hundredths / 100;
-      const rtp = p.open ? p.probability * (1 + payout) : null;
+      const back = p.wins * (100 + p.payout_hundredths), staked = 100 * p.remaining;
+      const rtp = p.open && staked ? back / staked : null;
       const tr = row([p.bet, p.wins + "/" + p.remaining, percent(p.probability),
         p.open ? payout.toFixed(2) : "--", rtp === null ? "" : percent(rtp),
         p.open ? (p.clamped ? "open (clamped)" : "open") : "closed"]);
-      tr.className = !p.open ? "closed" : rtp > 1 ? "fav" : "";
+      tr.className = !p.open ? "closed" : back > staked ? "fav" : "";
       return tr;
     });
   }
@@ -172,8 +174,13 @@
     chart(state);
   }
 
+  let version = 0;
   const link = live(root.dataset.events, {
     state: (state) => {
+      // a reconnection that lands on a replica further behind sends older states: skipped,
+      // so that the results and the chart never go back (the same version again is a refresh)
+      if (Number(state.version) < version) return;
+      version = Number(state.version);
       render(state);
       if (state.phase === "PHASE_CLOSED") link.close();
     },

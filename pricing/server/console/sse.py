@@ -2,7 +2,8 @@
 WatchTable subscribes one and counted against the same watcher limits, so a slow page skips
 prices (the slot keeps only the newest state) and never holds the dealer's feed up.
 
-Each event is ``event: state``, ``id:`` the version, ``data:`` the state's JSON. The stream
+Each event is ``event: state``, ``id:`` the version, ``data:`` the state's JSON; a page is
+written to at most ten times a second, each time with every state due. The stream
 ends when the table closes (after its final state), when the server shuts down (the browser's
 EventSource reconnects by itself), or with ``event: behind`` when the page fell further behind
 than the round results a table holds (it reconnects and starts from the state as it is).
@@ -11,13 +12,15 @@ than the round results a table holds (it reconnects and starts from the state as
 from __future__ import annotations
 
 import asyncio
+import random
+from collections.abc import Callable
 from typing import Final
 
 from aiohttp import web
 
 from pricing.errors import InvalidInput, LimitExceeded
 from pricing.server.console.views import StateViews
-from pricing.server.fanout import FellBehind
+from pricing.server.fanout import FellBehind, Published, Slot
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
 
@@ -25,6 +28,12 @@ __all__ = ["HEADERS", "RETRY_MS", "check_streaming", "refusal", "stream_table"]
 
 #: What an EventSource waits before reconnecting (ms), sent first on every stream.
 RETRY_MS: Final = 2000
+#: The shortest time between two writes to a page (seconds): a person reads no faster, and
+#: each write is a system call per page.
+PAGE_INTERVAL: Final = 0.1
+#: Pages let go a loop turn at each beat: each may write several states (a busy table's
+#: round results), so fewer than the watchers a hub wakes a turn.
+PAGE_BATCH: Final = 4
 
 HEADERS: Final = {
     "Content-Type": "text/event-stream",
@@ -76,29 +85,48 @@ async def stream_table(
         try:
             await response.prepare(request)
             await response.write(b"retry: %d\n\n" % RETRY_MS)
-            while True:
-                try:
-                    # ``asyncio.timeout``: no task per wait; ``take`` may be cancelled waiting
-                    async with asyncio.timeout(keepalive):
-                        published = await slot.take()
-                except TimeoutError:
-                    await response.write(b": keepalive\n\n")
-                    continue
-                except FellBehind:
-                    await response.write(b"event: behind\ndata: {}\n\n")
-                    break
-                if published is None:
-                    break
-                text = views.of(table_id, published).text
-                await response.write(
-                    b"event: state\nid: %d\ndata: %s\n\n" % (published.version, text)
-                )
-                if published.final:
-                    break
+            await _send(response, slot, lambda p: views.of(table_id, p).text, keepalive)
             await response.write_eof()
         except ConnectionError:  # the page went away as it was written to
             pass
     return response
+
+
+async def _send(
+    response: web.StreamResponse,
+    slot: Slot,
+    text: Callable[[Published], bytes],
+    keepalive: float,
+) -> None:
+    """Write what ``slot`` is given until the stream ends, each write with every state due by
+    then (the round results held, then the newest), and then a pause of about
+    ``PAGE_INTERVAL``: a busy table costs a page ten writes a second, not one a card. The pause
+    is drawn between a half and one and a half ``PAGE_INTERVAL``, so that the pages of a table,
+    all woken by the same card, do not write again all at once for ever after (each write is
+    a system call: fifty at once hold the event loop, and the browsers' machine, together)."""
+    while True:
+        frames: list[bytes] = []
+        try:
+            # ``asyncio.timeout``: no task per wait; ``take`` may be cancelled as it waits
+            async with asyncio.timeout(keepalive):
+                published = await slot.take()
+            while published is not None:
+                frames.append(
+                    b"event: state\nid: %d\ndata: %s\n\n" % (published.version, text(published))
+                )
+                if published.final or slot.pending is None:
+                    break
+                published = await slot.take()  # at once: a state is pending
+        except TimeoutError:
+            frames.append(b": keepalive\n\n")
+        except FellBehind:
+            frames.append(b"event: behind\ndata: {}\n\n")
+            published = None
+        if frames:
+            await response.write(b"".join(frames))
+        if published is None or published.final:
+            return
+        await asyncio.sleep(PAGE_INTERVAL * (0.5 + random.random()))
 
 
 def _resume_from(request: web.Request, horizon: int) -> int:

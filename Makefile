@@ -180,8 +180,8 @@ par-html-check: $(STAMP)  ## each game's PAR sheet page (pricing analyze GAME --
 # The web console in a real browser (tests/browser/, not in `make test`): Selenium drives Debian's
 # headless Chromium through chromium-driver against the real server fed through the dealer API:
 # the lobby, a table's page changing card by card, and a page reconnecting after a restart.
-console-check: $(STAMP)  ## the console's lobby and table pages in headless Chromium (Selenium), live and across a restart
-	$(PY) -m pytest -m browser tests/browser/test_console.py -p no:cacheprovider -q -rP
+console-check: $(STAMP)  ## the console in headless Chromium (Selenium): the lobby, every game's page, live and across a restart
+	$(PY) -m pytest -m browser tests/browser/test_console.py tests/browser/test_console_games.py -p no:cacheprovider -q -rP
 
 console-screenshots: $(STAMP)  ## the docs' screenshots of the web console, taken in headless Chromium (docs/console-*.png)
 	$(PY) -m tests.browser.screenshots docs

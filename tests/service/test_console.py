@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -293,10 +294,12 @@ def test_a_table_id_with_markup_is_escaped_on_the_error_page(console: ServerProc
 class Lines:
     """An event stream's non-blank lines, read as they come."""
 
-    def __init__(self, server: ServerProcess, path: str) -> None:
+    def __init__(
+        self, server: ServerProcess, path: str, headers: dict[str, str] | None = None
+    ) -> None:
         assert server.console_port is not None
         self.connection = http.client.HTTPConnection("127.0.0.1", server.console_port, timeout=10)
-        self.connection.request("GET", path)
+        self.connection.request("GET", path, headers=headers or {})
         self.response = self.connection.getresponse()
         assert self.response.status == 200
 
@@ -332,3 +335,50 @@ def test_the_streams_tell_the_page_when_to_reconnect_and_the_lobby_streams_rows(
         assert next(iter(table)) == "retry: 2000"
     finally:
         table.close()
+
+
+def test_a_reconnecting_page_is_first_sent_the_round_results_it_missed(
+    console: ServerProcess,
+) -> None:
+    """An EventSource reconnects with ``Last-Event-ID``: the rounds that ended since (Hi-Lo:
+    each result card ends one) come first, in order, then the state as it is."""
+    feed = Feed(console, "console-resume")
+    feed.open(game=pb.GAME_HILO)
+    for card in ("2S", "3S", "4S", "5S", "6S"):  # the opening burns
+        seen = feed.expose(card).version
+    rounds = [feed.expose(card, role=pb.CARD_ROLE_RESULT).version for card in ("7H", "8H", "9H")]
+    later = feed.expose("TD", role=pb.CARD_ROLE_RESULT).version
+    lines = Lines(console, "/api/tables/console-resume/events", {"Last-Event-ID": str(seen)})
+    try:
+        ids = []
+        for line in lines:
+            if line.startswith("id: "):
+                ids.append(int(line.removeprefix("id: ")))
+            if ids and ids[-1] >= later:
+                break
+        assert ids == [*rounds, later], ids
+    finally:
+        lines.close()
+
+
+def test_a_shutdown_is_not_held_by_pages_that_do_not_read() -> None:
+    """A lobby and a table page whose browsers read nothing: SIGTERM still stops the server
+    well within its grace, and cleanly."""
+    server = start_server("--console-port=0", grace=1)
+    Feed(server, "console-stuck").open(game=pb.GAME_HILO)
+    assert server.console_port is not None
+    stuck = []
+    for path in ("/api/lobby/events", "/api/tables/console-stuck/events"):
+        sock = socket.create_connection(("127.0.0.1", server.console_port), timeout=10)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        stuck.append(sock)
+    try:
+        started = time.monotonic()
+        assert server.stop() == 0, server.log()
+        took = time.monotonic() - started
+        assert took < 5, f"stopped after {took:.1f} s, grace 1 s"
+        assert "Traceback" not in server.log(), server.log()
+    finally:
+        for sock in stuck:
+            sock.close()

@@ -205,3 +205,9 @@ def test_a_dealer_token_is_refused_403_the_console_being_read_only(
         assert "Set-Cookie" not in answer.headers
         assert "read-only" in answer.body and "reader token" in answer.body, answer.body
         assert DEALER not in answer.body
+
+
+def test_health_answers_without_a_token_for_a_proxys_checks(guarded: ServerProcess) -> None:
+    answer = get(guarded, "/api/health")
+    assert answer.status == 200, answer
+    assert '"SERVING"' in answer.body

@@ -76,8 +76,9 @@ def alerts(state: pb.TableState) -> list[str]:
 
 
 def best_bet(state: pb.TableState) -> dict[str, Any] | None:
-    """The open bet of the highest return to player (a price's or a side bet's), if any;
-    whether it is favourable is decided exactly (``price_favourable``, the side bet's own).
+    """The bet of the highest return to player: an open price, or a side bet at the shoe as
+    it is (open or not: while a round is dealt it is the next round's), if any; whether it is
+    favourable is decided exactly (``price_favourable``, the side bet's own).
 
     >>> best_bet(pb.TableState(prices=[
     ...     pb.BetPrice(bet="SEVEN", wins=4, remaining=48, payout_hundredths=1100, open=True),
@@ -89,7 +90,7 @@ def best_bet(state: pb.TableState) -> dict[str, Any] | None:
         for p in state.prices
         if p.open and p.remaining
     ]
-    offered += [(b.rtp, b.bet, b.player_favourable) for b in state.side_bets if b.open]
+    offered += [(b.rtp, b.bet, b.player_favourable) for b in state.side_bets]
     if not offered:
         return None
     rtp, bet, favourable = max(offered)

@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from pricing.v1 import pricing_pb2 as pb
-from tests.support.browser import chromium, severe
+from tests.support.browser import severe, text, until
 from tests.support.server import ServerProcess, start_server
 from tests.support.wire import Feed
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
-WAIT = 20.0  # seconds for the page to show a state
 BURN, RESULT = pb.CARD_ROLE_BURN, pb.CARD_ROLE_RESULT
 PLAYER, DEALER, BANKER = pb.CARD_ROLE_PLAYER, pb.CARD_ROLE_DEALER, pb.CARD_ROLE_BANKER
 DRAGON, TIGER = pb.CARD_ROLE_DRAGON, pb.CARD_ROLE_TIGER
@@ -80,33 +76,6 @@ DEALS = (
     ),
     Deal(pb.GAME_DRAGON_TIGER, (("KS", DRAGON, 0), ("3H", TIGER, 0)), {}),  # a round decided
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    for name in ("chromium", "chromedriver"):
-        if shutil.which(name) is None:
-            pytest.fail(f"{name} is not installed: apt-get install chromium chromium-driver")
-    with chromium() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    process = start_server("--console-port=0")
-    yield process
-    assert process.stop() == 0, process.log()
-
-
-def until(driver: Any, condition: Callable[[Any], Any], what: str) -> Any:
-    """Wait for ``condition`` on the page (a node replaced under it is read again)."""
-    return WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
-        condition, message=what
-    )
-
-
-def text(driver: Any, element_id: str) -> str:
-    return str(driver.find_element(By.ID, element_id).text)
 
 
 def feed(server: ServerProcess, table_id: str, deal: Deal) -> pb.TableState:

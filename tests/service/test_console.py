@@ -189,26 +189,16 @@ def test_every_answer_says_where_a_page_may_load_from(console: ServerProcess) ->
 
 
 def test_beyond_loopback_unprotected_it_refuses_to_start_as_grpc_does() -> None:
-    command = [sys.executable, str(ROOT / "server.py"), "--data-dir=:memory:", "--port=0"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PRICING_")}
-    console = subprocess.run(
-        [*command, "--metrics-port=0", "--console-port=0", "--console-host=0.0.0.0"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        env=env,
-    )
-    grpc = subprocess.run(
-        [*command, "--metrics-port=0", "--host=0.0.0.0"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        env=env,
-    )
+    def start(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(ROOT / "server.py"), "--data-dir=:memory:", "--port=0",
+             "--metrics-port=0", *args],
+            check=False, capture_output=True, text=True, timeout=60, cwd=ROOT,
+            env={k: v for k, v in os.environ.items() if not k.startswith("PRICING_")},
+        )  # fmt: skip
+
+    console = start("--console-port=0", "--console-host=0.0.0.0")
+    grpc = start("--host=0.0.0.0")
     assert console.returncode == grpc.returncode == 2
     said = console.stderr.strip().splitlines()[-1]
     assert said.endswith(

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["FLAGS", "chromium", "severe"]
+__all__ = ["FLAGS", "WAIT", "chromium", "severe", "text", "until"]
+
+#: Seconds a page may take to show a change (the lobby's stream: one event a second).
+WAIT = 20.0
 
 #: As root, in a container, with no network beyond loopback.
 FLAGS = (
@@ -58,3 +61,21 @@ def severe(driver: Any) -> list[str]:
     """The page console's SEVERE entries (an uncaught error, a resource that failed to load)
     since the last read: Chromium's log is drained by each read."""
     return [str(e["message"]) for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def until(driver: Any, condition: Callable[[Any], Any], what: str, wait: float = WAIT) -> Any:
+    """Wait for ``condition`` on the page (a node replaced under it is read again); fails
+    naming ``what``."""
+    from selenium.common.exceptions import StaleElementReferenceException  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    return WebDriverWait(driver, wait, ignored_exceptions=[StaleElementReferenceException]).until(
+        condition, message=what
+    )
+
+
+def text(driver: Any, element_id: str) -> str:
+    """The text of the page's element ``element_id``."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415
+
+    return str(driver.find_element(By.ID, element_id).text)

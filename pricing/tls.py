@@ -5,7 +5,9 @@ every client to present a certificate signed by that CA (mutual TLS). ``ServerCe
 reads the files, checks them with the standard library's ``ssl`` (a certificate that does not
 match its key is refused at start, not at the first handshake), and hands gRPC a dynamic
 configuration: ``reload`` (the server calls it on SIGHUP) reads the files again and the next
-handshake uses the new certificates, with no restart and no connection dropped.
+handshake uses the new certificates, with no restart and no connection dropped. The web
+console's HTTP server gets a standard ``ssl.SSLContext`` that follows ``reload`` the same way
+(``ssl_context``).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class ServerCertificates:
         self._lock = threading.Lock()
         self._current = self._load()
         self._pending: grpc.ServerCertificateConfiguration | None = None
+        self._http: ssl.SSLContext | None = None  # made once ``ssl_context`` is asked for
 
     def _load(self) -> grpc.ServerCertificateConfiguration:
         _check_pair(self.cert, self.key)
@@ -65,12 +68,44 @@ class ServerCertificates:
         ca = _read(self.client_ca, "client CA") if self.client_ca is not None else None
         return grpc.ssl_server_certificate_configuration([pair], root_certificates=ca)
 
+    def _load_http(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            context.load_cert_chain(self.cert, self.key)
+            if self.client_ca is not None:
+                context.load_verify_locations(self.client_ca)
+                context.verify_mode = ssl.CERT_REQUIRED
+        except (ssl.SSLError, OSError) as exc:
+            raise TlsError(
+                f"cannot use --tls-cert {self.cert} and --tls-key {self.key}: {exc}"
+            ) from None
+        return context
+
     def reload(self) -> None:
         """Read the files again; the next handshake uses them. On ``TlsError`` the
         certificates in force stay as they were."""
         config = self._load()
+        http = self._load_http() if self._http is not None else None
         with self._lock:
             self._pending = config
+            if http is not None:
+                self._http = http
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A server context for an HTTP server (asyncio's) that follows ``reload``: at each
+        handshake its SNI callback, which OpenSSL calls for every ClientHello, hands the
+        connection the context of the files as last read."""
+        self._http = self._load_http()
+        outer = self._load_http()
+
+        def follow(connection: ssl.SSLObject | ssl.SSLSocket, _name: str | None, _: object) -> None:
+            with self._lock:
+                current = self._http
+            if current is not None:
+                connection.context = current
+
+        outer.sni_callback = follow
+        return outer
 
     def _fetch(self) -> grpc.ServerCertificateConfiguration | None:
         # Called by gRPC (from its own threads) before each handshake: None keeps the current

@@ -159,12 +159,22 @@ def _any_equal(given: bytes, known: Iterable[bytes]) -> bool:
     return found
 
 
+def parse_bearer(text: str) -> str | None:
+    """The token of an ``Authorization`` value ``Bearer <token>`` (any case), else None.
+
+    >>> parse_bearer("bearer abc "), parse_bearer("Basic abc")
+    ('abc', None)
+    """
+    if text[: len(_BEARER)].lower() != _BEARER:
+        return None
+    return text[len(_BEARER) :].strip()
+
+
 def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
-    """The token of an ``authorization: Bearer <token>`` entry, if the call carries one."""
+    """The token of an ``authorization: Bearer <token>`` entry, if the call carries one ("" for
+    an authorization entry of another kind)."""
     for key, value in metadata or ():
         if key == "authorization":
-            text = value.decode("latin-1") if isinstance(value, bytes) else value
-            if text[: len(_BEARER)].lower() == _BEARER:
-                return text[len(_BEARER) :].strip()
-            return ""
+            token = parse_bearer(value.decode("latin-1") if isinstance(value, bytes) else value)
+            return "" if token is None else token
     return None

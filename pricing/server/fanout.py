@@ -31,9 +31,10 @@ receives).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = ["ROUND_BACKLOG", "WAKE_BATCH", "FellBehind", "Hub", "Published", "Slot", "Waker"]
@@ -57,6 +58,8 @@ class Published:
     payload: bytes
     final: bool  # the table closed with this version: the streams end after it
     ends_round: bool = False  # the event of this version ended a round (``ended_round``)
+    #: When it was published (seconds since the epoch): the console's "last change".
+    at: float = field(default_factory=time.time, compare=False)
 
 
 class FellBehind(Exception):

@@ -62,6 +62,15 @@ def _port(text: str) -> int:
     return value
 
 
+def _optional_port(text: str) -> int | None:
+    """A port, or None for ``off`` or nothing: a part of the server that is not started.
+
+    >>> _optional_port("off"), _optional_port(""), _optional_port("8080")
+    (None, None, 8080)
+    """
+    return None if text.strip().lower() in ("", "off") else _port(text)
+
+
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level not in LOG_LEVELS:
@@ -192,6 +201,24 @@ def parser(prog: str = "pricing serve") -> argparse.ArgumentParser:
         type=_port,
         default=_env("METRICS_PORT", "9464"),
         help="Prometheus /metrics HTTP port, 0 for any free port [PRICING_METRICS_PORT]",
+    )
+    p.add_argument(
+        "--console-host",
+        default=_env("CONSOLE_HOST", "127.0.0.1"),
+        help=(
+            "address of the operators' web console [PRICING_CONSOLE_HOST]; beyond loopback only "
+            "with TLS and reader tokens (or --insecure), as the gRPC port"
+        ),
+    )
+    p.add_argument(
+        "--console-port",
+        type=_optional_port,
+        default=_env("CONSOLE_PORT", "off"),
+        metavar="PORT",
+        help=(
+            "HTTP port of the read-only web console (the lobby and each table, live), 0 for "
+            "any free port, off for none [PRICING_CONSOLE_PORT]"
+        ),
     )
     p.add_argument(
         "--no-table-metrics",

@@ -27,7 +27,10 @@ answered ``RESOURCE_EXHAUSTED`` with a message naming the flag and its value, an
   ``max_answer_bytes``: the largest answer computed in a worker; ``read_workers``: the worker
   processes of each lane (``pricing.server.workers``);
 - keepalive and idle settings: gRPC channel options (``grpc_options``), so dead connections
-  are reaped by the transport.
+  are reaped by the transport;
+- ``console_*``: the web console (``pricing.server.console``): connections open at once
+  (``app``), lobby streams (``lobby``), and the seconds a connection may take to send a
+  request's headers or stay idle between requests (``app``); its table streams are watchers.
 """
 
 from __future__ import annotations
@@ -75,6 +78,9 @@ class Limits:
     keepalive_seconds: float = 60.0
     keepalive_timeout_seconds: float = 20.0
     idle_seconds: float = 600.0
+    console_max_connections: int = 1_024
+    console_max_lobbies: int = 64
+    console_idle_seconds: float = 15.0
 
 
 def grpc_options(limits: Limits) -> list[tuple[str, Any]]:

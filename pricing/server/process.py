@@ -42,6 +42,7 @@ from pricing.server import security as sec
 from pricing.server.auth import TokenStore
 from pricing.server.auth_interceptor import AuthInterceptor
 from pricing.server.concurrency import ConcurrencyInterceptor
+from pricing.server.console import Console, start_console
 from pricing.server.flags import is_loopback, parser
 from pricing.server.limits import grpc_options
 from pricing.server.metrics import Metrics, serve_metrics
@@ -256,12 +257,15 @@ async def serve(
     stop: asyncio.Event | None = None,
     table_metrics: bool = True,
     main_game_analysis: bool = True,
+    console_host: str = "127.0.0.1",
+    console_port: int | None = None,
 ) -> None:
     """Run until ``stop`` is set (or SIGTERM/SIGINT when ``stop`` is None). Raises
     ``JournalError`` if the journal (JetStream on ``journal_servers``, or in ``data_dir``)
     cannot be used. ``security``: tokens, TLS and limits (default: none but ``dealer_token``,
     if given). ``table_metrics`` False: no per-table metric series. ``main_game_analysis``
-    False: no blackjack decisions or player edge on the tables' states."""
+    False: no blackjack decisions or player edge on the tables' states. ``console_port``: the
+    web console's (``pricing.server.console``) on ``console_host``; None: no console."""
     if security is None:
         security = Security(tokens=TokenStore(dealer_token=dealer_token))
     metrics = Metrics(table_series=table_metrics)
@@ -299,7 +303,9 @@ async def serve(
         log.warning("--insecure: serving beyond loopback without %s", ", ".join(security.missing()))
 
     try:
-        await _recover(service, metrics)
+        console = await _console_then_recover(
+            service, metrics, security, host=console_host, port=console_port, grace=grace
+        )
     except BaseException:
         await server.stop(0)
         httpd.shutdown()
@@ -322,6 +328,7 @@ async def serve(
         "host": host,
         "grpc_port": grpc_port,
         "metrics_port": bound_metrics_port,
+        **({} if console is None else {"console_port": console.port}),
     }
     print(json.dumps(ready), flush=True)
 
@@ -332,7 +339,7 @@ async def serve(
     await asyncio.sleep(0)  # let health watchers see NOT_SERVING before the calls stop
     sweeper.cancel()
     refresh.cancel()
-    await _stop_calls(service, server, grace)
+    await _stop_calls(service, server, grace, console)
     await asyncio.to_thread(service.offload.close)  # joins the workers: off the loop
     service.publisher.analyst.close()
     await service.store.close()
@@ -340,7 +347,46 @@ async def serve(
     log.info("stopped")
 
 
-async def _stop_calls(service: PricingService, server: grpc.aio.Server, grace: float) -> None:
+async def _console_then_recover(
+    service: PricingService,
+    metrics: Metrics,
+    security: Security,
+    *,
+    host: str,
+    port: int | None,
+    grace: float,
+) -> Console | None:
+    """Serve the web console on ``host``:``port``, if asked for (bound first, so a port taken
+    is told at once; its pages answer 503 until the tables are rebuilt), then rebuild the
+    tables (``_recover``)."""
+    console = None if port is None else await _console(service, security, host, port, grace)
+    try:
+        await _recover(service, metrics)
+    except BaseException:
+        if console is not None:
+            await console.stop(0)
+        raise
+    return console
+
+
+async def _console(
+    service: PricingService, security: Security, host: str, port: int, grace: float
+) -> Console:
+    """Serve the web console on ``host``:``port``, its address logged."""
+    console = await start_console(service, security, host, port, grace=grace)
+    log.info("console on %s (%s)", console.url, security.describe(console=True))
+    if security.insecure and not is_loopback(host):
+        gaps = security.missing(dealer=False)
+        if gaps:
+            log.warning(
+                "--insecure: the console serves beyond loopback without %s", ", ".join(gaps)
+            )
+    return console
+
+
+async def _stop_calls(
+    service: PricingService, server: grpc.aio.Server, grace: float, console: Console | None
+) -> None:
     """Refuse every new dealer write (UNAVAILABLE, nothing applied), let those begun finish
     and reach the watchers, end every stream, then stop gRPC: all within ``grace``.
 
@@ -355,7 +401,11 @@ async def _stop_calls(service: PricingService, server: grpc.aio.Server, grace: f
         log.warning("dealer writes still being applied after %.1f s: they are cut off", grace)
     await service.writes_quiet(QUIET_GAP, max(0.0, min(deadline - time.monotonic(), QUIET_WAIT)))
     service.end_streams()
-    await server.stop(max(0.0, deadline - time.monotonic()))
+    left = max(0.0, deadline - time.monotonic())
+    if console is None:
+        await server.stop(left)
+    else:  # side by side: a page that does not read cannot take gRPC's grace
+        await asyncio.gather(console.stop(left), server.stop(left))
 
 
 async def _refresh_images(store: TableStore) -> None:
@@ -460,6 +510,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
         stream=sys.stderr,
     )
     security = sec.from_arguments(args, p.error, beyond_loopback=not is_loopback(args.host))
+    gaps = security.missing(dealer=False)  # the console is read-only: no dealer tokens needed
+    console_beyond = args.console_port is not None and not is_loopback(args.console_host)
+    if console_beyond and gaps and not args.insecure:
+        p.error(sec.beyond_loopback_refusal("--console-host", args.console_host, gaps))
     # A file-size limit (RLIMIT_FSIZE) must fail the journal's write like a full disk does
     # (UNAVAILABLE, retried), not kill the process.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -485,6 +539,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "pricing serve") -> int:
                     security=security,
                     table_metrics=args.table_metrics,
                     main_game_analysis=args.main_game_analysis,
+                    console_host=args.console_host,
+                    console_port=args.console_port,
                 )
             )
     except JournalError as exc:

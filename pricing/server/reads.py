@@ -4,15 +4,16 @@ settle bets and positions. No call changes a table."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Final
 
 from pricing.errors import IllegalMove, InvalidInput, LimitExceeded
 from pricing.server.analyze import check_live_request
 from pricing.server.budgets import ReadKind
-from pricing.server.fanout import FellBehind, Hub
+from pricing.server.fanout import FellBehind, Hub, Slot
 from pricing.server.limits import Limits
 from pricing.server.metrics import Metrics
 from pricing.server.offload import Offload
@@ -88,7 +89,7 @@ class PricingServicer:
             for name, (method, request) in methods.items()
         }
 
-    def _hub(self, table_id: str) -> Hub:
+    def table_hub(self, table_id: str) -> Hub:
         try:
             return self.publisher.hub(check_table_id(table_id))
         except TableNotFound:
@@ -97,7 +98,7 @@ class PricingServicer:
 
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> bytes:
         self.gate.check_ready()
-        return self._hub(request.table_id).latest.payload
+        return self.table_hub(request.table_id).latest.payload
 
     async def watch_table(
         self, request: pb.WatchTableRequest | Undecodable, context: Context
@@ -112,19 +113,15 @@ class PricingServicer:
         try:
             if isinstance(request, Undecodable):
                 raise request.error
-            hub = self._hub(request.table_id)
-            self._check_watchers(hub, request.table_id)
+            hub = self.table_hub(request.table_id)
+            self.check_watchers(hub, request.table_id)
         except (InvalidInput, LimitExceeded, TableNotFound, TableHeldAside) as exc:
             await self.refusals.refuse("WatchTable", exc, context, logging.DEBUG)
         if 0 < request.from_version < hub.horizon:
             await self._backfill(request.table_id, hub)
             if self.gate.stopping:
                 await abort(context, ShuttingDown("the server is shutting down"))
-        slot = hub.subscribe(request.from_version)
-        watchers = self.publisher.watchers
-        watchers.add(slot)
-        self.metrics.watchers.inc()
-        try:
+        with self.watching(hub, request.from_version) as slot:
             while True:
                 try:
                     published = await slot.take()
@@ -142,10 +139,6 @@ class PricingServicer:
                 yield published.payload
                 if published.final:
                     return
-        finally:
-            hub.slots.discard(slot)
-            watchers.discard(slot)
-            self.metrics.watchers.dec()
         # Ended by the server, not by the table: the client reconnects (from_version resumes).
         await abort(
             context,
@@ -173,7 +166,23 @@ class PricingServicer:
         endings, since = table.round_endings()
         hub.backfill([published_state(s) for s in endings if s.version < hub.horizon], since)
 
-    def _check_watchers(self, hub: Hub, table_id: str) -> None:
+    @contextlib.contextmanager
+    def watching(self, hub: Hub, from_version: int) -> Iterator[Slot]:
+        """A watcher's slot of ``hub`` (``Hub.subscribe``), counted among the watchers (the
+        limits' and ``pricing_watchers``') until the block ends: a WatchTable stream's, or a
+        console page's."""
+        slot = hub.subscribe(from_version)
+        watchers = self.publisher.watchers
+        watchers.add(slot)
+        self.metrics.watchers.inc()
+        try:
+            yield slot
+        finally:
+            hub.slots.discard(slot)
+            watchers.discard(slot)
+            self.metrics.watchers.dec()
+
+    def check_watchers(self, hub: Hub, table_id: str) -> None:
         limits = self.limits
         if len(hub.slots) >= limits.max_watchers_per_table:
             raise LimitExceeded(

@@ -21,7 +21,7 @@ from pricing.server.auth import TokenError, TokenStore
 from pricing.server.limits import KIB, Limits
 from pricing.tls import ServerCertificates, TlsError
 
-__all__ = ["TOKEN_ENV", "Security", "add_arguments", "from_arguments"]
+__all__ = ["TOKEN_ENV", "Security", "add_arguments", "beyond_loopback_refusal", "from_arguments"]
 
 log = logging.getLogger("pricing.server")
 
@@ -40,19 +40,21 @@ class Security:
     metrics_host: str | None = None  # None: the gRPC host
     insecure: bool = False
 
-    def missing(self) -> list[str]:
-        """What serving beyond loopback needs and is not configured."""
+    def missing(self, *, dealer: bool = True) -> list[str]:
+        """What serving beyond loopback needs and is not configured; ``dealer`` False: a
+        read-only port (the console), which needs no dealer tokens."""
         gaps = []
         if self.certificates is None:
             gaps.append("TLS (--tls-cert and --tls-key)")
-        if not self.tokens.dealer_required:
+        if dealer and not self.tokens.dealer_required:
             gaps.append(f"dealer tokens (--dealer-tokens-file or {TOKEN_ENV})")
         if not self.tokens.reader_required:
             gaps.append("reader tokens (--reader-tokens-file)")
         return gaps
 
-    def describe(self) -> str:
-        """For the start-up log line: what protects the port (never a token)."""
+    def describe(self, *, console: bool = False) -> str:
+        """For the start-up log line: what protects the port (never a token); ``console``:
+        the read-only console's, which takes no dealer token."""
         if self.certificates is None:
             channel = "plaintext"
         elif self.certificates.client_ca is None:
@@ -61,6 +63,10 @@ class Security:
             channel = "mutual TLS"
         dealer = "token required" if self.tokens.dealer_required else "open"
         reader = "token required" if self.tokens.reader_required else "open"
+        if console:
+            return f"{channel}; " + (
+                "reader token required" if self.tokens.reader_required else "open to every reader"
+            )
         return f"{channel}; dealer feed {dealer}; reads {reader}"
 
     def reload(self) -> None:
@@ -224,6 +230,17 @@ def add_arguments(
         "close a connection whose ping is not answered in this time",
     )  # fmt: skip
     limit("idle-seconds", rate, d.idle_seconds, "close a connection with no call this long")
+    limit(
+        "console-max-connections", count(1), d.console_max_connections,
+        "connections the web console holds open at once; more are answered 503 and closed",
+    )  # fmt: skip
+    limit("console-max-lobbies", count(1), d.console_max_lobbies, "console lobby pages open")
+    limit(
+        "console-idle-seconds", bounded(float, "a number of seconds", 0.1, 3_600),
+        d.console_idle_seconds,
+        "seconds a console connection may take to send a request, or stay idle between two; "
+        "an event stream silent this long sends a comment line",
+    )  # fmt: skip
 
 
 def from_arguments(
@@ -275,6 +292,9 @@ def from_arguments(
             keepalive_seconds=args.keepalive_seconds,
             keepalive_timeout_seconds=args.keepalive_timeout_seconds,
             idle_seconds=args.idle_seconds,
+            console_max_connections=args.console_max_connections,
+            console_max_lobbies=args.console_max_lobbies,
+            console_idle_seconds=args.console_idle_seconds,
         ),
         reflection=args.reflection,
         metrics_host=args.metrics_host or None,
@@ -282,8 +302,17 @@ def from_arguments(
     )
     missing = security.missing()
     if beyond_loopback and missing and not args.insecure:
-        error(
-            f"--host {args.host} serves beyond this machine without {', '.join(missing)}: "
-            "configure them, or pass --insecure to accept the risk"
-        )
+        error(beyond_loopback_refusal("--host", args.host, missing))
     return security
+
+
+def beyond_loopback_refusal(flag: str, host: str, missing: list[str]) -> str:
+    """Why a port bound beyond loopback is refused: the gRPC port's and the console's words.
+
+    >>> beyond_loopback_refusal("--console-host", "0.0.0.0", ["TLS"]).split(":")[0]
+    '--console-host 0.0.0.0 serves beyond this machine without TLS'
+    """
+    return (
+        f"{flag} {host} serves beyond this machine without {', '.join(missing)}: "
+        "configure them, or pass --insecure to accept the risk"
+    )

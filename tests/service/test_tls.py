@@ -1,11 +1,14 @@
 """TLS and mutual TLS against the real server, with certificates generated here: a TLS server
 does not answer a plaintext client, an mTLS server refuses a client without a certificate,
-both serve a correct client, and SIGHUP switches certificates without dropping the server."""
+both serve a correct client, and SIGHUP switches certificates (the web console's too) without
+dropping the server."""
 
 from __future__ import annotations
 
 import shutil
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +47,22 @@ def tls_channel(
         certificate_chain=cert.read_bytes() if cert else None,
     )
     return grpc.secure_channel(server.target, credentials)
+
+
+def console_trusted(server: ServerProcess, ca: Path) -> bool:
+    """Whether the web console's TLS handshake succeeds for a client trusting only ``ca``
+    (and then answers its health)."""
+    assert server.console_port is not None
+    context = ssl.create_default_context(cafile=ca)
+    try:
+        with (
+            socket.create_connection(("127.0.0.1", server.console_port), timeout=10) as raw,
+            context.wrap_socket(raw, server_hostname="localhost") as tls,
+        ):
+            tls.sendall(b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            return tls.recv(4096).startswith(b"HTTP/1.1 200")
+    except ssl.SSLCertVerificationError:
+        return False
 
 
 def test_a_tls_server_serves_tls_only(tmp_path: Path) -> None:
@@ -122,8 +141,9 @@ def test_sighup_switches_certificates_without_dropping_the_server(tmp_path: Path
     cert, key = tmp_path / "live.crt", tmp_path / "live.key"
     shutil.copy(old.cert, cert)
     shutil.copy(old.key, key)
-    server = start_server(f"--tls-cert={cert}", f"--tls-key={key}")
+    server = start_server(f"--tls-cert={cert}", f"--tls-key={key}", "--console-port=0")
     try:
+        assert console_trusted(server, old_ca.path) and not console_trusted(server, new_ca.path)
         kept = tls_channel(server, old_ca.path)  # a connection made before the switch
         dealer = pb_grpc.DealerServiceStub(kept)
         dealer.OpenTable(pb.OpenTableRequest(table_id="reload-1", game=pb.GAME_HILO), timeout=10)
@@ -134,6 +154,8 @@ def test_sighup_switches_certificates_without_dropping_the_server(tmp_path: Path
         wait_for(lambda: "reloaded TLS certificates" in server.log())
         wait_for(lambda: health(tls_channel(server, new_ca.path)) == grpc.StatusCode.OK)
         assert health(tls_channel(server, old_ca.path)) == grpc.StatusCode.UNAVAILABLE
+        assert console_trusted(server, new_ca.path), "the console kept the old certificate"
+        assert not console_trusted(server, old_ca.path)
         state = dealer.ExposeCard(  # the old connection still works: nothing was dropped
             pb.ExposeCardRequest(table_id="reload-1", seq=1, card="2S", role=pb.CARD_ROLE_BURN),
             timeout=10,
@@ -144,6 +166,7 @@ def test_sighup_switches_certificates_without_dropping_the_server(tmp_path: Path
         server.proc.send_signal(signal.SIGHUP)
         wait_for(lambda: "certificates not reloaded" in server.log())
         assert health(tls_channel(server, new_ca.path)) == grpc.StatusCode.OK
+        assert console_trusted(server, new_ca.path)
         assert server.proc.poll() is None
     finally:
         assert server.stop() == 0

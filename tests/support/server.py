@@ -40,6 +40,7 @@ class ServerProcess:
     metrics_port: int
     log_path: Path
     data_dir: Path | None = None
+    console_port: int | None = None  # started with --console-port=0
     _channels: list[grpc.Channel] = field(default_factory=list)
 
     @property
@@ -56,6 +57,11 @@ class ServerProcess:
 
     def pricing(self) -> pb_grpc.PricingServiceStub:
         return pb_grpc.PricingServiceStub(self.channel())
+
+    def console_url(self, path: str = "/") -> str:
+        """The web console's address of ``path`` (a server started with --console-port=0)."""
+        assert self.console_port is not None, "started without --console-port"
+        return f"http://127.0.0.1:{self.console_port}{path}"
 
     def metrics_text(self) -> str:
         url = f"http://127.0.0.1:{self.metrics_port}/metrics"
@@ -138,7 +144,15 @@ def start_server(
             if ready.get("event") == "ready":
                 break
     selector.close()
-    return ServerProcess(proc, int(ready["grpc_port"]), int(ready["metrics_port"]), log, data_dir)
+    console = ready.get("console_port")
+    return ServerProcess(
+        proc,
+        int(ready["grpc_port"]),
+        int(ready["metrics_port"]),
+        log,
+        data_dir,
+        None if console is None else int(console),
+    )
 
 
 class Watcher:

@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 import grpc.aio
@@ -42,7 +42,6 @@ from pricing.server import security as sec
 from pricing.server.auth import TokenStore
 from pricing.server.auth_interceptor import AuthInterceptor
 from pricing.server.concurrency import ConcurrencyInterceptor
-from pricing.server.console import Console, start_console
 from pricing.server.flags import is_loopback, parser
 from pricing.server.limits import grpc_options
 from pricing.server.metrics import Metrics, serve_metrics
@@ -50,6 +49,9 @@ from pricing.server.security import Security
 from pricing.server.service import DEALER_SERVICE, PRICING_SERVICE, PricingService
 from pricing.server.store import DEFAULT_SNAPSHOT_EVERY, TableStore
 from pricing.v1 import pricing_pb2
+
+if TYPE_CHECKING:  # imported when a console is asked for: aiohttp and Jinja2 take 0.2 s
+    from pricing.server.console import Console
 
 __all__ = ["main", "parser", "serve"]
 
@@ -373,6 +375,8 @@ async def _console(
     service: PricingService, security: Security, host: str, port: int, grace: float
 ) -> Console:
     """Serve the web console on ``host``:``port``, its address logged."""
+    from pricing.server.console import start_console  # noqa: PLC0415 (see TYPE_CHECKING)
+
     console = await start_console(service, security, host, port, grace=grace)
     log.info("console on %s (%s)", console.url, security.describe(console=True))
     if security.insecure and not is_loopback(host):

@@ -31,7 +31,7 @@ from tests.service.test_service_errors import FakeContext
 from tests.support.server import ServerProcess, start_server
 from tests.support.wire import Feed
 
-IDLE = 2.0
+IDLE = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +70,11 @@ def health(server: ServerProcess) -> int:
 def test_a_connection_over_the_cap_is_answered_503_naming_the_limit(
     tight: ServerProcess,
 ) -> None:
+    Feed(tight, "console-held").open(game=pb.GAME_HILO)
     held = [connect(tight) for _ in range(3)]
     try:
-        for sock in held:  # each served: aiohttp holds it
-            sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        for sock in held:  # each a table's event stream: open until the page goes
+            sock.sendall(b"GET /api/tables/console-held/events HTTP/1.1\r\nHost: x\r\n\r\n")
             assert sock.recv(65536).startswith(b"HTTP/1.1 200")
         over = connect(tight)
         answer = read_all(over).decode()

@@ -372,3 +372,19 @@ def test_a_shutdown_is_not_held_by_pages_that_do_not_read() -> None:
     finally:
         for sock in stuck:
             sock.close()
+
+
+@pytest.mark.parametrize("last", ["99999999999999999999999", "-7", "not a number", ""])
+def test_a_last_event_id_the_table_never_had_starts_from_the_state_as_it_is(
+    console: ServerProcess, last: str
+) -> None:
+    table_id = f"console-odd-resume-{len(last)}"
+    feed = Feed(console, table_id)
+    feed.open(game=pb.GAME_HILO)
+    latest = feed.expose("2S").version
+    lines = Lines(console, f"/api/tables/{table_id}/events", {"Last-Event-ID": last})
+    try:
+        first = next(line for line in lines if line.startswith("id: "))
+        assert first == f"id: {latest}", first
+    finally:
+        lines.close()

@@ -85,7 +85,8 @@ async def stream_table(
         try:
             await response.prepare(request)
             await response.write(b"retry: %d\n\n" % RETRY_MS)
-            await _send(response, slot, lambda p: views.of(table_id, p).text, keepalive)
+            text = views.of
+            await _send(response, slot, lambda p: text(table_id, p).text, keepalive)
             await response.write_eof()
         except ConnectionError:  # the page went away as it was written to
             pass

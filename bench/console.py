@@ -74,7 +74,10 @@ class Server:
 
     def __init__(self, name: str, tables: int) -> None:
         self.name = name
-        self.process: ServerProcess = start_server("--console-port=0")
+        # one client opens every page at once: no rate limit for it
+        self.process: ServerProcess = start_server(
+            "--console-port=0", "--console-max-requests-per-second=1e5"
+        )
         self.stub = self.process.dealer()
         self.seq = {f"t{k}": 0 for k in range(tables)}
         for table in self.seq:

@@ -80,6 +80,7 @@ class Limits:
     idle_seconds: float = 600.0
     console_max_connections: int = 1_024
     console_max_lobbies: int = 64
+    console_max_requests_per_second: float = 20.0
     console_idle_seconds: float = 15.0
 
 

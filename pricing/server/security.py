@@ -236,6 +236,12 @@ def add_arguments(
     )  # fmt: skip
     limit("console-max-lobbies", count(1), d.console_max_lobbies, "console lobby pages open")
     limit(
+        "console-max-requests-per-second", bounded(float, "a number", 0.1, 1e6),
+        d.console_max_requests_per_second,
+        "console requests a second from one client (its token, else its address), in bursts "
+        "of two seconds' worth",
+    )  # fmt: skip
+    limit(
         "console-idle-seconds", bounded(float, "a number of seconds", 0.1, 3_600),
         d.console_idle_seconds,
         "seconds a console connection may take to send a request, or stay idle between two; "
@@ -294,6 +300,7 @@ def from_arguments(
             idle_seconds=args.idle_seconds,
             console_max_connections=args.console_max_connections,
             console_max_lobbies=args.console_max_lobbies,
+            console_max_requests_per_second=args.console_max_requests_per_second,
             console_idle_seconds=args.console_idle_seconds,
         ),
         reflection=args.reflection,

@@ -5,7 +5,6 @@ beyond loopback unprotected."""
 from __future__ import annotations
 
 import contextlib
-import html
 import http.client
 import json
 import os
@@ -32,7 +31,9 @@ from tests.support.wire import Feed, wait_for
 
 @pytest.fixture(scope="module")
 def console() -> Iterator[ServerProcess]:
-    process = start_server("--console-port=0", "--max-watchers-per-table=2")
+    process = start_server(  # its tests ask as fast as they are answered: no rate limit
+        "--console-port=0", "--max-watchers-per-table=2", "--console-max-requests-per-second=1e5"
+    )
     yield process
     code = process.stop()
     assert code == 0, process.log()
@@ -232,20 +233,17 @@ GAMES = (
 )
 
 
-def lobby_page_ids(server: ServerProcess) -> list[str]:
-    """The table ids of the lobby's page: its rows' JSON in the table's ``data-rows``."""
-    page, kind = get_text(server, "/")
-    assert kind.startswith("text/html")
-    found = re.search(r'<table id="lobby" class="grid" data-rows="([^"]*)"', page)
-    assert found is not None, page
-    return [row["table_id"] for row in json.loads(html.unescape(found[1]))["tables"]]
+def lobby_ids(server: ServerProcess) -> list[str]:
+    return [row["table_id"] for row in get_json(server, "/api/tables")["tables"]]
 
 
 def test_the_lobby_and_each_games_table_page_show_their_tables(console: ServerProcess) -> None:
     ids = [f"console-page-{pb.Game.Name(game).lower()}" for game in GAMES]
     for table_id, game in zip(ids, GAMES, strict=True):
         Feed(console, table_id).open(game=game)
-    wait_for(lambda: set(ids) <= set(lobby_page_ids(console)))  # the rows are a second old
+    page, kind = get_text(console, "/")
+    assert kind.startswith("text/html") and '<table id="lobby"' in page
+    wait_for(lambda: set(ids) <= set(lobby_ids(console)))  # the rows are a second old
     for table_id in ids:
         page, kind = get_text(console, f"/tables/{table_id}")
         assert kind.startswith("text/html")
@@ -372,3 +370,19 @@ def test_a_shutdown_is_not_held_by_pages_that_do_not_read() -> None:
     finally:
         for sock in stuck:
             sock.close()
+
+
+@pytest.mark.parametrize("last", ["99999999999999999999999", "-7", "not a number", ""])
+def test_a_last_event_id_the_table_never_had_starts_from_the_state_as_it_is(
+    console: ServerProcess, last: str
+) -> None:
+    table_id = f"console-odd-resume-{len(last)}"
+    feed = Feed(console, table_id)
+    feed.open(game=pb.GAME_HILO)
+    latest = feed.expose("2S").version
+    lines = Lines(console, f"/api/tables/{table_id}/events", {"Last-Event-ID": last})
+    try:
+        first = next(line for line in lines if line.startswith("id: "))
+        assert first == f"id: {latest}", first
+    finally:
+        lines.close()

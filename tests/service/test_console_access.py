@@ -50,7 +50,11 @@ def token_files(folder: Path) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = start_server("--console-port=0", *token_files(tmp_path_factory.mktemp("tokens")))
+    process = start_server(
+        "--console-port=0",
+        "--console-max-requests-per-second=1e5",
+        *token_files(tmp_path_factory.mktemp("tokens")),
+    )
     as_dealer = (("authorization", f"Bearer {DEALER}"),)
     process.dealer().OpenTable(
         pb.OpenTableRequest(table_id=TABLE, game=pb.GAME_HILO), metadata=as_dealer
@@ -211,3 +215,9 @@ def test_health_answers_without_a_token_for_a_proxys_checks(guarded: ServerProce
     answer = get(guarded, "/api/health")
     assert answer.status == 200, answer
     assert '"SERVING"' in answer.body
+
+
+def test_the_token_redirect_never_leaves_for_another_site(guarded: ServerProcess) -> None:
+    answer = get(guarded, f"//evil.example/x?a=1&token={READER}")
+    assert answer.status == 303
+    assert answer.headers["Location"] == "/evil.example/x?a=1", answer.headers["Location"]

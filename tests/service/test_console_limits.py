@@ -9,6 +9,7 @@ making run the console's own application in this process, on a real ``PricingSer
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import time
 import urllib.error
@@ -29,9 +30,10 @@ from pricing.server.service import PricingService
 from pricing.v1 import pricing_pb2 as pb
 from tests.service.test_service_errors import FakeContext
 from tests.support.server import ServerProcess, start_server
-from tests.support.wire import Feed
+from tests.support.wire import Feed, wait_for
 
 IDLE = 1.0
+RATE = 5.0
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +43,7 @@ def tight() -> Iterator[ServerProcess]:
         "--console-max-connections=3",
         "--console-max-lobbies=1",
         f"--console-idle-seconds={IDLE}",
+        f"--console-max-requests-per-second={RATE}",
     )
     yield process
     assert process.stop() == 0, process.log()
@@ -234,3 +237,63 @@ def test_a_page_further_behind_than_the_round_backlog_is_told_so_and_its_stream_
             assert rest.rstrip().endswith("data: {}"), "the stream went on after behind"
 
     asyncio.run(run())
+
+
+def test_a_client_asking_too_fast_is_answered_429_naming_the_limit(tight: ServerProcess) -> None:
+    """A client's bucket holds two seconds' worth: a burst of ten answered, then refused."""
+    codes = [health(tight) for _ in range(int(4 * RATE))]
+    assert codes[0] == 200
+    assert codes.count(429) >= RATE, codes
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(tight.console_url("/api/health"), timeout=10)
+    assert refused.value.code == 429
+    said = refused.value.read().decode()
+    assert said == (
+        "console requests from one client: the limit --console-max-requests-per-second is 5.0"
+    ), said
+    assert 'limit="console-max-requests-per-second"' in tight.metrics_text()
+
+
+def cuts(server: ServerProcess) -> float:
+    """The connections cut for an answer not taken in time."""
+    found = re.search(
+        r'^pricing_limit_rejections_total\{limit="console-idle-seconds"\} (\S+)$',
+        server.metrics_text(),
+        re.M,
+    )
+    return float(found[1]) if found else 0.0
+
+
+def test_an_answer_never_taken_has_its_connection_cut_and_counted() -> None:
+    """A client asking for many scripts in one go and reading none: the server's buffers fill,
+    and within --console-idle-seconds the connection is cut, counted as that limit's."""
+    server = start_server(
+        "--console-port=0",
+        f"--console-idle-seconds={IDLE}",
+        "--console-max-requests-per-second=1e5",
+    )
+    try:
+        assert server.console_port is not None
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        sock.connect(("127.0.0.1", server.console_port))
+        sock.sendall(b"GET /static/table.js HTTP/1.1\r\nHost: x\r\n\r\n" * 600)  # 4 MB asked
+        try:
+            wait_for(lambda: cuts(server) >= 1, timeout=10 * IDLE, what="the connection cut")
+        finally:
+            sock.close()
+    finally:
+        assert server.stop() == 0, server.log()
+
+
+def test_a_request_that_is_not_http_is_one_warning_line_not_a_traceback(
+    tight: ServerProcess,
+) -> None:
+    for garbage in (b"\x16\x03\x01 not http\r\n\r\n", b"GET / HTTP/1.1\r\nNo Host\r\n\r\n"):
+        sock = connect(tight)
+        sock.sendall(garbage)
+        assert b" 400 Bad Request" in read_all(sock).split(b"\r\n")[0], garbage
+        sock.close()
+    log = tight.log()
+    assert "Traceback" not in log, log
+    assert "console: a request that is not HTTP refused (400)" in log

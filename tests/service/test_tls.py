@@ -5,6 +5,7 @@ dropping the server."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import socket
@@ -49,9 +50,10 @@ def tls_channel(
     return grpc.secure_channel(server.target, credentials)
 
 
-def console_trusted(server: ServerProcess, ca: Path) -> bool:
+def console_trusted(server: ServerProcess, ca: Path, *, tolerate_refusal: bool = False) -> bool:
     """Whether the web console's TLS handshake succeeds for a client trusting only ``ca``
-    (and then answers its health)."""
+    (and then answers its health); ``tolerate_refusal``: a connection closed before or in
+    its handshake is False too."""
     assert server.console_port is not None
     context = ssl.create_default_context(cafile=ca)
     try:
@@ -63,6 +65,10 @@ def console_trusted(server: ServerProcess, ca: Path) -> bool:
             return tls.recv(4096).startswith(b"HTTP/1.1 200")
     except ssl.SSLCertVerificationError:
         return False
+    except (ssl.SSLError, ConnectionError):
+        if tolerate_refusal:
+            return False
+        raise
 
 
 def test_a_tls_server_serves_tls_only(tmp_path: Path) -> None:
@@ -219,3 +225,26 @@ def test_beyond_loopback_tls_and_tokens_or_insecure(tmp_path: Path) -> None:
         assert "WARNING" not in server.log()
     finally:
         server.stop()
+
+
+def test_the_consoles_tls_handshakes_count_among_its_connections(tmp_path: Path) -> None:
+    """Connections that never begin their TLS handshake hold places of
+    --console-max-connections until the handshake's time runs out: a client beyond is refused
+    (counted), then let in once they are dropped."""
+    ca = CA(tmp_path)
+    pair = ca.issue("server", server=True)
+    server = start_server(
+        f"--tls-cert={pair.cert}", f"--tls-key={pair.key}", "--console-port=0",
+        "--console-max-connections=2", "--console-idle-seconds=1",
+    )  # fmt: skip
+    try:
+        assert server.console_port is not None
+        silent = [socket.create_connection(("127.0.0.1", server.console_port)) for _ in range(2)]
+        wait_for(lambda: not console_trusted(server, ca.path, tolerate_refusal=True))
+        counted = re.search(r'limit="console-max-connections"\} (\S+)', server.metrics_text())
+        assert counted is not None and float(counted[1]) >= 1, server.metrics_text()
+        wait_for(lambda: console_trusted(server, ca.path, tolerate_refusal=True))
+        for sock in silent:
+            sock.close()
+    finally:
+        assert server.stop() == 0, server.log()

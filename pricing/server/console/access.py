@@ -16,6 +16,7 @@ from typing import Final
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
+from yarl import URL
 
 from pricing.server.auth import Role, TokenStore, parse_bearer
 
@@ -51,7 +52,10 @@ def access_middleware(tokens: TokenStore, *, tls: bool) -> Middleware:
         if from_query is not None:
             query = request.rel_url.query.copy()
             del query["token"]
-            redirect = web.HTTPSeeOther(request.rel_url.with_query(query))
+            # the same page, as a path of this server: "//host/x" would leave for another
+            # site (a redirect to a path starting with two slashes is to that host)
+            here = URL.build(path="/" + request.path.lstrip("/"), query=query)
+            redirect = web.HTTPSeeOther(here)
             redirect.set_cookie(COOKIE, given, httponly=True, samesite="Lax", secure=tls)
             raise redirect
         return await handler(request)

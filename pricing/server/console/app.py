@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final
 
 from aiohttp import web
 
 from pricing.errors import InvalidInput, LimitExceeded
-from pricing.server.console.access import access_middleware
+from pricing.server.console.access import COOKIE, access_middleware
+from pricing.server.console.guard import quiet_bad_requests, rate_limit
+from pricing.server.console.listener import Listener
 from pricing.server.console.lobby import LobbyFeed, stream_lobby
 from pricing.server.console.pages import STATIC, Pages
 from pricing.server.console.sse import refusal, stream_table
@@ -109,11 +112,7 @@ async def lobby_page(request: web.Request) -> web.Response:
     pages = request.app[PAGES]
     if not request.app[SERVICE].gate.ready:
         return pages.error(503, "the server is rebuilding its tables: reload shortly")
-    rows = await request.app[LOBBY].rows()
-    document = rows.document().decode()
-    return pages.html(
-        rows.once("page", lambda: pages.text("lobby.html", title="lobby", rows=document))
-    )
+    return pages.html(pages.once("lobby.html", title="lobby"))
 
 
 async def table_page(request: web.Request) -> web.Response:
@@ -125,8 +124,12 @@ async def table_page(request: web.Request) -> web.Response:
         hub = service.reads.table_hub(table_id)
     except (InvalidInput, TableNotFound, TableHeldAside) as exc:
         return pages.error(refusal(exc, service).status, str(exc))
-    state = request.app[VIEWS].of(table_id, hub.latest).fields
-    return pages.render("table.html", title=table_id, table_id=table_id, state=state)
+    state = request.app[VIEWS].of(table_id, hub.latest)
+    return pages.html(
+        state.page(
+            lambda: pages.text("table.html", title=table_id, table_id=table_id, state=state.fields)
+        )
+    )
 
 
 #: Every answer's headers: the page's scripts, styles and streams come from the console
@@ -148,7 +151,14 @@ async def _headers(_: web.Request, response: web.StreamResponse) -> None:
 
 def build_app(service: PricingService, security: Security) -> web.Application:
     app = web.Application(
-        middlewares=[access_middleware(security.tokens, tls=security.certificates is not None)],
+        middlewares=[
+            rate_limit(
+                service.limits.console_max_requests_per_second,
+                COOKIE,
+                lambda exc: refusal(exc, service),
+            ),
+            access_middleware(security.tokens, tls=security.certificates is not None),
+        ],
         client_max_size=MAX_REQUEST_BYTES,
     )
     app[SERVICE] = service
@@ -167,19 +177,6 @@ def build_app(service: PricingService, security: Security) -> web.Application:
     return app
 
 
-class _Refused(asyncio.Protocol):
-    """A connection over ``--console-max-connections``: answered 503 naming the limit, and
-    closed, before anything of it is read."""
-
-    def __init__(self, answer: bytes) -> None:
-        self.answer = answer
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        writer = cast(asyncio.Transport, transport)  # uvloop's are not asyncio's classes
-        writer.write(self.answer)
-        writer.close()
-
-
 def _refusal_answer(limits: Limits) -> bytes:
     most = limits.console_max_connections
     text = str(LimitExceeded("console-max-connections", most, "console connections open"))
@@ -196,8 +193,9 @@ class Console:
     """The running console: its address, and how to stop it."""
 
     runner: web.AppRunner
-    listening: asyncio.Server
+    listener: Listener
     lobby: LobbyFeed
+    unquiet: Callable[[], None]
     host: str
     port: int
     tls: bool
@@ -211,13 +209,14 @@ class Console:
         """Stop taking connections, end the lobby streams and close the connections open,
         within ``within`` seconds (the table streams have ended: ``Publisher.end_streams``);
         a handler still running then is cancelled."""
-        self.listening.close()
+        await self.listener.close()
         self.lobby.close()
         try:
             async with asyncio.timeout(within):
                 await self.runner.cleanup()
         except TimeoutError:
             log.warning("the console's connections were cut off after %.1f s", within)
+        self.unquiet()
 
 
 async def start_console(
@@ -226,11 +225,12 @@ async def start_console(
     """Serve the console on ``host``:``port`` (0: any free port). A port that cannot be bound
     is an ``OSError`` naming it and the flag to change.
 
-    The socket is asyncio's own (``loop.create_server``) around aiohttp's protocol, so that a
-    connection over ``--console-max-connections`` is refused before aiohttp reads it. A
+    The socket is the console's own (``listener``): every connection counted from its accept,
+    those over ``--console-max-connections`` refused before anything of them is read. A
     connection that takes over ``--console-idle-seconds`` to send a request's headers, or
     stays that long idle between requests, is closed (aiohttp's keep-alive timer, which runs
-    from the connection's start), and a TLS handshake has as long."""
+    from the connection's start), and so is one whose answer has not moved for that long (its
+    client reads nothing: ``Listener``)."""
     limits = service.limits
     idle = limits.console_idle_seconds
     app = build_app(service, security)
@@ -247,29 +247,25 @@ async def start_console(
     await runner.setup()
     server = runner.server
     assert server is not None
-    most, answer = limits.console_max_connections, _refusal_answer(limits)
-
-    def connection() -> asyncio.BaseProtocol:
-        if len(server.connections) >= most:
-            service.metrics.limit_rejections.labels("console-max-connections").inc()
-            return _Refused(answer)
-        return server()
-
     context = None if security.certificates is None else security.certificates.ssl_context()
     try:
-        listening = await asyncio.get_running_loop().create_server(
-            connection,
-            host,
-            port,
-            ssl=context,
-            ssl_handshake_timeout=idle if context is not None else None,
-            reuse_address=True,
-        )
+        sock = await Listener.bind(host, port)
     except OSError as exc:
         await runner.cleanup()
         raise OSError(
             f"console port {host}:{port}: {exc.strerror or exc}: choose another --console-port "
             "(PRICING_CONSOLE_PORT) or change --console-host (PRICING_CONSOLE_HOST)"
         ) from exc
-    bound = int(listening.sockets[0].getsockname()[1]) if listening.sockets else port
-    return Console(runner, listening, app[LOBBY], host, bound, context is not None)
+    rejections = service.metrics.limit_rejections
+    listener = Listener(
+        server,
+        sock,
+        context,
+        most=limits.console_max_connections,
+        answer=_refusal_answer(limits),
+        refused=rejections.labels("console-max-connections").inc,
+        idle=limits.console_idle_seconds,
+        cut=rejections.labels("console-idle-seconds").inc,
+    )
+    unquiet = quiet_bad_requests()
+    return Console(runner, listener, app[LOBBY], unquiet, host, listener.port, context is not None)

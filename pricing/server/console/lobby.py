@@ -236,11 +236,14 @@ async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamRespo
         while not (gate.stopping or feed.closing.is_set()):
             data = (await feed.rows()).document()
             if data is not sent and data != sent:
-                await response.write(b"event: lobby\ndata: %s\n\n" % data)
+                frame = b"event: lobby\ndata: %s\n\n" % data
                 sent, quiet = data, 0.0
             elif quiet >= keepalive:
-                await response.write(b": keepalive\n\n")
-                quiet = 0.0
+                frame, quiet = b": keepalive\n\n", 0.0
+            else:
+                frame = b""
+            if frame:
+                await response.write(frame)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(PERIOD):
                     await feed.closing.wait()

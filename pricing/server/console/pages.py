@@ -2,9 +2,9 @@
 their script and style served by the server itself (``static/``: no CDN, so a console works
 in a closed studio network).
 
-The lobby is rendered with its rows as they are (their JSON in an attribute, once per making
-of the rows, however many open it), then kept live by ``lobby.js`` from the lobby's event
-stream; a table's page is rendered with its latest state's headline and kept
+The lobby's page is a shell rendered once, filled and kept live by ``lobby.js`` from the
+lobby's event stream (its first event comes at once); a table's page is rendered once per
+state however many open it; a table's page is rendered with its latest state's headline and kept
 live by ``table.js`` from the table's event stream. Both reconnect by themselves after a
 restart (EventSource, with the ``retry:`` the streams send).
 """
@@ -56,6 +56,14 @@ class Pages:
         self.env.filters["game_name"] = _game_name
         self.env.filters["phase_name"] = _phase_name
         self.env.globals["games_json"] = json.dumps(dict(GAMES))
+        self._once: dict[str, bytes] = {}
+
+    def once(self, name: str, **values: Any) -> bytes:
+        """A page that is the same for every reader (the lobby's shell), rendered once."""
+        made = self._once.get(name)
+        if made is None:
+            made = self._once[name] = self.text(name, **values)
+        return made
 
     def text(self, name: str, **values: Any) -> bytes:
         return self.env.get_template(name).render(games=GAMES, **values).encode()

@@ -20,7 +20,7 @@ from aiohttp import web
 
 from pricing.errors import InvalidInput, LimitExceeded
 from pricing.server.console.views import StateViews
-from pricing.server.fanout import FellBehind, Published, Slot
+from pricing.server.fanout import FellBehind, Hub, Published, Slot
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
 
@@ -81,11 +81,12 @@ async def stream_table(
     # proxy's read timeout does not cut it.
     keepalive = service.limits.console_idle_seconds
     response = web.StreamResponse(headers=HEADERS)
-    with service.reads.watching(hub, _resume_from(request, hub.horizon)) as slot:
+    with service.reads.watching(hub, _resume_from(request, hub)) as slot:
         try:
             await response.prepare(request)
             await response.write(b"retry: %d\n\n" % RETRY_MS)
-            await _send(response, slot, lambda p: views.of(table_id, p).text, keepalive)
+            text = views.of
+            await _send(response, slot, lambda p: text(table_id, p).text, keepalive)
             await response.write_eof()
         except ConnectionError:  # the page went away as it was written to
             pass
@@ -104,38 +105,44 @@ async def _send(
     is drawn between a half and one and a half ``PAGE_INTERVAL``, so that the pages of a table,
     all woken by the same card, do not write again all at once for ever after (each write is
     a system call: fifty at once hold the event loop, and the browsers' machine, together)."""
-    while True:
+    ended = False
+    while not ended:
         frames: list[bytes] = []
         try:
             # ``asyncio.timeout``: no task per wait; ``take`` may be cancelled as it waits
             async with asyncio.timeout(keepalive):
                 published = await slot.take()
-            while published is not None:
+            while True:
+                if published is None:  # the server is shutting down
+                    ended = True
+                    break
                 frames.append(
                     b"event: state\nid: %d\ndata: %s\n\n" % (published.version, text(published))
                 )
-                if published.final or slot.pending is None:
+                if published.final:
+                    ended = True
+                    break
+                if slot.pending is None:
                     break
                 published = await slot.take()  # at once: a state is pending
         except TimeoutError:
             frames.append(b": keepalive\n\n")
         except FellBehind:
             frames.append(b"event: behind\ndata: {}\n\n")
-            published = None
+            ended = True
         if frames:
             await response.write(b"".join(frames))
-        if published is None or published.final:
-            return
-        await asyncio.sleep(PAGE_INTERVAL * (0.5 + random.random()))
+        if not ended:
+            await asyncio.sleep(PAGE_INTERVAL * (0.5 + random.random()))
 
 
-def _resume_from(request: web.Request, horizon: int) -> int:
+def _resume_from(request: web.Request, hub: Hub) -> int:
     """The version a reconnecting page resumes from: after the ``Last-Event-ID`` its
     EventSource sends (the last state it was sent), so that the round results it missed are
-    sent first, if the hub holds them all (its ``horizon``: the console reads no journal);
-    else 0, the latest state only."""
+    sent first, if the hub holds them all (from its ``horizon``: the console reads no
+    journal) and the id is one the table has had; else 0, the latest state only."""
     try:
         resume = int(request.headers.get("Last-Event-ID", "")) + 1
     except ValueError:
         return 0
-    return resume if resume >= max(horizon, 1) else 0
+    return resume if max(hub.horizon, 1) <= resume <= hub.latest.version else 0

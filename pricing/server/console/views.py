@@ -4,8 +4,8 @@ many pages read it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from pricing.server.fanout import Published
@@ -17,16 +17,24 @@ __all__ = ["StateJson", "StateViews", "state_json"]
 #: Tables gone (moved out after their retention) whose JSON may stay before it is dropped.
 SLACK: Final = 64
 #: States of a table kept as JSON: the latest, and the round results pages are still sending.
-KEPT: Final = 32
+KEPT: Final = 8
 
 
 @dataclass(frozen=True, slots=True)
 class StateJson:
-    """One published state as JSON: the text sent to pages and the dict a page renders."""
+    """One published state as JSON: the text sent to pages and the dict a page renders, and
+    that page once rendered (``page``)."""
 
     published: Published
     text: bytes
     fields: dict[str, Any]
+    _page: list[bytes] = field(default_factory=list, compare=False)
+
+    def page(self, render: Callable[[], bytes]) -> bytes:
+        """The table's page of this state, rendered once for every reader."""
+        if not self._page:
+            self._page.append(render())
+        return self._page[0]
 
 
 def state_json(published: Published) -> StateJson:

@@ -1,6 +1,5 @@
-// The lobby, live: its rows as the page came (data-rows), then from /api/lobby/events (at
-// most one event a second), sorted by the column header last clicked, filtered by the game
-// chosen.
+// The lobby, live: its rows from /api/lobby/events (the first event at once, then at most
+// one a second), sorted by the column header last clicked, filtered by the game chosen.
 "use strict";
 
 (function () {
@@ -8,7 +7,7 @@
   const body = table.tBodies[0];
   const select = document.getElementById("game");
   const count = document.getElementById("count");
-  let rows = JSON.parse(table.dataset.rows).tables;
+  let rows = [];
   let sortKey = "table_id", sortType = "text", descending = false;
 
   const chances = (r) => r.player_edge !== null && r.player_edge !== undefined

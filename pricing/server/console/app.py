@@ -1,6 +1,6 @@
 """The console's aiohttp application, run in the server's own event loop (``web.AppRunner``
-behind an asyncio server socket: no signal handlers of its own, the server's shutdown stops
-it).
+behind the console's own socket, ``listener``: no signal handlers of its own, the server's
+shutdown stops it).
 
 aiohttp, not Starlette on uvicorn: one library is both the server and the streaming response,
 it runs inside an event loop it did not create, and it needs no ASGI server beside it.
@@ -26,18 +26,15 @@ from typing import Final
 
 from aiohttp import web
 
-from pricing.errors import InvalidInput, LimitExceeded
 from pricing.server.console.access import COOKIE, access_middleware
 from pricing.server.console.guard import quiet_bad_requests, rate_limit
 from pricing.server.console.listener import Listener
 from pricing.server.console.lobby import LobbyFeed, stream_lobby
 from pricing.server.console.pages import STATIC, Pages
-from pricing.server.console.sse import refusal, stream_table
+from pricing.server.console.sse import refusal, stream_table, table_hub
 from pricing.server.console.views import StateViews
-from pricing.server.limits import Limits
 from pricing.server.security import Security
 from pricing.server.service import PricingService
-from pricing.tables import TableHeldAside, TableNotFound
 from pricing.v1 import pricing_pb2 as pb
 
 __all__ = ["Console", "start_console"]
@@ -93,11 +90,7 @@ async def table(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     _check_ready(service)
     table_id = request.match_info["table_id"]
-    try:
-        hub = service.reads.table_hub(table_id)
-    except (InvalidInput, TableNotFound, TableHeldAside) as exc:
-        raise refusal(exc, service) from None
-    return _json(request.app[VIEWS].of(table_id, hub.latest).text)
+    return _json(request.app[VIEWS].of(table_id, table_hub(service, table_id).latest).text)
 
 
 async def events(request: web.Request) -> web.StreamResponse:
@@ -110,20 +103,21 @@ async def lobby_events(request: web.Request) -> web.StreamResponse:
 
 async def lobby_page(request: web.Request) -> web.Response:
     pages = request.app[PAGES]
-    if not request.app[SERVICE].gate.ready:
-        return pages.error(503, "the server is rebuilding its tables: reload shortly")
+    try:
+        _check_ready(request.app[SERVICE])
+    except web.HTTPException as refused:
+        return pages.error(refused.status, refused.text or "")
     return pages.html(pages.once("lobby.html", title="lobby"))
 
 
 async def table_page(request: web.Request) -> web.Response:
     service, pages = request.app[SERVICE], request.app[PAGES]
-    if not service.gate.ready:
-        return pages.error(503, "the server is rebuilding its tables: reload shortly")
     table_id = request.match_info["table_id"]
     try:
-        hub = service.reads.table_hub(table_id)
-    except (InvalidInput, TableNotFound, TableHeldAside) as exc:
-        return pages.error(refusal(exc, service).status, str(exc))
+        _check_ready(service)
+        hub = table_hub(service, table_id)
+    except web.HTTPException as refused:  # the same answer as the JSON's, as a page
+        return pages.error(refused.status, refused.text or "")
     state = request.app[VIEWS].of(table_id, hub.latest)
     return pages.html(
         state.page(
@@ -175,17 +169,6 @@ def build_app(service: PricingService, security: Security) -> web.Application:
     app.router.add_get("/api/tables/{table_id}", table)
     app.router.add_get("/api/tables/{table_id}/events", events)
     return app
-
-
-def _refusal_answer(limits: Limits) -> bytes:
-    most = limits.console_max_connections
-    text = str(LimitExceeded("console-max-connections", most, "console connections open"))
-    body = text.encode() + b"\n"
-    head = (
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
-    )
-    return head.encode() + body
 
 
 @dataclass
@@ -262,9 +245,8 @@ async def start_console(
         sock,
         context,
         most=limits.console_max_connections,
-        answer=_refusal_answer(limits),
         refused=rejections.labels("console-max-connections").inc,
-        idle=limits.console_idle_seconds,
+        idle=idle,
         cut=rejections.labels("console-idle-seconds").inc,
     )
     unquiet = quiet_bad_requests()

@@ -19,6 +19,8 @@ from typing import Final
 
 from aiohttp import web
 
+from pricing.errors import LimitExceeded
+
 __all__ = ["HANDSHAKE_SECONDS", "Listener"]
 
 log = logging.getLogger("pricing.server")
@@ -27,6 +29,17 @@ log = logging.getLogger("pricing.server")
 #: opens a connection and says nothing holds a place among the connections that long).
 HANDSHAKE_SECONDS: Final = 5.0
 BACKLOG: Final = 128
+
+
+def _refusal_answer(most: int) -> bytes:
+    """What a plain connection over the limit is sent: 503 naming the flag."""
+    text = str(LimitExceeded("console-max-connections", most, "console connections open"))
+    body = text.encode() + b"\n"
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
 
 
 class Listener:
@@ -40,7 +53,6 @@ class Listener:
         context: ssl.SSLContext | None,
         *,
         most: int,
-        answer: bytes,
         refused: Callable[[], None],
         idle: float,
         cut: Callable[[], None],
@@ -49,7 +61,7 @@ class Listener:
         self.sock = sock
         self.context = context
         self.most = most
-        self.answer = answer
+        self.answer = _refusal_answer(most)
         self.refused = refused
         self.idle = idle
         self.cut = cut

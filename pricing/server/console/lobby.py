@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import operator
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,16 +44,23 @@ PERIOD: Final = 1.0
 SLICE_SECONDS: Final = 0.0005
 
 
+def _price_return(price: pb.BetPrice) -> tuple[int, int]:
+    """What one unit on a price returns on average, as (back, staked) in hundredths: its RTP
+    is wins × (100 + payout in hundredths) / (100 × cards left)."""
+    return price.wins * (100 + price.payout_hundredths), 100 * price.remaining
+
+
 def price_favourable(price: pb.BetPrice) -> bool:
-    """Whether an open price returns more than it takes, decided on its integers: its RTP is
-    wins × (100 + payout in hundredths) / (100 × cards left).
+    """Whether an open price returns more than it takes, decided on its integers
+    (``_price_return``).
 
     >>> price_favourable(pb.BetPrice(wins=1, remaining=49, payout_hundredths=4800, open=True))
     False
     >>> price_favourable(pb.BetPrice(wins=1, remaining=49, payout_hundredths=4801, open=True))
     True
     """
-    return price.open and price.wins * (100 + price.payout_hundredths) > 100 * price.remaining
+    back, staked = _price_return(price)
+    return price.open and back > staked
 
 
 def alerts(state: pb.TableState) -> list[str]:
@@ -86,7 +94,7 @@ def best_bet(state: pb.TableState) -> dict[str, Any] | None:
     {'bet': 'SEVEN', 'rtp': 1.0, 'player_favourable': False}
     """
     offered = [
-        (p.wins * (100 + p.payout_hundredths) / (100 * p.remaining), p.bet, price_favourable(p))
+        (operator.truediv(*_price_return(p)), p.bet, price_favourable(p))
         for p in state.prices
         if p.open and p.remaining
     ]
@@ -226,8 +234,8 @@ async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamRespo
     if feed.open >= most:
         raise refusal(LimitExceeded("console-max-lobbies", most, "lobby pages open"), service)
     feed.open += 1
+    response = web.StreamResponse(headers=HEADERS)
     try:
-        response = web.StreamResponse(headers=HEADERS)
         await response.prepare(request)
         await response.write(b"retry: %d\n\n" % RETRY_MS)
         sent = b""
@@ -249,8 +257,8 @@ async def stream_lobby(request: web.Request, feed: LobbyFeed) -> web.StreamRespo
                     await feed.closing.wait()
             quiet += PERIOD
         await response.write_eof()
-        return response
     except ConnectionError:  # the page went away as it was written to
-        return web.Response(status=499)
+        pass
     finally:
         feed.open -= 1
+    return response

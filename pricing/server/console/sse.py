@@ -24,16 +24,13 @@ from pricing.server.fanout import FellBehind, Hub, Published, Slot
 from pricing.server.service import PricingService
 from pricing.tables import TableHeldAside, TableNotFound
 
-__all__ = ["HEADERS", "RETRY_MS", "check_streaming", "refusal", "stream_table"]
+__all__ = ["HEADERS", "RETRY_MS", "check_streaming", "refusal", "stream_table", "table_hub"]
 
 #: What an EventSource waits before reconnecting (ms), sent first on every stream.
 RETRY_MS: Final = 2000
 #: The shortest time between two writes to a page (seconds): a person reads no faster, and
 #: each write is a system call per page.
 PAGE_INTERVAL: Final = 0.1
-#: Pages let go a loop turn at each beat: each may write several states (a busy table's
-#: round results), so fewer than the watchers a hub wakes a turn.
-PAGE_BATCH: Final = 4
 
 HEADERS: Final = {
     "Content-Type": "text/event-stream",
@@ -57,6 +54,14 @@ def refusal(exc: Exception, service: PricingService) -> web.HTTPException:
     return web.HTTPBadRequest(text=str(exc))
 
 
+def table_hub(service: PricingService, table_id: str) -> Hub:
+    """The hub of the table a request names; its refusal (400, 404, 409) if none."""
+    try:
+        return service.reads.table_hub(table_id)
+    except (InvalidInput, TableNotFound, TableHeldAside) as exc:
+        raise refusal(exc, service) from None
+
+
 def check_streaming(service: PricingService) -> None:
     """A stream opens only while the server serves: 503 while it starts or shuts down (the
     page's EventSource retries)."""
@@ -72,10 +77,10 @@ async def stream_table(
 ) -> web.StreamResponse:
     table_id = request.match_info["table_id"]
     check_streaming(service)
+    hub = table_hub(service, table_id)
     try:
-        hub = service.reads.table_hub(table_id)
         service.reads.check_watchers(hub, table_id)
-    except (LimitExceeded, InvalidInput, TableNotFound, TableHeldAside) as exc:
+    except LimitExceeded as exc:
         raise refusal(exc, service) from None
     # A quiet table's stream says so now and then (--console-idle-seconds), so that a reverse
     # proxy's read timeout does not cut it.

@@ -238,8 +238,8 @@ def add_arguments(
     limit(
         "console-max-requests-per-second", bounded(float, "a number", 0.1, 1e6),
         d.console_max_requests_per_second,
-        "console requests a second from one client (its token, else its address), in bursts "
-        "of two seconds' worth",
+        "console requests a second from one client (its token if one of ours, else its "
+        "address), in bursts of two seconds' worth",
     )  # fmt: skip
     limit(
         "console-idle-seconds", bounded(float, "a number of seconds", 0.1, 3_600),

@@ -62,12 +62,16 @@ def read_all(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def health(server: ServerProcess) -> int:
+def status(request: urllib.request.Request | str) -> int:
     try:
-        with urllib.request.urlopen(server.console_url("/api/health"), timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=10) as answer:
             return int(answer.status)
     except urllib.error.HTTPError as refused:
         return refused.code
+
+
+def health(server: ServerProcess) -> int:
+    return status(server.console_url("/api/health"))
 
 
 def test_a_connection_over_the_cap_is_answered_503_naming_the_limit(
@@ -252,6 +256,13 @@ def test_a_client_asking_too_fast_is_answered_429_naming_the_limit(tight: Server
         "console requests from one client: the limit --console-max-requests-per-second is 5.0"
     ), said
     assert 'limit="console-max-requests-per-second"' in tight.metrics_text()
+    made_up = [  # a token of nobody's, new each request, buys no fresh allowance
+        urllib.request.Request(
+            tight.console_url("/api/health"), headers={"Authorization": f"Bearer made-up-{i}"}
+        )
+        for i in range(int(4 * RATE))
+    ]
+    assert sum(status(request) == 429 for request in made_up) >= RATE
 
 
 def cuts(server: ServerProcess) -> float:

@@ -150,6 +150,7 @@ def build_app(service: PricingService, security: Security) -> web.Application:
                 service.limits.console_max_requests_per_second,
                 COOKIE,
                 lambda exc: refusal(exc, service),
+                known=lambda token: security.tokens.role_of(token) is not None,
             ),
             access_middleware(security.tokens, tls=security.certificates is not None),
         ],

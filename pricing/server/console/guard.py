@@ -2,9 +2,10 @@
 client, and bad HTTP kept out of the log.
 
 - ``rate_limit``: at most ``--console-max-requests-per-second`` requests a second from one
-  client (its token, or its address without one), in bursts of two seconds' worth; more are
-  answered 429 naming the flag. Every request of the console's shares the feed's event loop,
-  so a script polling as fast as it is answered would otherwise slow every card.
+  client (its token, if it is one of ours, else its address), in bursts of two seconds'
+  worth; more are answered 429 naming the flag. Every request of the console's shares the
+  feed's event loop, so a script polling as fast as it is answered would otherwise slow every
+  card.
 - (``listener``: a connection whose answer has not moved for ``--console-idle-seconds`` is
   cut.)
 - ``quiet_bad_requests``: aiohttp logs each request it cannot parse as an ERROR with its
@@ -34,18 +35,22 @@ MAX_CLIENTS: Final = 4096
 
 
 def rate_limit(
-    rate: float, cookie: str, refuse: Callable[[LimitExceeded], web.HTTPException]
+    rate: float,
+    cookie: str,
+    refuse: Callable[[LimitExceeded], web.HTTPException],
+    known: Callable[[str], bool],
 ) -> Middleware:
     """The middleware refusing a client's requests beyond ``rate`` a second (``refuse``
-    answers and counts the refusal); a client is its token (header or ``cookie``), else its
-    address."""
+    answers and counts the refusal); a client is its token (header or ``cookie``) if ``known``
+    says it is one of ours, else its address (a made-up token per request must not buy a
+    fresh allowance)."""
     buckets: dict[str, TokenBucket] = {}
 
     @web.middleware
     async def limit(request: web.Request, handler: Handler) -> web.StreamResponse:
         header = request.headers.get("Authorization")
-        client = (parse_bearer(header) if header else None) or request.cookies.get(cookie)
-        client = client or request.remote or ""
+        token = (parse_bearer(header) if header else None) or request.cookies.get(cookie)
+        client = token if token and known(token) else request.remote or ""
         bucket = buckets.pop(client, None) or TokenBucket(rate, 2 * rate)
         buckets[client] = bucket  # the most recently seen last
         if len(buckets) > MAX_CLIENTS:
